@@ -1,0 +1,401 @@
+#include "ng_cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng_util.h"
+#include "ng_version.h"
+
+#define DEFAULT_EPOCHS 5
+#define DEFAULT_THRESHOLD 1.20
+#define DEFAULT_NAME "gpu-time-per-epoch"
+#define DEFAULT_NSYS_TIMEOUT 600.0
+
+typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
+
+struct opt_spec {
+    const char *flag;      /* without "--" */
+    const char *env;       /* NULL: flag only */
+    int takes_value;
+    parse_fn parse;        /* NULL for value-less switches handled by `set` */
+    int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
+    const char *meta;
+    const char *help;
+};
+
+/* ---- value parsers: each returns -1 and a problem text ---- */
+
+/* Digits only: no sign, no spaces, no hex, no exponent. */
+static int parse_positive_int(const char *v, long *out, const char **problem)
+{
+    long n = 0;
+
+    if (!*v) {
+        *problem = "is empty";
+        return -1;
+    }
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            *problem = "is not a positive integer";
+            return -1;
+        }
+        if (n > (INT_MAX - (*p - '0')) / 10) {
+            *problem = "is too large";
+            return -1;
+        }
+        n = n * 10 + (*p - '0');
+    }
+    if (n < 1) {
+        *problem = "must be at least 1";
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* A plain decimal: digits with at most one '.', at least one digit.  No
+ * sign, exponent, hex, inf or nan, which strtod would all accept. */
+static int is_plain_decimal(const char *s, size_t n)
+{
+    int digits = 0, dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9')
+            digits++;
+        else if (s[i] == '.' && !dots)
+            dots++;
+        else
+            return 0;
+    }
+    return digits > 0;
+}
+
+int ng_cli_parse_threshold(const char *text, double *out, const char **problem)
+{
+    size_t n = strlen(text);
+    int percent = 0;
+    char buf[64];
+    double v;
+
+    if (n == 0) {
+        *problem = "is empty";
+        return -1;
+    }
+    if (text[n - 1] == 'x' || text[n - 1] == 'X') {
+        n--;
+    } else if (text[n - 1] == '%') {
+        n--;
+        percent = 1;
+    }
+    if (n == 0 || n >= sizeof buf || !is_plain_decimal(text, n)) {
+        *problem = "is not a number (use a ratio such as 1.2, 1.20x or 20%)";
+        return -1;
+    }
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    v = strtod(buf, NULL);
+    if (percent) {
+        /* 1 + p/100, rounded through a short decimal so "20%" is exactly
+         * the same double as "1.2" */
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "%.12g", 1.0 + v / 100.0);
+        v = strtod(tmp, NULL);
+    }
+    if (!(v >= 1.0) || v > 1e9) {
+        *problem = "must be a ratio of at least 1 (e.g. 1.2, 1.20x or 20%)";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int p_epochs(struct ng_settings *s, const char *v, const char **problem)
+{
+    return parse_positive_int(v, &s->compare.epochs, problem);
+}
+
+static int p_threshold(struct ng_settings *s, const char *v, const char **problem)
+{
+    return ng_cli_parse_threshold(v, &s->compare.threshold, problem);
+}
+
+static int p_path(const char *v, const char **out, const char **problem)
+{
+    if (!*v) {
+        *problem = "is empty";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int p_json(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->json_path, problem);
+}
+
+static int p_junit(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (strcmp(v, "-") == 0) {
+        *problem = "cannot be standard output (only --json can)";
+        return -1;
+    }
+    return p_path(v, &s->junit_path, problem);
+}
+
+static int p_nsys(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->nsys, problem);
+}
+
+static int p_name(struct ng_settings *s, const char *v, const char **problem)
+{
+    for (const char *p = v; *p; p++) {
+        if (*p != ' ' && *p != '\t') {
+            s->compare.name = v;
+            return 0;
+        }
+    }
+    *problem = "is empty";
+    return -1;
+}
+
+static int p_nsys_timeout(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (!is_plain_decimal(v, strlen(v)) || strtod(v, NULL) <= 0) {
+        *problem = "is not a positive number of seconds";
+        return -1;
+    }
+    s->nsys_timeout = strtod(v, NULL);
+    return 0;
+}
+
+static int p_bool(int *out, const char *v, const char **problem)
+{
+    static const char *const yes[] = { "1", "true", "yes", "on", NULL };
+    static const char *const no[] = { "0", "false", "no", "off", NULL };
+    for (int i = 0; yes[i]; i++)
+        if (strcmp(v, yes[i]) == 0)
+            return *out = 1, 0;
+    for (int i = 0; no[i]; i++)
+        if (strcmp(v, no[i]) == 0)
+            return *out = 0, 0;
+    *problem = "is not a boolean (use 1/0, true/false, yes/no)";
+    return -1;
+}
+
+static int p_quiet(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->quiet, v, problem);
+}
+
+static int *f_help(struct ng_settings *s) { return &s->show_help; }
+static int *f_version(struct ng_settings *s) { return &s->show_version; }
+static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
+
+static const struct opt_spec specs[] = {
+    { "epochs", "NSYS_GATE_EPOCHS", 1, p_epochs, NULL, "N",
+      "epochs both runs made (total mode); default 5" },
+    { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
+      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20" },
+    { "json", "NSYS_GATE_JSON", 1, p_json, NULL, "PATH",
+      "write the JSON verdict (- = stdout; the human line then goes to stderr)" },
+    { "junit", "NSYS_GATE_JUNIT", 1, p_junit, NULL, "PATH", "write a JUnit XML report" },
+    { "name", "NSYS_GATE_NAME", 1, p_name, NULL, "NAME",
+      "test case / metric name; default gpu-time-per-epoch" },
+    { "nsys", "NSYS_GATE_NSYS", 1, p_nsys, NULL, "PATH",
+      "the nsys executable for .nsys-rep inputs; default nsys on PATH" },
+    { "nsys-timeout", "NSYS_GATE_NSYS_TIMEOUT", 1, p_nsys_timeout, NULL, "SECONDS",
+      "kill nsys if an export takes longer; default 600" },
+    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout" },
+    { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
+      "print what is read from each operand (kernel rows, total) and exit" },
+    { "help", NULL, 0, NULL, f_help, NULL, "show this help" },
+    { "version", NULL, 0, NULL, f_version, NULL, "show the version" },
+};
+
+#define NSPECS (sizeof specs / sizeof specs[0])
+
+static const struct opt_spec *find_spec(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NSPECS; i++)
+        if (strlen(specs[i].flag) == len && strncmp(specs[i].flag, name, len) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+static void defaults(struct ng_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->compare.name = DEFAULT_NAME;
+    s->compare.threshold = DEFAULT_THRESHOLD;
+    s->compare.epochs = DEFAULT_EPOCHS;
+    s->nsys_timeout = DEFAULT_NSYS_TIMEOUT;
+}
+
+/* Values shown in messages are cleaned: a terminal escape in an argument
+ * must not reach the terminal raw. */
+static int bad_value(struct ng_err *err, const char *where, const char *value,
+                     const char *problem)
+{
+    char *shown = ng_text_cleaned(value, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "%s='%s' %s", where, shown, problem);
+    free(shown);
+    return -1;
+}
+
+struct raw {
+    const char *value;   /* last flag value; NULL if the flag was not given */
+    int given;
+};
+
+/* Pass 1: argv into raw per-option values and operands. */
+static int scan_argv(int argc, char **argv, struct raw *raw, const char **operands,
+                     int *noperands, struct ng_err *err)
+{
+    int only_operands = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_operands || a[0] != '-' || a[1] == '\0') {
+            if (*noperands >= 2) {
+                char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
+                ng_err_set(err, "too many operands: '%s' (expected BASELINE CURRENT)", shown);
+                free(shown);
+                return -1;
+            }
+            operands[(*noperands)++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_operands = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0)
+            a = "--help";
+        if (strncmp(a, "--", 2) != 0) {
+            char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "unknown option '%s' (see --help)", shown);
+            free(shown);
+            return -1;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct opt_spec *sp = find_spec(name, len);
+        if (!sp) {
+            char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "unknown option '%s' (see --help)", shown);
+            free(shown);
+            return -1;
+        }
+        struct raw *r = &raw[sp - specs];
+        if (sp->takes_value) {
+            if (eq) {
+                r->value = eq + 1;
+            } else if (i + 1 < argc) {
+                r->value = argv[++i];
+            } else {
+                return ng_err_set(err, "option '--%s' needs a value (%s)", sp->flag, sp->meta);
+            }
+        } else if (eq) {
+            r->value = eq + 1;   /* --quiet=0 */
+        }
+        r->given = 1;
+    }
+    return 0;
+}
+
+/* Pass 2: each option from its flag, else its variable, else the default.
+ * Every option is tried even after a failure, so the report paths are set
+ * whenever they themselves are valid. */
+static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *err)
+{
+    int ret = 0;
+
+    for (size_t i = 0; i < NSPECS; i++) {
+        const struct opt_spec *sp = &specs[i];
+        const char *value = NULL, *problem = NULL;
+        char where[80];
+
+        if (raw[i].given) {
+            if (!sp->parse) {
+                if (raw[i].value) {
+                    if (ret == 0)
+                        ret = ng_err_set(err, "option '--%s' takes no value", sp->flag);
+                    continue;
+                }
+                *sp->field(s) = 1;
+                continue;
+            }
+            value = raw[i].value ? raw[i].value : "1";   /* bare switch */
+            snprintf(where, sizeof where, "--%s", sp->flag);
+        } else if (sp->env && getenv(sp->env) && *getenv(sp->env)) {
+            value = getenv(sp->env);
+            snprintf(where, sizeof where, "%s", sp->env);
+        } else {
+            continue;
+        }
+        if (sp->parse(s, value, &problem) < 0 && ret == 0)
+            ret = bad_value(err, where, value, problem);
+    }
+    return ret;
+}
+
+int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
+{
+    struct raw raw[NSPECS];
+    const char *operands[2] = { NULL, NULL };
+    int noperands = 0;
+    struct ng_err scan_err;
+    int scanned, applied;
+
+    defaults(s);
+    memset(raw, 0, sizeof raw);
+    scanned = scan_argv(argc, argv, raw, operands, &noperands, &scan_err);
+    applied = apply(s, raw, err);
+    s->baseline = operands[0];
+    s->current = operands[1];
+    if (scanned < 0) {
+        *err = scan_err;
+        return -1;
+    }
+    if (applied < 0)
+        return -1;
+    if (s->show_help || s->show_version)
+        return 0;
+    if (s->print_profile) {
+        if (noperands == 0)
+            return ng_err_set(err, "missing operand: --print-profile needs a profile");
+        return 0;
+    }
+    if (noperands < 2)
+        return ng_err_set(err, "missing operand: expected BASELINE and CURRENT (see --help)");
+    return 0;
+}
+
+void ng_cli_help(FILE *out)
+{
+    fprintf(out,
+            "usage: %s [OPTIONS] BASELINE CURRENT\n"
+            "\n"
+            "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
+            "(SQLite exports, .nsys-rep reports, or saved `nsys stats` kernel summaries)\n"
+            "and fails when CURRENT regressed past the threshold.\n"
+            "\n"
+            "options (each also read from its environment variable; a flag wins):\n",
+            NG_TOOL_NAME);
+    for (size_t i = 0; i < NSPECS; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", specs[i].flag, specs[i].meta ? " " : "",
+                 specs[i].meta ? specs[i].meta : "");
+        fprintf(out, "  %-22s %s%s%s%s\n", left, specs[i].help,
+                specs[i].env ? " [" : "", specs[i].env ? specs[i].env : "",
+                specs[i].env ? "]" : "");
+    }
+    fprintf(out,
+            "\n"
+            "exit status: 0 pass, 1 fail (regression), 2 error (bad usage, bad input,\n"
+            "nsys failure)\n");
+}

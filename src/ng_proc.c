@@ -1,0 +1,247 @@
+#include "ng_proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static volatile sig_atomic_t child_pgid;
+static void (*volatile cleanup_hook)(void);
+
+void ng_proc_set_cleanup(void (*fn)(void))
+{
+    cleanup_hook = fn;
+}
+
+static void on_signal(int sig)
+{
+    if (child_pgid > 0)
+        kill(-(pid_t)child_pgid, SIGKILL);
+    if (cleanup_hook)
+        cleanup_hook();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void keep_tail(struct ng_buf *b, const char *data, size_t n)
+{
+    ng_buf_add(b, data, n);
+    if (b->len > NG_PROC_TAIL_MAX) {
+        size_t drop = b->len - NG_PROC_TAIL_MAX;
+        memmove(b->data, b->data + drop, NG_PROC_TAIL_MAX);
+        b->len = NG_PROC_TAIL_MAX;
+        b->data[b->len] = '\0';
+    }
+}
+
+/* Child side: never returns.  Reports an exec failure's errno through the
+ * close-on-exec pipe so the parent can say "not found" instead of a bare
+ * exit code. */
+static void child(const char *const *argv, const char *const *env, int out_w, int err_w,
+                  int status_w)
+{
+    int devnull = open("/dev/null", O_RDONLY);
+
+    setpgid(0, 0);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        goto fail;
+    for (size_t i = 0; env && env[i]; i++)
+        putenv((char *)env[i]);
+    execvp(argv[0], (char *const *)argv);
+fail:;
+    int e = errno;
+    ssize_t w = write(status_w, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+static void install_handlers(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+/* Drains what is readable right now from fd into b; returns 0 at EOF. */
+static int drain(int fd, struct ng_buf *b)
+{
+    char chunk[16384];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n > 0) {
+            keep_tail(b, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n == 0 ? 0 : 1;
+    }
+}
+
+/* Reads both pipes and reaps the child.  Stops when the child has exited
+ * (a grandchild holding the pipes open must not keep the gate waiting) or
+ * the deadline passes (returns 1, child not reaped). */
+static int pump(pid_t pid, int out_r, int err_r, double deadline, int *status,
+                struct ng_proc_result *r)
+{
+    struct pollfd fds[2] = { { out_r, POLLIN, 0 }, { err_r, POLLIN, 0 } };
+
+    fcntl(out_r, F_SETFL, O_NONBLOCK);
+    fcntl(err_r, F_SETFL, O_NONBLOCK);
+    for (;;) {
+        int wait_ms = 100;
+        if (deadline > 0) {
+            double left = deadline - ng_monotonic();
+            if (left <= 0)
+                return 1;
+            if (left < 0.1)
+                wait_ms = (int)(left * 1000) + 1;
+        }
+        int rc = poll(fds, 2, wait_ms);
+        if (rc < 0 && errno != EINTR)
+            return 1;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (drain(fds[i].fd, i == 0 ? &r->out_tail : &r->err_tail) == 0)
+                fds[i].fd = -1;   /* EOF: poll ignores negative fds */
+        }
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid) {
+            drain(out_r, &r->out_tail);
+            drain(err_r, &r->err_tail);
+            return 0;
+        }
+    }
+}
+
+int ng_proc_run(const char *const *argv, const char *const *env, double timeout_s,
+                struct ng_proc_result *r, struct ng_err *err)
+{
+    int out_p[2], err_p[2], st_p[2];
+    struct sigaction old_int, old_term;
+    pid_t pid;
+    int exec_errno = 0, status = 0;
+
+    memset(r, 0, sizeof *r);
+    if (pipe2(out_p, O_CLOEXEC) < 0)
+        return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(errno));
+    if (pipe2(err_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out_p[0]);
+        close(out_p[1]);
+        return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(e));
+    }
+    double deadline = timeout_s > 0 ? ng_monotonic() + timeout_s : 0;
+    install_handlers(&old_int, &old_term);
+    pid = fork();
+    if (pid == 0)
+        child(argv, env, out_p[1], err_p[1], st_p[1]);
+    int fork_errno = errno;
+    close(out_p[1]);
+    close(err_p[1]);
+    close(st_p[1]);
+    if (pid < 0) {
+        close(out_p[0]);
+        close(err_p[0]);
+        close(st_p[0]);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(fork_errno));
+    }
+    setpgid(pid, pid);    /* the child does the same: whoever runs first wins */
+    child_pgid = pid;
+
+    ssize_t n;
+    do
+        n = read(st_p[0], &exec_errno, sizeof exec_errno);
+    while (n < 0 && errno == EINTR);
+    close(st_p[0]);
+    if (n != (ssize_t)sizeof exec_errno)
+        exec_errno = 0;
+
+    if (pump(pid, out_p[0], err_p[0], deadline, &status, r) != 0) {
+        r->timed_out = 1;
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close(out_p[0]);
+    close(err_p[0]);
+    /* Anything the child left behind in its group goes too. */
+    kill(-pid, SIGKILL);
+    child_pgid = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+
+    if (exec_errno) {
+        ng_proc_result_release(r);
+        return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(exec_errno));
+    }
+    if (WIFEXITED(status)) {
+        r->exited = 1;
+        r->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        r->term_signal = WTERMSIG(status);
+    }
+    return 0;
+}
+
+void ng_proc_result_release(struct ng_proc_result *r)
+{
+    ng_buf_release(&r->out_tail);
+    ng_buf_release(&r->err_tail);
+}
+
+void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *out)
+{
+    const char *s = tail->data ? tail->data : "";
+    size_t len = tail->len;
+    size_t starts[64], ends[64];
+    int count = 0;
+
+    if (max_lines > 64)
+        max_lines = 64;
+    /* walk backwards collecting non-empty lines */
+    size_t end = len;
+    while (end > 0 && count < max_lines) {
+        size_t e = end;
+        while (e > 0 && (s[e - 1] == '\n' || s[e - 1] == '\r'))
+            e--;
+        size_t b = e;
+        while (b > 0 && s[b - 1] != '\n' && s[b - 1] != '\r')
+            b--;
+        if (e > b) {
+            starts[count] = b;
+            ends[count] = e;
+            count++;
+        }
+        end = b;
+    }
+    for (int i = count - 1; i >= 0; i--) {
+        if (i != count - 1)
+            ng_buf_adds(out, " | ");
+        size_t n = ends[i] - starts[i];
+        if (n > 400) {
+            ng_buf_adds(out, "...");
+            starts[i] = ends[i] - 400;
+            n = 400;
+        }
+        ng_text_clean(out, s + starts[i], n, NG_TEXT_ESCAPE_CONTROLS);
+    }
+    if (count == 0)
+        ng_buf_add(out, "", 0);
+}

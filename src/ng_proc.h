@@ -1,0 +1,46 @@
+/* ng_proc: runs one external program (nsys) without a shell, with a time
+ * limit, in its own process group, keeping the tail of what it prints.
+ *
+ * Ownership: argv is borrowed.  The result's buffers belong to the caller
+ * and are freed with ng_proc_result_release().  While a child runs, SIGINT
+ * and SIGTERM to the gate kill the child's whole group, run the cleanup
+ * hook registered with ng_proc_set_cleanup(), and end the gate with the
+ * signal. */
+#ifndef NG_PROC_H
+#define NG_PROC_H
+
+#include <stddef.h>
+
+#include "ng_err.h"
+#include "ng_util.h"
+
+#define NG_PROC_TAIL_MAX (64 * 1024)
+
+struct ng_proc_result {
+    int exited;          /* 1: exited with exit_code; 0: killed by signal term_signal */
+    int exit_code;
+    int term_signal;
+    int timed_out;       /* 1: killed by the gate after the time limit */
+    struct ng_buf out_tail;  /* the last NG_PROC_TAIL_MAX bytes of stdout */
+    struct ng_buf err_tail;  /* the same for stderr */
+};
+
+/* Runs argv[0] (a path, or a name looked up on PATH) with stdin from
+ * /dev/null, extra environment `env` ("NAME=value" strings, NULL-terminated,
+ * may be NULL).  timeout_s <= 0: no limit.  Returns -1 only when the
+ * program could not be started at all (err says why); otherwise 0 and r
+ * tells how it ended. */
+int ng_proc_run(const char *const *argv, const char *const *env, double timeout_s,
+                struct ng_proc_result *r, struct ng_err *err);
+
+void ng_proc_result_release(struct ng_proc_result *r);
+
+/* The last `max_lines` non-empty lines of a tail, joined with " | " onto
+ * one line, control characters escaped: for one-line error messages. */
+void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *out);
+
+/* A hook run from the signal handler (async-signal-safe code only), e.g.
+ * removing a temporary directory.  NULL clears it. */
+void ng_proc_set_cleanup(void (*fn)(void));
+
+#endif

@@ -1,0 +1,147 @@
+/* The JUnit XML report (schemas/junit.xsd): the only file that uses
+ * libxml2.  One <testsuite> root in the strict Ant order (properties,
+ * testcase, system-out, system-err), which both Jenkins' lenient schema
+ * and the strict Ant schema accept.  GitLab shows only the text of
+ * <failure>/<error>, so the human summary goes there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/tree.h>
+
+#include "ng_reporter.h"
+#include "ng_version.h"
+
+/* XML 1.0 cannot carry most control characters, even escaped: they become
+ * visible \xNN; invalid UTF-8 becomes U+FFFD. */
+static xmlChar *xml_text(const char *s, int keep_newlines)
+{
+    return (xmlChar *)ng_text_cleaned(s ? s : "",
+                                      NG_TEXT_ESCAPE_CONTROLS |
+                                          (keep_newlines ? NG_TEXT_KEEP_NEWLINES : 0));
+}
+
+static void set_attr(xmlNodePtr n, const char *name, const char *value)
+{
+    xmlChar *v = xml_text(value, 0);
+    xmlNewProp(n, (const xmlChar *)name, v);
+    free(v);
+}
+
+static xmlNodePtr add_text_child(xmlNodePtr parent, const char *name, const char *text)
+{
+    xmlChar *t = xml_text(text, 1);
+    xmlNodePtr n = xmlNewTextChild(parent, NULL, (const xmlChar *)name, t);
+    free(t);
+    return n;
+}
+
+static void add_property(xmlNodePtr props, const char *name, const char *value)
+{
+    xmlNodePtr p = xmlNewChild(props, NULL, (const xmlChar *)"property", NULL);
+    set_attr(p, "name", name);
+    set_attr(p, "value", value);
+}
+
+static void add_number_property(xmlNodePtr props, const char *name, int known, double v)
+{
+    char buf[40];
+    if (!known)
+        return;
+    ng_fmt_double(buf, sizeof buf, v);
+    add_property(props, name, buf);
+}
+
+static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
+{
+    xmlNodePtr props = xmlNewChild(suite, NULL, (const xmlChar *)"properties", NULL);
+    char buf[40];
+
+    add_property(props, "verdict", ng_outcome_name(v->outcome));
+    add_property(props, "mode", v->mode);
+    add_number_property(props, "baseline_ms_per_epoch", v->has_figures, v->baseline.ms_per_epoch);
+    add_number_property(props, "current_ms_per_epoch", v->has_figures, v->current.ms_per_epoch);
+    add_number_property(props, "ratio", v->has_figures, v->ratio);
+    add_number_property(props, "threshold", v->threshold > 0, v->threshold);
+    if (v->epochs > 0) {
+        snprintf(buf, sizeof buf, "%ld", v->epochs);
+        add_property(props, "epochs", buf);
+    }
+    if (v->baseline.path)
+        add_property(props, "baseline", v->baseline.path);
+    if (v->current.path)
+        add_property(props, "current", v->current.path);
+}
+
+static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v, const char *time)
+{
+    xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
+    xmlNodePtr n;
+
+    set_attr(tc, "classname", NG_TOOL_NAME);
+    set_attr(tc, "name", v->name);
+    set_attr(tc, "time", time);
+    switch (v->outcome) {
+    case NG_OUTCOME_FAIL:
+        n = add_text_child(tc, "failure", v->message);
+        set_attr(n, "type", "regression");
+        set_attr(n, "message", v->message);
+        break;
+    case NG_OUTCOME_ERROR:
+        n = add_text_child(tc, "error", v->message);
+        set_attr(n, "type", "error");
+        set_attr(n, "message", v->error);
+        break;
+    case NG_OUTCOME_PASS:
+    case NG_OUTCOME_INCONCLUSIVE:
+        break;
+    }
+}
+
+static void host_name(char *buf, size_t size)
+{
+    if (gethostname(buf, size) != 0 || buf[0] == '\0')
+        snprintf(buf, size, "localhost");
+    buf[size - 1] = '\0';
+}
+
+static int junit_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+{
+    xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
+    xmlNodePtr suite = xmlNewNode(NULL, (const xmlChar *)"testsuite");
+    char ts[32], time[32], host[256];
+    xmlChar *mem = NULL;
+    int size = 0;
+
+    xmlDocSetRootElement(doc, suite);
+    /* at most 3 decimals: Jenkins' schema rejects more */
+    snprintf(time, sizeof time, "%.3f", v->elapsed_s > 0 ? v->elapsed_s : 0.0);
+    ng_fmt_utc(ts, sizeof ts, v->timestamp, 0);   /* Ant's format has no zone: UTC */
+    host_name(host, sizeof host);
+    set_attr(suite, "name", NG_TOOL_NAME);
+    set_attr(suite, "timestamp", ts);
+    set_attr(suite, "hostname", host);
+    set_attr(suite, "tests", "1");
+    set_attr(suite, "failures", v->outcome == NG_OUTCOME_FAIL ? "1" : "0");
+    set_attr(suite, "errors", v->outcome == NG_OUTCOME_ERROR ? "1" : "0");
+    set_attr(suite, "skipped", "0");
+    set_attr(suite, "time", time);
+    add_properties(suite, v);
+    add_testcase(suite, v, time);
+    add_text_child(suite, "system-out", v->outcome == NG_OUTCOME_ERROR ? "" : v->message);
+    add_text_child(suite, "system-err", v->outcome == NG_OUTCOME_ERROR ? v->message : "");
+
+    xmlDocDumpFormatMemoryEnc(doc, &mem, &size, "UTF-8", 1);
+    xmlFreeDoc(doc);
+    if (!mem)
+        return ng_err_set(err, "unable to render the JUnit report: out of memory");
+    ng_buf_add(out, mem, (size_t)size);
+    xmlFree(mem);
+    return 0;
+}
+
+const struct ng_reporter ng_reporter_junit = {
+    .name = "junit",
+    .render = junit_render,
+};

@@ -1,0 +1,27 @@
+/* ng_source: turns a path into a loaded ng_profile, whatever its kind.
+ * The kind is recognised by content first (magic bytes), extension second;
+ * text that is neither SQLite nor an nsys report is read as saved
+ * `nsys stats` output.
+ *
+ * Ownership: the options are borrowed for the duration of the call; the
+ * profile is the caller's (initialised with its path before the call, to be
+ * released by the caller whatever the result). */
+#ifndef NG_SOURCE_H
+#define NG_SOURCE_H
+
+#include "ng_err.h"
+#include "ng_profile.h"
+
+struct ng_source_opts {
+    const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
+    double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
+};
+
+int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
+                   struct ng_err *err);
+
+/* The kind ng_source_load() would pick for a file, without reading more than
+ * its first bytes: for messages and tests.  Fails for unreadable paths. */
+int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *err);
+
+#endif

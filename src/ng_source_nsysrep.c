@@ -1,0 +1,211 @@
+/* The .nsys-rep / .qdrep backend: exports the report with the user's nsys
+ * into a private temporary directory, reads the export with the SQLite
+ * backend, and removes the directory.  Nothing is written beside the
+ * user's file (nsys stats would leave X.sqlite there).  No shell: argv
+ * only, so any file name is safe. */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ng_proc.h"
+#include "ng_source_kind.h"
+#include "ng_util.h"
+
+#define EXPORT_NAME "export.sqlite"
+
+static const char *const rep_exts[] = { ".nsys-rep", ".qdrep", NULL };
+
+/* For the signal handler: the directory to remove if the gate is stopped
+ * while nsys runs.  Fixed storage, because the handler may not allocate. */
+static char tmp_dir[PATH_MAX];
+static char tmp_file[PATH_MAX + sizeof EXPORT_NAME + 1];
+
+static void remove_tmp_on_signal(void)
+{
+    if (tmp_file[0])
+        unlink(tmp_file);
+    if (tmp_dir[0])
+        rmdir(tmp_dir);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Finds the executable the way execvp will, so a missing nsys gets a
+ * message that says how to point at one. */
+static int find_nsys(const char *nsys, const char *input, struct ng_buf *found,
+                     struct ng_err *err)
+{
+    if (strchr(nsys, '/')) {
+        if (access(nsys, X_OK) != 0)
+            return ng_err_set(err,
+                              "nsys '%s' is not an executable file (needed to read '%s'; "
+                              "set --nsys or NSYS_GATE_NSYS to the nsys program)",
+                              nsys, input);
+        ng_buf_adds(found, nsys);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        struct ng_buf cand = NG_BUF_INIT;
+        ng_buf_addf(&cand, "%.*s/%s", (int)n, n ? path : ".", nsys);
+        struct stat st;
+        if (stat(cand.data, &st) == 0 && S_ISREG(st.st_mode) && access(cand.data, X_OK) == 0) {
+            ng_buf_adds(found, cand.data);
+            ng_buf_release(&cand);
+            return 0;
+        }
+        ng_buf_release(&cand);
+        path += n + (colon ? 1 : 0);
+    }
+    return ng_err_set(err,
+                      "'%s' is an nsys report and reading it needs nsys, but '%s' is not on "
+                      "PATH; install Nsight Systems or set --nsys PATH / NSYS_GATE_NSYS",
+                      input, nsys);
+}
+
+static int make_tmp_dir(struct ng_err *err)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    int n = snprintf(tmp_dir, sizeof tmp_dir, "%s/nsys-gate.XXXXXX", base);
+    if (n < 0 || (size_t)n >= sizeof tmp_dir - sizeof EXPORT_NAME - 1) {
+        tmp_dir[0] = '\0';
+        return ng_err_set(err, "unable to create a temporary directory in '%s': path too long",
+                          base);
+    }
+    if (!mkdtemp(tmp_dir)) {   /* mode 0700 */
+        int e = errno;
+        tmp_dir[0] = '\0';
+        return ng_err_set(err, "unable to create a temporary directory in '%s': %s "
+                          "(set TMPDIR to a writable directory)", base, strerror(e));
+    }
+    snprintf(tmp_file, sizeof tmp_file, "%s/%s", tmp_dir, EXPORT_NAME);
+    return 0;
+}
+
+static int nsys_failed(const char *input, const struct ng_proc_result *r, double timeout,
+                       struct ng_err *err)
+{
+    struct ng_buf tail = NG_BUF_INIT;
+    int ret;
+
+    ng_proc_tail_line(r->err_tail.len ? &r->err_tail : &r->out_tail, 3, &tail);
+    if (r->timed_out)
+        ret = ng_err_set(err, "nsys export of '%s' did not finish in %g s and was killed "
+                         "(raise --nsys-timeout)", input, timeout);
+    else if (!r->exited)
+        ret = ng_err_set(err, "nsys crashed (signal %d) exporting '%s'%s%s", r->term_signal,
+                         input, tail.len ? ": " : "", tail.data);
+    else
+        ret = ng_err_set(err, "nsys export failed for '%s' (exit %d)%s%s", input, r->exit_code,
+                         tail.len ? ": " : "", tail.data);
+    ng_buf_release(&tail);
+    return ret;
+}
+
+static int export_and_read(struct ng_profile *p, const char *nsys, const char *input,
+                           double timeout, struct ng_err *err)
+{
+    struct ng_buf in_arg = NG_BUF_INIT, tmp_env = NG_BUF_INIT;
+    struct ng_proc_result r;
+    int ret = -1;
+
+    /* a name starting with '-' must not read as an option */
+    if (input[0] == '-')
+        ng_buf_adds(&in_arg, "./");
+    ng_buf_adds(&in_arg, input);
+    /* nsys's own scratch files land in the private directory too */
+    ng_buf_addf(&tmp_env, "TMPDIR=%s", tmp_dir);
+    const char *argv[] = {
+        nsys, "export", "--type", "sqlite", "--force-overwrite=true",
+        "--output", tmp_file, in_arg.data, NULL,
+    };
+    const char *env[] = { tmp_env.data, NULL };
+
+    if (ng_proc_run(argv, env, timeout, &r, err) < 0)
+        goto out;
+    if (r.timed_out || !r.exited || r.exit_code != 0) {
+        nsys_failed(input, &r, timeout, err);
+        ng_proc_result_release(&r);
+        goto out;
+    }
+    if (access(tmp_file, R_OK) != 0) {
+        struct ng_buf tail = NG_BUF_INIT;
+        ng_proc_tail_line(&r.err_tail, 3, &tail);
+        ng_err_set(err, "nsys export of '%s' exited 0 but wrote no SQLite file%s%s", input,
+                   tail.len ? ": " : "", tail.data);
+        ng_buf_release(&tail);
+        ng_proc_result_release(&r);
+        goto out;
+    }
+    ret = ng_sqlite_read(p, tmp_file, input, err);
+    if (ret < 0 && r.err_tail.len) {
+        /* e.g. an older nsys that half-read a newer report: its words explain */
+        struct ng_buf tail = NG_BUF_INIT;
+        ng_proc_tail_line(&r.err_tail, 2, &tail);
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (after nsys export; nsys said: %s)",
+                 tail.data);
+        ng_buf_release(&tail);
+    }
+    ng_proc_result_release(&r);
+out:
+    ng_buf_release(&in_arg);
+    ng_buf_release(&tmp_env);
+    return ret;
+}
+
+static int nsysrep_load(struct ng_profile *p, const char *path,
+                        const struct ng_source_opts *opts, struct ng_err *err)
+{
+    struct ng_buf nsys = NG_BUF_INIT;
+    int ret;
+
+    if (find_nsys(opts && opts->nsys ? opts->nsys : "nsys", path, &nsys, err) < 0) {
+        ng_buf_release(&nsys);
+        return -1;
+    }
+    if (make_tmp_dir(err) < 0) {
+        ng_buf_release(&nsys);
+        return -1;
+    }
+    ng_proc_set_cleanup(remove_tmp_on_signal);
+    ret = export_and_read(p, nsys.data, path, opts ? opts->nsys_timeout : 0, err);
+    ng_proc_set_cleanup(NULL);
+    remove_tree(tmp_dir);
+    tmp_dir[0] = tmp_file[0] = '\0';
+    ng_buf_release(&nsys);
+    return ret;
+}
+
+const struct ng_source_kind ng_source_nsysrep = {
+    .format = NG_FORMAT_NSYS_REP,
+    .magic = "NVIDIA Tegra Profiler Report",
+    .magic_len = 28,
+    .extensions = rep_exts,
+    .load = nsysrep_load,
+};

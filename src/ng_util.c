@@ -1,0 +1,305 @@
+#include "ng_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void oom(void)
+{
+    static const char msg[] = "ERROR: out of memory\n";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    (void)r;
+    _exit(2);
+}
+
+void *ng_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *ng_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *ng_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+char *ng_xstrdup(const char *s)
+{
+    return ng_xstrndup(s, strlen(s));
+}
+
+char *ng_xstrndup(const char *s, size_t n)
+{
+    char *p = ng_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+static void buf_grow(struct ng_buf *b, size_t extra)
+{
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    b->data = ng_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void ng_buf_add(struct ng_buf *b, const void *data, size_t len)
+{
+    buf_grow(b, len);
+    if (len)
+        memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void ng_buf_adds(struct ng_buf *b, const char *s)
+{
+    ng_buf_add(b, s, strlen(s));
+}
+
+void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    buf_grow(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void ng_buf_release(struct ng_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+char *ng_buf_detach(struct ng_buf *b)
+{
+    char *p;
+
+    if (!b->data)
+        return ng_xstrdup("");
+    p = b->data;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid.
+ * Rejects overlong forms, surrogates and code points past U+10FFFF. */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (avail < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    if (cp >= 0xD800 && cp <= 0xDFFF)
+        return 0;
+    return n;
+}
+
+void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+
+    /* make sure the result is a string even when s is empty */
+    ng_buf_add(out, "", 0);
+    while (i < len) {
+        size_t n = utf8_seq(p + i, len - i);
+        if (n == 0) {
+            ng_buf_adds(out, "\xEF\xBF\xBD");
+            i++;
+            continue;
+        }
+        if (n == 1 && (flags & NG_TEXT_ESCAPE_CONTROLS) &&
+            (p[i] < 0x20 || p[i] == 0x7F) &&
+            !(p[i] == '\n' && (flags & NG_TEXT_KEEP_NEWLINES))) {
+            ng_buf_addf(out, "\\x%02X", p[i]);
+            i++;
+            continue;
+        }
+        ng_buf_add(out, p + i, n);
+        i += n;
+    }
+}
+
+char *ng_text_cleaned(const char *s, int flags)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_text_clean(&b, s ? s : "", s ? strlen(s) : 0, flags);
+    return ng_buf_detach(&b);
+}
+
+void ng_fmt_threshold(char *buf, size_t size, double v)
+{
+    for (int prec = 2; prec <= 6; prec++) {
+        snprintf(buf, size, "%.*f", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void ng_fmt_double(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, size, "%.17g", v);
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    (void)fsync(fd);
+    close(fd);
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int ng_write_file_atomic(const char *path, const char *data, size_t len,
+                         struct ng_err *err)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return ng_err_set(err, "unable to write to standard output: %s",
+                              strerror(errno));
+        return 0;
+    }
+
+    /* The temporary file lives beside the target so rename() is atomic. */
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+                      : ng_xstrdup(".");
+    const char *base = slash ? slash + 1 : path;
+    struct ng_buf tmp = NG_BUF_INIT;
+    int fd, saved;
+
+    if (*base == '\0') {
+        free(dir);
+        return ng_err_set(err, "unable to write '%s': not a file name", path);
+    }
+    ng_buf_addf(&tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+    fd = mkstemp(tmp.data);
+    if (fd < 0) {
+        saved = errno;
+        ng_buf_release(&tmp);
+        free(dir);
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    /* mkstemp makes 0600; reports are ordinary files that CI uploads */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        saved = errno;
+        close(fd);
+        unlink(tmp.data);
+        ng_buf_release(&tmp);
+        free(dir);
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    if (close(fd) < 0 || rename(tmp.data, path) < 0) {
+        saved = errno;
+        unlink(tmp.data);
+        ng_buf_release(&tmp);
+        free(dir);
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    (void)fsync_dir(dir);
+    ng_buf_release(&tmp);
+    free(dir);
+    return 0;
+}
+
+time_t ng_report_time(void)
+{
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (sde && *sde) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(sde, &end, 10);
+        if (errno == 0 && *end == '\0' && v >= 0)
+            return (time_t)v;
+    }
+    return time(NULL);
+}
+
+void ng_fmt_utc(char *buf, size_t size, time_t t, int zone)
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+double ng_monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,77 @@
+/* ng_util: small helpers shared by every layer: a growable byte buffer,
+ * text cleaning for outputs, locale-independent number formatting,
+ * atomic file writes and the clock.
+ *
+ * Ownership: an ng_buf owns its bytes; ng_buf_release() frees them and
+ * leaves an empty buffer.  ng_xmalloc()/ng_xstrdup() never return NULL:
+ * running out of memory ends the process with exit 2.  Every other
+ * function borrows its arguments. */
+#ifndef NG_UTIL_H
+#define NG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ng_err.h"
+
+struct ng_buf {
+    char *data;   /* always NUL-terminated when len > 0 or after any append */
+    size_t len;
+    size_t cap;
+};
+
+#define NG_BUF_INIT { NULL, 0, 0 }
+
+void ng_buf_add(struct ng_buf *b, const void *data, size_t len);
+void ng_buf_adds(struct ng_buf *b, const char *s);
+void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ng_buf_release(struct ng_buf *b);
+/* Hands the bytes to the caller (never NULL) and leaves b empty. */
+char *ng_buf_detach(struct ng_buf *b);
+
+void *ng_xmalloc(size_t n);
+void *ng_xcalloc(size_t n, size_t size);
+void *ng_xrealloc(void *p, size_t n);
+char *ng_xstrdup(const char *s);
+char *ng_xstrndup(const char *s, size_t n);
+
+/* Text cleaning.  Output is always valid UTF-8: each byte that is not part
+ * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
+ * controls and DEL become visible `\xNN` (so a terminal escape or a newline
+ * in a kernel name cannot break a one-line output or an XML document). */
+enum {
+    NG_TEXT_UTF8_ONLY = 0,
+    NG_TEXT_ESCAPE_CONTROLS = 1,   /* every control, newline included */
+    NG_TEXT_KEEP_NEWLINES = 2,     /* with ESCAPE_CONTROLS: keep \n as is */
+};
+void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags);
+/* Convenience: a freshly allocated cleaned copy of a NUL-terminated string. */
+char *ng_text_cleaned(const char *s, int flags);
+
+/* Formats a threshold or ratio bound with at least two decimals and as
+ * many more (up to six) as needed to show the value exactly, e.g. 1.20,
+ * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */
+void ng_fmt_threshold(char *buf, size_t size, double v);
+
+/* The shortest "%.15g"/"%.17g" form that reads back as v, e.g. 1.2, 0.1,
+ * 12.345678901234567: the same digits a JSON encoder prints. */
+void ng_fmt_double(char *buf, size_t size, double v);
+
+/* Writes data to path atomically: a temporary file in the same directory,
+ * fsync, rename.  On failure nothing is left at a temporary name and an
+ * older file at path is untouched.  path "-" writes to stdout. */
+int ng_write_file_atomic(const char *path, const char *data, size_t len,
+                         struct ng_err *err);
+
+/* The wall clock for reports, or SOURCE_DATE_EPOCH when set (reproducible
+ * outputs for tests and archives). */
+time_t ng_report_time(void);
+/* "YYYY-MM-DDTHH:MM:SS" in UTC, plus "Z" when zone is non-zero. */
+void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
+
+/* Monotonic seconds, for elapsed times. */
+double ng_monotonic(void);
+
+#endif
