@@ -1,0 +1,1806 @@
+/*
+ * gentrace - deterministic generator of synthetic Nsight Systems SQLite exports
+ * =============================================================================
+ *
+ * Part of nsys-gate's test tooling (tests/tools/).  It writes files with the
+ * table layout of `nsys export --type sqlite` 2023.4.4 (export schema 3.7.2),
+ * so tests and benchmarks never need real profiles.  The same command line
+ * always produces the same bytes.
+ *
+ * Build:  meson (target `gentrace`), or standalone:
+ *   gcc -std=c11 -O2 -Wall -Wextra -Wpedantic -o gentrace gentrace.c -lsqlite3 -lm
+ *
+ * Typical pair for a gate test:
+ *   gentrace -o base.sqlite --kernels 20000 --epochs 5 --summary > base.json
+ *   gentrace -o cur.sqlite  --kernels 20000 --epochs 5 --slow 2:1.5 --summary > cur.json
+ *
+ * Tables written (column names, types, order and even the CREATE TABLE text are
+ * copied from a real 2023.4.4 export).  Like nsys's default `--lazy`, a table is
+ * created only when it gets rows:
+ *   StringIds                    (id INTEGER PRIMARY KEY: the only index, as in nsys)
+ *   CUPTI_ACTIVITY_KIND_KERNEL   (absent with --kernels 0)
+ *   CUPTI_ACTIVITY_KIND_RUNTIME  (launch calls + one cudaDeviceSynchronize per epoch)
+ *   NVTX_EVENTS                  (absent with --no-nvtx, or with no epochs)
+ *   META_DATA_EXPORT, META_DATA_CAPTURE, TARGET_INFO_GPU, TARGET_INFO_SYSTEM_ENV
+ * Other nsys tables (ENUM_*, PROCESSES, ThreadNames, ...) are not written.
+ *
+ * The model
+ * ---------
+ * R ranks (processes) each own one GPU (deviceId = rank) and run the same
+ * program: on the main thread, W warmup + E epochs; every epoch is an NVTX
+ * push/pop range (eventType 59, default domain 0) whose text is the epoch
+ * format applied to the epoch number (warmup epochs included in the
+ * numbering: names are fmt(base), fmt(base+1), ..., fmt(base+W+E-1)).
+ * Inside the range the thread launches its kernels (one runtime launch call per
+ * kernel, same correlationId, same process), then calls
+ * cudaDeviceSynchronize_v3020 so the range ends after its GPU work.  Kernels
+ * of a thread run on that thread's stream (main thread: stream 7; extra thread
+ * k: stream 12+k) strictly one after another; a kernel starts no earlier than
+ * 2-4 us after its launch call started.  Ranks run concurrently (overlapping
+ * timelines), so ranges with the same name on different ranks add up.
+ *
+ *   ids: pid = 4000 + 16*rank, tid = pid + thread, globalTid =
+ *   (1<<48) | pid<<24 | tid, globalPid = globalTid & ~0xFFFFFF.  Correlation
+ *   ids are dense per process and start at 1000 in EVERY process, so a join
+ *   on correlationId alone (without globalPid) is wrong when --ranks > 1.
+ *
+ * Kernel counts: --kernels N is the exact number of kernel rows in the file.
+ * They are split evenly over ranks (remainders go to the first ranks), and
+ * inside a rank into: outside kernels (--outside, launched by the main thread
+ * between/before/after epoch ranges, spread over the W+E+1 gaps), extra-thread
+ * kernels (--thread-kernels, launched by threads 1..T-1 while epochs run but
+ * never inside a range on their own thread), and the rest spread evenly over
+ * the W+E epochs.  Within a rank the k-th kernel launched uses name slot
+ * k % K (slot s = name index s + name-offset).
+ *
+ * Durations (integer ns): name index i has a base duration between 5 us and
+ * 2 ms, log-uniformly chosen by a fixed hash of i (independent of --seed, so
+ * the same kernel has the same base in every trace).  An instance lasts
+ *   round(base(i) * scale * slow(i) * warm * (1 + jitter * u)),  at least 1,
+ * u uniform in [-1,1) from a PRNG seeded by --seed; warm = --warmup-scale in
+ * warmup epochs, else 1.  CPU-side timing (gaps, call lengths, launch latency)
+ * comes from a fixed hash too, so with --jitter 0 the seed changes nothing.
+ *
+ * Options (numbers are decimal; exit status 2 and a "gentrace: ..." message
+ * on any bad option):
+ *   -o, --output PATH     required; the file is written to a temporary name
+ *                         in the same directory and renamed into place.
+ *                         Refuses to replace an existing PATH unless --force.
+ *       --force           allow replacing PATH.
+ *       --kernels N       total kernel rows (default 1000; 0 = no kernel table).
+ *       --names K         distinct built-in kernel names (default 8).  Name
+ *                         index i is a fixed realistic C++/cuBLAS/NCCL name
+ *                         (16 families; i/16 varies a template argument).
+ *       --names-from FILE names from FILE, one per line, raw bytes; escapes
+ *                         \xNN \n \r \t \\ are decoded (any other backslash
+ *                         sequence, and \x00, is an error).  Empty lines are
+ *                         skipped.  Line j (0-based, counting non-empty lines)
+ *                         is name index j; all lines are used; overrides
+ *                         --names; cannot be combined with --name-offset.
+ *                         shortName = demangledName = mangledName for them.
+ *       --name-offset N   use built-in name indices N..N+K-1 instead of
+ *                         0..K-1 (e.g. base: --names 8, current: --names 8
+ *                         --name-offset 1 -> current has index 8, a kernel the
+ *                         base lacks, and lacks index 0).
+ *       --epochs E        measured epochs (default 5; 0 allowed).
+ *       --warmup W        extra epochs before them (default 0).
+ *       --warmup-scale F  duration factor for kernels in warmup epochs (default 1).
+ *       --epoch-format FMT printf format with exactly one %d conversion
+ *                         (flags/width allowed, %% allowed); default "epoch %d".
+ *       --epoch-base B    number of the first epoch (default 0).
+ *       --threads T       threads per process (default 1).
+ *       --thread-kernels N kernels launched by the extra threads, in total over
+ *                         all ranks (default: (kernels - outside) / 10 when
+ *                         T > 1, else 0; must be 0 when T == 1).
+ *       --ranks R         processes / GPUs (default 1).
+ *       --outside N       kernels launched by main threads outside any epoch
+ *                         range, in total over all ranks (default 0).
+ *       --nested          inside each epoch: 2 steps; each step is a range
+ *                         named fmt(epoch) + " step <base+s>" (matches the epoch
+ *                         pattern too: tests the outermost-only rule)
+ *                         containing ranges "forward" (40% of the step's
+ *                         kernels) and "backward" (40%), a range with a
+ *                         registered string "optimizer.step" (text NULL, textId
+ *                         set) in domain 1 "trainer" (10%) and a range with NULL
+ *                         text and NULL textId (the rest).  Each rank also gets
+ *                         an eventType 75 row creating domain 1 "trainer", and
+ *                         each epoch an NVTX mark (eventType 34, end NULL)
+ *                         whose text IS the epoch name.
+ *       --registered      epoch (and step) range names are registered strings
+ *                         (text NULL, textId -> StringIds) instead of text.
+ *       --no-nvtx         write no NVTX rows (no NVTX_EVENTS table).
+ *       --slow I:F        kernels with name index I last F times longer
+ *                         (F > 0; repeatable; factors for the same I multiply;
+ *                         I must be one of the generated name indices).
+ *       --scale F         all kernel durations times F (default 1, F > 0).
+ *       --jitter J        relative noise, 0 <= J < 1 (default 0).
+ *       --seed S          PRNG seed for the noise (default 1).
+ *       --gpu NAME        TARGET_INFO_GPU.name (default "NVIDIA A100-SXM4-80GB";
+ *                         the other columns always describe an A100).
+ *       --driver VER      TARGET_INFO_SYSTEM_ENV NvDriverVersion, the place real
+ *                         exports record it (default "535.129.03").
+ *       --driver-api      launches are recorded as driver calls "cuLaunchKernel"
+ *                         (eventClass 1) instead of "cudaLaunchKernel_v7000"
+ *                         (eventClass 0, CUDA runtime, as in real exports).
+ *       --sync-every N    inside epochs, after every N kernels the main thread
+ *                         calls cudaStreamSynchronize_v3020 and then does
+ *                         20-80 us of host work, so the GPU idles and
+ *                         gpu_span_ns > kernel_sum_ns (default 0: only the
+ *                         end-of-epoch cudaDeviceSynchronize_v3020).
+ *       --summary         after writing, print the JSON summary below.
+ *   -h, --help
+ *
+ * --summary prints one line of JSON, computed while generating (not read back
+ * from the file):
+ *   {"kernels": N, "total_ns": T,
+ *    "per_name": [{"name": S, "total_ns": T, "instances": N}, ...],
+ *    "epochs": [{"name": S, "warmup": B, "kernel_sum_ns": T, "gpu_span_ns": T}, ...]}
+ * per_name: names with at least one instance, in name-index order, merged by
+ * identical string.  epochs: in time order, one entry per epoch name (ranks
+ * added); empty with --no-nvtx.  kernel_sum_ns = sum of the durations of the
+ * kernels whose launch call lies inside a range with that name (all ranks);
+ * gpu_span_ns = max(kernel end) - min(kernel start) over the same kernels
+ * (0 when there are none).  "warmup" is true for the first W epochs.
+ * Strings: valid UTF-8 is copied, '"' and '\' are escaped, control characters
+ * (< 0x20 and 0x7F) become \b \f \n \r \t or \u00XX; a byte that is not part of
+ * valid UTF-8 is written as \u00XX with the byte's value (so it is
+ * indistinguishable from the code point U+00XX: compare names from files
+ * written with invalid UTF-8 by bytes, not through this JSON).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+/* ------------------------------------------------------------------------ */
+/* Schema: verbatim CREATE TABLE text of an nsys 2023.4.4 export (3.7.2).   */
+/* Stored as lines to stay under C11's minimum string literal length.       */
+/* ------------------------------------------------------------------------ */
+static const char *const SQL_STRINGIDS[] = {
+    "CREATE TABLE StringIds (",
+    "    -- Consolidation of repetitive string values.",
+    "",
+    "    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- ID reference value.",
+    "    value                       TEXT      NOT NULL                     -- String value.",
+    ")",
+    NULL
+};
+static const char *const SQL_META_DATA_EXPORT[] = {
+    "CREATE TABLE META_DATA_EXPORT (",
+    "    -- information about nsys export process",
+    "",
+    "    name                        TEXT      NOT NULL,                    -- Name of meta-data record",
+    "    value                       TEXT                                   -- Value of meta-data record",
+    ")",
+    NULL
+};
+static const char *const SQL_META_DATA_CAPTURE[] = {
+    "CREATE TABLE META_DATA_CAPTURE (",
+    "    -- information about nsys capture parameters",
+    "",
+    "    name                        TEXT      NOT NULL,                    -- Name of meta-data record",
+    "    value                       TEXT                                   -- Value of meta-data record",
+    ")",
+    NULL
+};
+static const char *const SQL_TARGET_INFO_SYSTEM_ENV[] = {
+    "CREATE TABLE TARGET_INFO_SYSTEM_ENV (",
+    "    globalVid                   INTEGER,                               -- Serialized GlobalId.",
+    "    devStateName                TEXT      NOT NULL,                    -- Device state name.",
+    "    name                        TEXT      NOT NULL,                    -- Property name.",
+    "    nameEnum                    INTEGER   NOT NULL,                    -- Property enum value.",
+    "    value                       TEXT      NOT NULL                     -- Property value.",
+    ")",
+    NULL
+};
+static const char *const SQL_TARGET_INFO_GPU[] = {
+    "CREATE TABLE TARGET_INFO_GPU (",
+    "    vmId                        INTEGER   NOT NULL,                    -- Serialized GlobalId.",
+    "    id                          INTEGER   NOT NULL,                    -- Device ID.",
+    "    name                        TEXT,                                  -- Device name.",
+    "    busLocation                 TEXT,                                  -- PCI bus location.",
+    "    isDiscrete                  INTEGER,                               -- True if discrete, false if integrated.",
+    "    l2CacheSize                 INTEGER,                               -- Size of L2 cache (B).",
+    "    totalMemory                 INTEGER,                               -- Total amount of memory on the device (B).",
+    "    memoryBandwidth             INTEGER,                               -- Amount of memory transferred (B).",
+    "    clockRate                   INTEGER,                               -- Clock frequency (Hz).",
+    "    smCount                     INTEGER,                               -- Number of multiprocessors on the device.",
+    "    pwGpuId                     INTEGER,                               -- PerfWorks GPU ID.",
+    "    uuid                        TEXT,                                  -- Device UUID.",
+    "    luid                        INTEGER,                               -- Device LUID.",
+    "    chipName                    TEXT,                                  -- Chip name.",
+    "    cuDevice                    INTEGER,                               -- CUDA device ID.",
+    "    ctxswDevPath                TEXT,                                  -- GPU context switch device node path.",
+    "    ctrlDevPath                 TEXT,                                  -- GPU control device node path.",
+    "    revision                    INTEGER,                               -- Revision number.",
+    "    nodeMask                    INTEGER,                               -- Device node mask.",
+    "    constantMemory              INTEGER,                               -- Memory available on device for __constant__ variables (B).",
+    "    maxIPC                      INTEGER,                               -- Maximum instructions per count.",
+    "    maxRegistersPerBlock        INTEGER,                               -- Maximum number of 32-bit registers available per block.",
+    "    maxShmemPerBlock            INTEGER,                               -- Maximum optin shared memory per block.",
+    "    maxShmemPerBlockOptin       INTEGER,                               -- Maximum optin shared memory per block.",
+    "    maxShmemPerSm               INTEGER,                               -- Maximum shared memory available per multiprocessor (B).",
+    "    maxRegistersPerSm           INTEGER,                               -- Maximum number of 32-bit registers available per multiprocessor.",
+    "    threadsPerWarp              INTEGER,                               -- Warp size in threads.",
+    "    asyncEngines                INTEGER,                               -- Number of asynchronous engines.",
+    "    maxWarpsPerSm               INTEGER,                               -- Maximum number of warps per multiprocessor.",
+    "    maxBlocksPerSm              INTEGER,                               -- Maximum number of blocks per multiprocessor.",
+    "    maxThreadsPerBlock          INTEGER,                               -- Maximum number of threads per block.",
+    "    maxBlockDimX                INTEGER,                               -- Maximum X-dimension of a block.",
+    "    maxBlockDimY                INTEGER,                               -- Maximum Y-dimension of a block.",
+    "    maxBlockDimZ                INTEGER,                               -- Maximum Z-dimension of a block.",
+    "    maxGridDimX                 INTEGER,                               -- Maximum X-dimension of a grid.",
+    "    maxGridDimY                 INTEGER,                               -- Maximum Y-dimension of a grid.",
+    "    maxGridDimZ                 INTEGER,                               -- Maximum Z-dimension of a grid.",
+    "    computeMajor                INTEGER,                               -- Major compute capability version number.",
+    "    computeMinor                INTEGER,                               -- Minor compute capability version number.",
+    "    smMajor                     INTEGER,                               -- Major multiprocessor version number.",
+    "    smMinor                     INTEGER                                -- Minor multiprocessor version number.",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_RUNTIME[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    eventClass                  INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_CLASS(id)",
+    "    globalTid                   INTEGER,                               -- Serialized GlobalId.",
+    "    correlationId               INTEGER,                               -- ID used to identify events that this function call has triggered.",
+    "    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name",
+    "    returnValue                 INTEGER   NOT NULL,                    -- Return value of the function call.",
+    "    callchainId                 INTEGER                                -- REFERENCES CUDA_CALLCHAINS(id)",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_KERNEL[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    demangledName               INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Kernel function name w/ templates",
+    "    shortName                   INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Base kernel function name",
+    "    mangledName                 INTEGER,                               -- REFERENCES StringIds(id) -- Raw C++ mangled kernel function name",
+    "    launchType                  INTEGER,                               -- REFERENCES ENUM_CUDA_KERNEL_LAUNCH_TYPE(id)",
+    "    cacheConfig                 INTEGER,                               -- REFERENCES ENUM_CUDA_FUNC_CACHE_CONFIG(id)",
+    "    registersPerThread          INTEGER   NOT NULL,                    -- Number of registers required for each thread executing the kernel.",
+    "    gridX                       INTEGER   NOT NULL,                    -- X-dimension grid size.",
+    "    gridY                       INTEGER   NOT NULL,                    -- Y-dimension grid size.",
+    "    gridZ                       INTEGER   NOT NULL,                    -- Z-dimension grid size.",
+    "    blockX                      INTEGER   NOT NULL,                    -- X-dimension block size.",
+    "    blockY                      INTEGER   NOT NULL,                    -- Y-dimension block size.",
+    "    blockZ                      INTEGER   NOT NULL,                    -- Z-dimension block size.",
+    "    staticSharedMemory          INTEGER   NOT NULL,                    -- Static shared memory allocated for the kernel (B).",
+    "    dynamicSharedMemory         INTEGER   NOT NULL,                    -- Dynamic shared memory reserved for the kernel (B).",
+    "    localMemoryPerThread        INTEGER   NOT NULL,                    -- Amount of local memory reserved for each thread (B).",
+    "    localMemoryTotal            INTEGER   NOT NULL,                    -- Total amount of local memory reserved for the kernel (B).",
+    "    gridId                      INTEGER   NOT NULL,                    -- Unique grid ID of the kernel assigned at runtime.",
+    "    sharedMemoryExecuted        INTEGER,                               -- Shared memory size set by the driver.",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_EVENTS(graphNodeId)",
+    "    sharedMemoryLimitConfig     INTEGER                                -- REFERENCES ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG(id)",
+    ")",
+    NULL
+};
+static const char *const SQL_NVTX_EVENTS[] = {
+    "CREATE TABLE NVTX_EVENTS (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER,                               -- Event end timestamp (ns).",
+    "    eventType                   INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_TYPE(id)",
+    "    rangeId                     INTEGER,                               -- Correlation ID returned from a nvtxRangeStart call.",
+    "    category                    INTEGER,                               -- User-controlled ID that can be used to group events.",
+    "    color                       INTEGER,                               -- Encoded ARGB color value.",
+    "    text                        TEXT,                                  -- Optional text message for non registered strings.",
+    "    globalTid                   INTEGER,                               -- Serialized GlobalId.",
+    "    endGlobalTid                INTEGER,                               -- Serialized GlobalId.",
+    "    textId                      INTEGER,                               -- REFERENCES StringIds(id) -- Registered NVTX domain",
+    "    domainId                    INTEGER,                               -- User-controlled ID that can be used to group events.",
+    "    uint64Value                 INTEGER,                               -- One of possible payload value union members.",
+    "    int64Value                  INTEGER,                               -- One of possible payload value union members.",
+    "    doubleValue                 REAL,                                  -- One of possible payload value union members.",
+    "    uint32Value                 INTEGER,                               -- One of possible payload value union members.",
+    "    int32Value                  INTEGER,                               -- One of possible payload value union members.",
+    "    floatValue                  REAL,                                  -- One of possible payload value union members.",
+    "    jsonTextId                  INTEGER,                               -- One of possible payload value union members.",
+    "    jsonText                    TEXT                                   -- One of possible payload value union members.",
+    ")",
+    NULL
+};
+
+/* ------------------------------------------------------------------------ */
+/* Small utilities                                                          */
+/* ------------------------------------------------------------------------ */
+
+static const char *g_tmp_path; /* removed on fatal errors */
+
+_Noreturn static void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gentrace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n(try gentrace --help)\n", stderr);
+    exit(2);
+}
+
+_Noreturn static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gentrace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (g_tmp_path)
+        unlink(g_tmp_path);
+    exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+typedef struct {
+    uint64_t s;
+} rng_t;
+
+static uint64_t rng_next(rng_t *r)
+{
+    r->s += 0x9E3779B97F4A7C15ULL;
+    uint64_t x = r->s;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* uniform in [0,1) */
+static double rng_unit(rng_t *r)
+{
+    return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int64_t rng_range(rng_t *r, int64_t lo, int64_t hi) /* [lo,hi] */
+{
+    return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* share of `total` for part `i` of `n` (remainder to the first parts) */
+static int64_t share(int64_t total, int64_t n, int64_t i)
+{
+    if (n <= 0)
+        return 0;
+    return total / n + (i < total % n ? 1 : 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Option parsing helpers                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int64_t parse_int(const char *opt, const char *s, int64_t lo, int64_t hi)
+{
+    char *end;
+    long long v;
+    errno = 0;
+    if (!*s)
+        die_usage("%s: empty number", opt);
+    v = strtoll(s, &end, 10);
+    if (errno || *end || end == s)
+        die_usage("%s: not an integer: '%s'", opt, s);
+    if (v < lo || v > hi)
+        die_usage("%s: %lld out of range [%lld, %lld]", opt, v, (long long)lo, (long long)hi);
+    return (int64_t)v;
+}
+
+static double parse_double(const char *opt, const char *s)
+{
+    char *end;
+    double v;
+    errno = 0;
+    if (!*s)
+        die_usage("%s: empty number", opt);
+    v = strtod(s, &end);
+    if (errno || *end || end == s || !(v - v == 0.0)) /* rejects inf/nan */
+        die_usage("%s: not a number: '%s'", opt, s);
+    return v;
+}
+
+/* Exactly one %d conversion ([-+ 0#]* width? d); %% allowed; nothing else. */
+static int check_epoch_format(const char *f)
+{
+    int conv = 0;
+    for (const char *p = f; *p; p++) {
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == '%')
+            continue;
+        while (*p && strchr("-+ 0#", *p))
+            p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p != 'd')
+            return 0;
+        conv++;
+    }
+    return conv == 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* String interning (StringIds)                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *s;
+    size_t len;
+} str_t;
+
+static str_t *g_strs;         /* by id */
+static int64_t g_nstrs, g_capstrs;
+static int64_t *g_htab;       /* -1 = empty, else id */
+static size_t g_hcap;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void htab_grow(void)
+{
+    size_t ncap = g_hcap ? g_hcap * 2 : 1024;
+    int64_t *nt = xmalloc(ncap * sizeof *nt);
+    for (size_t i = 0; i < ncap; i++)
+        nt[i] = -1;
+    for (int64_t id = 0; id < g_nstrs; id++) {
+        size_t j = (size_t)hash_bytes(g_strs[id].s, g_strs[id].len) & (ncap - 1);
+        while (nt[j] >= 0)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = id;
+    }
+    free(g_htab);
+    g_htab = nt;
+    g_hcap = ncap;
+}
+
+static int64_t intern(const char *s, size_t len)
+{
+    if ((size_t)(g_nstrs + 1) * 2 > g_hcap)
+        htab_grow();
+    size_t j = (size_t)hash_bytes(s, len) & (g_hcap - 1);
+    while (g_htab[j] >= 0) {
+        str_t *e = &g_strs[g_htab[j]];
+        if (e->len == len && memcmp(e->s, s, len) == 0)
+            return g_htab[j];
+        j = (j + 1) & (g_hcap - 1);
+    }
+    if (g_nstrs == g_capstrs) {
+        g_capstrs = g_capstrs ? g_capstrs * 2 : 256;
+        g_strs = xrealloc(g_strs, (size_t)g_capstrs * sizeof *g_strs);
+    }
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    g_strs[g_nstrs].s = copy;
+    g_strs[g_nstrs].len = len;
+    g_htab[j] = g_nstrs;
+    return g_nstrs++;
+}
+
+static int64_t intern_c(const char *s)
+{
+    return intern(s, strlen(s));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernel names                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *demangled; /* one %u: a template argument that varies with i/16 */
+    const char *shortname; /* may contain the same %u */
+    const char *mangled;   /* may contain the same %u */
+    unsigned v0, dv;
+    int grid, block, regs, smem; /* launch shape */
+} name_family_t;
+
+static const name_family_t FAMILIES[16] = {
+    {"void at::native::elementwise_kernel<(int)%u, (int)4, void at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<float>>(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
+     "elementwise_kernel",
+     "_ZN2at6native18elementwise_kernelILi%uELi4EZNS0_22gpu_kernel_impl_nocastINS0_15CUDAFunctor_addIfEEEEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+     128, 128, 4096, 128, 26, 0},
+    {"ampere_sgemm_%ux64_nn", "ampere_sgemm_%ux64_nn", "ampere_sgemm_%ux64_nn",
+     128, 64, 320, 128, 122, 16384},
+    {"void at::native::vectorized_elementwise_kernel<(int)4, at::native::FillFunctor<float>, std::array<char *, (unsigned long)%u>>(int, T2, T3)",
+     "vectorized_elementwise_kernel",
+     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm%uEEEEviT0_T1_",
+     1, 1, 2048, 128, 16, 0},
+    {"void at::native::reduce_kernel<(int)%u, (int)1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator ()(at::TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, float, (int)4>>(T3)",
+     "reduce_kernel",
+     "_ZN2at6native13reduce_kernelILi%uELi1ENS0_8ReduceOpIfNS0_14func_wrapper_tIfZNS0_11sum_functorIfffEclERNS_14TensorIteratorEEUlffE_EEjfLi4EEEEEvT1_",
+     512, 256, 108, 512, 32, 16},
+    {"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_%ux128_32x3_nn_align4>(T1::Params)",
+     "Kernel2",
+     "_ZN7cutlass7Kernel2I39cutlass_80_tensorop_s1688gemm_%ux128_32x3_nn_align4EEvNT_6ParamsE",
+     128, 64, 216, 256, 234, 0},
+    {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<(int)%u, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(T4 *, const T2 *, int)",
+     "cunn_SoftMaxForward",
+     "_ZN2at6native12_GLOBAL__N_119cunn_SoftMaxForwardILi%uEfffNS1_22SoftMaxForwardEpilogueEEEvPT2_PKT0_i",
+     4, 4, 4096, 1024, 32, 0},
+    {"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize%ux128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize%ux128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize%ux128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     128, 64, 432, 128, 168, 0},
+    {"ncclDevKernel_Generic_%u(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     "ncclDevKernel_Generic_%u",
+     "_Z24ncclDevKernel_Generic_%u24ncclDevKernelArgsStorageILm4096EE",
+     4, 1, 2, 640, 96, 0},
+    {"void flash_fwd_kernel<Flash_fwd_kernel_traits<(int)%u, (int)128, (int)64, (int)4, false, false, cutlass::half_t, Flash_kernel_traits<(int)128, (int)128, (int)64, (int)4, cutlass::half_t>>, false, true, false, false, false>(Flash_fwd_params)",
+     "flash_fwd_kernel",
+     "_Z16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi%uELi128ELi64ELi4ELb0ELb0EN7cutlass6half_tE19Flash_kernel_traitsILi128ELi128ELi64ELi4ES2_EELb0ELb1ELb0ELb0ELb0EEv16Flash_fwd_params",
+     128, 64, 512, 128, 255, 0},
+    {"void at::native::index_elementwise_kernel<(int)128, (int)%u, void at::native::gpu_index_kernel<void at::native::index_kernel_impl<at::native::OpaqueType<(int)4>>(at::TensorIteratorBase &, c10::ArrayRef<long>, c10::ArrayRef<long>)::[lambda(char *, const char *, long) (instance 1)]>(at::TensorIteratorBase &, c10::ArrayRef<long>, c10::ArrayRef<long>, const T1 &)::[lambda(int) (instance 1)]>(long, T3)",
+     "index_elementwise_kernel",
+     "_ZN2at6native24index_elementwise_kernelILi128ELi%uEZNS0_16gpu_index_kernelIZNS0_17index_kernel_implINS0_10OpaqueTypeILi4EEEEEvRNS_18TensorIteratorBaseEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvS7_SA_SA_RKT_EUliE_EEvlT1_",
+     4, 4, 1024, 128, 40, 0},
+    {"void gen_sequenced<curandStateXORWOW, double, int, &curand_normal_scaled2_double, rng_config<curandStateXORWOW, (curandOrdering)%u>>(T1 *, T2 *, unsigned long, unsigned long, T3)",
+     "gen_sequenced",
+     "_Z13gen_sequencedI17curandStateXORWOWdiXadL_Z28curand_normal_scaled2_doubleEE10rng_configIS0_L14curandOrdering%uEEEvPT_PT0_mmT2_",
+     101, 1, 64, 64, 45, 0},
+    {"vectorAdd_v%u(const float *, const float *, float *, int)",
+     "vectorAdd_v%u",
+     "_Z11vectorAdd_v%uPKfS0_Pfi",
+     1, 1, 3907, 256, 16, 0},
+    {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, (int)%u, (bool)1, (int)1>(cudnnTensorStruct, const T1 *, cudnnTensorStruct, T1 *, const T2 *, const T2 *, T2, T2, T2 *, T2 *, T2 *, T2 *, T2, T2)",
+     "bn_fw_tr_1C11_kernel_NCHW",
+     "_ZN5cudnn25bn_fw_tr_1C11_kernel_NCHWIffLi%uELb1ELi1EEEv17cudnnTensorStructPKT_S1_PS2_PKT0_S8_S6_S6_PS6_S9_S9_S9_S6_S6_",
+     512, 256, 256, 512, 30, 4096},
+    {"void splitKreduce_kernel<(int)%u, (int)16, int, float, float, float, float, (bool)1, (bool)0, (bool)0>(cublasSplitKParams<T6>, const T4 *, const T5 *, T5 *, const T6 *, const T6 *, const T7 *, const T4 *, T7 *, void *, long, T6 *, int *)",
+     "splitKreduce_kernel",
+     "_Z19splitKreduce_kernelILi%uELi16EiffffLb1ELb0ELb0EEv18cublasSplitKParamsIT5_EPKT3_PKT4_PSA_PKS2_SF_PKT6_S8_PSG_PvlPS2_Pi",
+     32, 32, 96, 512, 28, 0},
+    {"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<(int)%u>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, (int)4, (at::native::ADAM_MODE)1, false>, double *, double, double, double, double, double, bool, bool *, bool *>(T1, T2, T3...)",
+     "multi_tensor_apply_kernel",
+     "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorListMetadataILi%uEEENS1_20FusedAdamMathFunctorIfLi4ELNS0_9ADAM_MODEE1ELb0EEEJPddddddbPbS8_EEEvT_T0_DpT1_",
+     4, 1, 320, 512, 64, 0},
+    {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize%ux128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize%ux128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize%ux128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+     128, 64, 132, 384, 168, 0},
+};
+
+typedef struct {
+    int64_t index;          /* name index (absolute) */
+    int64_t demangled, shortname, mangled; /* StringIds ids */
+    double base_ns;         /* base duration */
+    double slow;            /* --slow factor */
+    int gridX, gridY, blockX, regs, smem;
+    int64_t sum_ns, count;  /* summary */
+} slot_t;
+
+/* 2^y for 0 <= y < 63 without libm (the meson target links only sqlite3):
+ * integer part by shifting, fractional part by the exp series. */
+static double exp2_pos(double y)
+{
+    int k = (int)y;
+    double x = (y - k) * 0.6931471805599453; /* f * ln 2, in [0, 0.7) */
+    double term = 1.0, sum = 1.0;
+    for (int n = 1; n < 30; n++) {
+        term *= x / n;
+        sum += term;
+    }
+    return sum * (double)((uint64_t)1 << k);
+}
+
+static double base_duration_ns(int64_t index)
+{
+    /* 5 us .. 2 ms, log-uniform, fixed per name index */
+    uint64_t h = splitmix64((uint64_t)index * 0x2545F4914F6CDD1DULL + 0x6A09E667F3BCC909ULL);
+    double u = (double)(h >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(int64_t)(5000.0 * exp2_pos(u * 8.643856189774724)); /* 400^u */
+}
+
+static void builtin_name(int64_t index, slot_t *sl)
+{
+    const name_family_t *f = &FAMILIES[index % 16];
+    unsigned v = f->v0 + f->dv * (unsigned)(index / 16);
+    char buf[4096];
+    int n;
+    n = snprintf(buf, sizeof buf, f->demangled, v);
+    sl->demangled = intern(buf, (size_t)n);
+    n = snprintf(buf, sizeof buf, f->shortname, v);
+    sl->shortname = intern(buf, (size_t)n);
+    n = snprintf(buf, sizeof buf, f->mangled, v);
+    sl->mangled = intern(buf, (size_t)n);
+    uint64_t h = splitmix64((uint64_t)index ^ 0xC0FFEEULL);
+    sl->gridX = f->grid * (int)(1 + (h & 3));
+    sl->gridY = 1;
+    sl->blockX = f->block;
+    sl->regs = f->regs;
+    sl->smem = f->smem;
+}
+
+/* Read --names-from FILE: one name per line, escapes decoded. */
+static char **read_names_file(const char *path, size_t **lens_out, int64_t *count_out)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        die_usage("--names-from: cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 65536, len = 0;
+    char *data = xmalloc(cap);
+    size_t r;
+    while ((r = fread(data + len, 1, cap - len, fp)) > 0) {
+        len += r;
+        if (len == cap) {
+            cap *= 2;
+            data = xrealloc(data, cap);
+        }
+    }
+    if (ferror(fp))
+        die_usage("--names-from: read error on '%s'", path);
+    fclose(fp);
+
+    char **names = NULL;
+    size_t *lens = NULL;
+    int64_t n = 0, ncap = 0;
+    size_t i = 0, lineno = 1;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && data[j] != '\n')
+            j++;
+        /* decode [i, j) */
+        char *out = xmalloc(j - i + 1);
+        size_t o = 0;
+        for (size_t k = i; k < j; k++) {
+            char c = data[k];
+            if (c == '\0')
+                die_usage("--names-from: line %zu: NUL byte not allowed", lineno);
+            if (c != '\\') {
+                out[o++] = c;
+                continue;
+            }
+            if (k + 1 >= j)
+                die_usage("--names-from: line %zu: backslash at end of line", lineno);
+            c = data[++k];
+            switch (c) {
+            case 'n': out[o++] = '\n'; break;
+            case 'r': out[o++] = '\r'; break;
+            case 't': out[o++] = '\t'; break;
+            case '\\': out[o++] = '\\'; break;
+            case 'x': {
+                int v = 0;
+                for (int d = 0; d < 2; d++) {
+                    char h = (k + 1 < j) ? data[++k] : '\0';
+                    int hv;
+                    if (h >= '0' && h <= '9') hv = h - '0';
+                    else if (h >= 'a' && h <= 'f') hv = h - 'a' + 10;
+                    else if (h >= 'A' && h <= 'F') hv = h - 'A' + 10;
+                    else die_usage("--names-from: line %zu: \\x needs two hex digits", lineno);
+                    v = v * 16 + hv;
+                }
+                if (v == 0)
+                    die_usage("--names-from: line %zu: \\x00 not allowed", lineno);
+                out[o++] = (char)v;
+                break;
+            }
+            default:
+                die_usage("--names-from: line %zu: unknown escape '\\%c'", lineno, c);
+            }
+        }
+        if (o > 0) {
+            if (n == ncap) {
+                ncap = ncap ? ncap * 2 : 64;
+                names = xrealloc(names, (size_t)ncap * sizeof *names);
+                lens = xrealloc(lens, (size_t)ncap * sizeof *lens);
+            }
+            names[n] = out;
+            lens[n] = o;
+            n++;
+        } else {
+            free(out);
+        }
+        i = j + 1;
+        lineno++;
+    }
+    free(data);
+    if (n == 0)
+        die_usage("--names-from: '%s' contains no names", path);
+    *lens_out = lens;
+    *count_out = n;
+    return names;
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t need;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) { need = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { need = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { need = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < need)
+        return 0;
+    for (size_t i = 1; i < need; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return need;
+}
+
+static void json_string(FILE *fp, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', fp);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c == '"') { fputs("\\\"", fp); i++; continue; }
+        if (c == '\\') { fputs("\\\\", fp); i++; continue; }
+        if (c < 0x20 || c == 0x7F) {
+            switch (c) {
+            case '\b': fputs("\\b", fp); break;
+            case '\f': fputs("\\f", fp); break;
+            case '\n': fputs("\\n", fp); break;
+            case '\r': fputs("\\r", fp); break;
+            case '\t': fputs("\\t", fp); break;
+            default: fprintf(fp, "\\u%04x", c); break;
+            }
+            i++;
+            continue;
+        }
+        size_t l = utf8_seq_len(s + i, n - i);
+        if (l == 0) { /* invalid UTF-8 byte */
+            fprintf(fp, "\\u%04x", c);
+            i++;
+            continue;
+        }
+        fwrite(s + i, 1, l, fp);
+        i += l;
+    }
+    fputc('"', fp);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SQLite helpers                                                           */
+/* ------------------------------------------------------------------------ */
+
+static sqlite3 *g_db;
+
+static void db_exec(const char *sql)
+{
+    char *err = NULL;
+    if (sqlite3_exec(g_db, sql, NULL, NULL, &err) != SQLITE_OK)
+        die("sqlite: %s (in: %.60s)", err ? err : "?", sql);
+}
+
+static void db_create(const char *const *lines)
+{
+    size_t n = 0;
+    for (const char *const *l = lines; *l; l++)
+        n += strlen(*l) + 1;
+    char *sql = xmalloc(n + 1);
+    size_t o = 0;
+    for (const char *const *l = lines; *l; l++) {
+        size_t k = strlen(*l);
+        memcpy(sql + o, *l, k);
+        o += k;
+        if (l[1])
+            sql[o++] = '\n';
+    }
+    sql[o] = '\0';
+    db_exec(sql);
+    free(sql);
+}
+
+static sqlite3_stmt *db_prepare(const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(g_db, sql, -1, &st, NULL) != SQLITE_OK)
+        die("sqlite prepare: %s", sqlite3_errmsg(g_db));
+    return st;
+}
+
+static void db_step(sqlite3_stmt *st)
+{
+    if (sqlite3_step(st) != SQLITE_DONE)
+        die("sqlite insert: %s", sqlite3_errmsg(g_db));
+    sqlite3_reset(st);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int col, const char *s, size_t n)
+{
+    if (s)
+        sqlite3_bind_text(st, col, s, (int)n, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static void bind_int_or_null(sqlite3_stmt *st, int col, int64_t v, int is_null)
+{
+    if (is_null)
+        sqlite3_bind_null(st, col);
+    else
+        sqlite3_bind_int64(st, col, v);
+}
+
+static void insert_name_value(sqlite3_stmt *st, const char *name, const char *value)
+{
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+    db_step(st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generator state                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t slow_index;
+    double factor;
+} slow_t;
+
+static struct {
+    const char *output;
+    int force;
+    int64_t kernels, names, name_offset;
+    const char *names_from;
+    int64_t epochs, warmup, epoch_base;
+    double warmup_scale;
+    const char *epoch_format;
+    int64_t threads, thread_kernels, ranks, outside;
+    int thread_kernels_set;
+    int nested, registered, no_nvtx, driver_api, summary;
+    int64_t sync_every;
+    slow_t *slows;
+    size_t nslows;
+    double scale, jitter;
+    uint64_t seed;
+    const char *gpu, *driver;
+} opt;
+
+typedef struct {
+    int64_t sum_ns, count, min_start, max_end;
+    int64_t name_sid;       /* StringIds id of the epoch name */
+} epoch_acc_t;
+
+static slot_t *g_slots;
+static int64_t g_nslots;
+static epoch_acc_t *g_ep;
+static int64_t g_nep; /* warmup + epochs */
+static int64_t g_total_ns, g_total_kernels;
+static int64_t g_max_time;
+
+static sqlite3_stmt *st_kernel, *st_runtime, *st_nvtx;
+static int64_t sid_launch, sid_sync, sid_stream_sync, sid_optimizer, sid_domain;
+
+#define GTID_VM ((int64_t)1 << 48)
+#define CORR_BASE 1000
+#define MAIN_STREAM 7
+
+typedef struct {
+    int rank;
+    int64_t pid, gpid;
+    int device, context;
+    int64_t corr;      /* next correlation id */
+    int64_t gridId;    /* next grid id */
+    int64_t counter;   /* kernels launched by this rank (name slot) */
+    rng_t noise;       /* seeded by --seed */
+} proc_t;
+
+typedef struct {
+    proc_t *p;
+    int64_t gtid;
+    int stream;
+    int64_t t;          /* CPU time cursor */
+    int64_t stream_free;
+    int64_t since_sync; /* epoch kernels launched since the last --sync-every sync */
+    rng_t cpu;          /* fixed-seed CPU timing */
+} thread_t;
+
+/* Launch one kernel from thread th at its time cursor. ep = epoch index or -1. */
+static void launch(thread_t *th, int64_t ep, double warm)
+{
+    proc_t *p = th->p;
+    slot_t *sl = &g_slots[p->counter % g_nslots];
+    p->counter++;
+
+    th->t += rng_range(&th->cpu, 800, 2500);
+    int64_t call_start = th->t;
+    int64_t call_end = call_start + rng_range(&th->cpu, 2500, 5500);
+    int64_t kstart = call_start + rng_range(&th->cpu, 2000, 4000);
+    if (kstart < th->stream_free)
+        kstart = th->stream_free;
+    double mult = opt.scale * sl->slow * warm;
+    if (opt.jitter > 0)
+        mult *= 1.0 + opt.jitter * (2.0 * rng_unit(&p->noise) - 1.0);
+    int64_t dur = (int64_t)(sl->base_ns * mult + 0.5);
+    if (dur < 1)
+        dur = 1;
+    int64_t kend = kstart + dur;
+    th->stream_free = kend;
+    th->t = call_end;
+    int64_t corr = p->corr++;
+
+    /* runtime row */
+    sqlite3_bind_int64(st_runtime, 1, call_start);
+    sqlite3_bind_int64(st_runtime, 2, call_end);
+    sqlite3_bind_int64(st_runtime, 3, opt.driver_api ? 1 : 0);
+    sqlite3_bind_int64(st_runtime, 4, th->gtid);
+    sqlite3_bind_int64(st_runtime, 5, corr);
+    sqlite3_bind_int64(st_runtime, 6, sid_launch);
+    db_step(st_runtime);
+
+    /* kernel row */
+    sqlite3_bind_int64(st_kernel, 1, kstart);
+    sqlite3_bind_int64(st_kernel, 2, kend);
+    sqlite3_bind_int64(st_kernel, 3, p->device);
+    sqlite3_bind_int64(st_kernel, 4, p->context);
+    sqlite3_bind_int64(st_kernel, 5, th->stream);
+    sqlite3_bind_int64(st_kernel, 6, corr);
+    sqlite3_bind_int64(st_kernel, 7, p->gpid);
+    sqlite3_bind_int64(st_kernel, 8, sl->demangled);
+    sqlite3_bind_int64(st_kernel, 9, sl->shortname);
+    sqlite3_bind_int64(st_kernel, 10, sl->mangled);
+    sqlite3_bind_int64(st_kernel, 11, sl->regs);
+    sqlite3_bind_int64(st_kernel, 12, sl->gridX);
+    sqlite3_bind_int64(st_kernel, 13, sl->gridY);
+    sqlite3_bind_int64(st_kernel, 14, sl->blockX);
+    sqlite3_bind_int64(st_kernel, 15, sl->smem);
+    sqlite3_bind_int64(st_kernel, 16, p->gridId++);
+    db_step(st_kernel);
+
+    sl->sum_ns += dur;
+    sl->count++;
+    g_total_ns += dur;
+    g_total_kernels++;
+    if (kend > g_max_time)
+        g_max_time = kend;
+    if (ep >= 0) {
+        epoch_acc_t *e = &g_ep[ep];
+        e->sum_ns += dur;
+        e->count++;
+        if (e->count == 1 || kstart < e->min_start)
+            e->min_start = kstart;
+        if (e->count == 1 || kend > e->max_end)
+            e->max_end = kend;
+    }
+}
+
+static void runtime_sync(thread_t *th, int64_t name_id)
+{
+    th->t += rng_range(&th->cpu, 800, 2500);
+    int64_t start = th->t;
+    int64_t end = (th->stream_free > start ? th->stream_free : start) + rng_range(&th->cpu, 1500, 3000);
+    sqlite3_bind_int64(st_runtime, 1, start);
+    sqlite3_bind_int64(st_runtime, 2, end);
+    sqlite3_bind_int64(st_runtime, 3, 0);
+    sqlite3_bind_int64(st_runtime, 4, th->gtid);
+    sqlite3_bind_int64(st_runtime, 5, th->p->corr++);
+    sqlite3_bind_int64(st_runtime, 6, name_id);
+    db_step(st_runtime);
+    th->t = end;
+}
+
+/* A kernel launched inside epoch ep; with --sync-every N the thread waits for
+ * the GPU after every N of them and then does some host work, leaving the GPU
+ * idle for a while (so gpu_span > kernel_sum). */
+static void epoch_launch(thread_t *th, int64_t ep, double warm)
+{
+    launch(th, ep, warm);
+    if (opt.sync_every > 0 && ++th->since_sync == opt.sync_every) {
+        runtime_sync(th, sid_stream_sync);
+        th->t += rng_range(&th->cpu, 20000, 80000);
+        th->since_sync = 0;
+    }
+}
+
+/* NVTX rows of one epoch, flushed in start order at the end of the epoch. */
+typedef struct {
+    int64_t start, end;
+    int type;
+    const char *text; size_t text_len; /* NULL = no text */
+    int64_t text_id;                   /* -1 = NULL */
+    int64_t domain;
+    int64_t gtid;
+} nvtx_rec_t;
+
+#define NVTX_MAX 64
+static nvtx_rec_t g_nv[NVTX_MAX];
+static int g_nnv;
+
+static int nvtx_push(int64_t start, int type, const char *text, size_t len, int64_t text_id,
+                     int64_t domain, int64_t gtid)
+{
+    if (g_nnv == NVTX_MAX)
+        die("internal: NVTX buffer overflow");
+    nvtx_rec_t *r = &g_nv[g_nnv];
+    r->start = start;
+    r->end = -1;
+    r->type = type;
+    r->text = text;
+    r->text_len = len;
+    r->text_id = text_id;
+    r->domain = domain;
+    r->gtid = gtid;
+    return g_nnv++;
+}
+
+static void nvtx_flush(void)
+{
+    for (int i = 0; i < g_nnv; i++) {
+        nvtx_rec_t *r = &g_nv[i];
+        sqlite3_bind_int64(st_nvtx, 1, r->start);
+        bind_int_or_null(st_nvtx, 2, r->end, r->end < 0);
+        sqlite3_bind_int64(st_nvtx, 3, r->type);
+        bind_text_or_null(st_nvtx, 4, r->text, r->text_len);
+        sqlite3_bind_int64(st_nvtx, 5, r->gtid);
+        bind_int_or_null(st_nvtx, 6, r->text_id, r->text_id < 0);
+        sqlite3_bind_int64(st_nvtx, 7, r->domain);
+        db_step(st_nvtx);
+    }
+    g_nnv = 0;
+}
+
+static char **g_epoch_names;      /* formatted epoch names */
+static size_t *g_epoch_name_lens;
+static char **g_step_names;       /* [ep * 2 + s] */
+static size_t *g_step_name_lens;
+static int64_t *g_step_sids;
+
+#define NSTEPS 2
+
+/* A range on the main thread that launches n kernels. */
+static void range_with_kernels(thread_t *th, int64_t n, int64_t ep, double warm,
+                               const char *text, size_t len, int64_t text_id, int64_t domain)
+{
+    th->t += rng_range(&th->cpu, 300, 900);
+    int idx = nvtx_push(th->t, 59, text, len, text_id, domain, th->gtid);
+    for (int64_t k = 0; k < n; k++)
+        epoch_launch(th, ep, warm);
+    th->t += rng_range(&th->cpu, 300, 900);
+    g_nv[idx].end = th->t;
+}
+
+static void run_epoch(thread_t *th, int64_t ep, int64_t n)
+{
+    double warm = ep < opt.warmup ? opt.warmup_scale : 1.0;
+    int nvtx = !opt.no_nvtx;
+    int idx = -1;
+
+    th->since_sync = 0;
+    th->t += rng_range(&th->cpu, 20000, 60000);
+    if (nvtx) {
+        if (opt.registered)
+            idx = nvtx_push(th->t, 59, NULL, 0, g_ep[ep].name_sid, 0, th->gtid);
+        else
+            idx = nvtx_push(th->t, 59, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
+    }
+    if (nvtx && opt.nested) {
+        th->t += rng_range(&th->cpu, 500, 1500);
+        nvtx_push(th->t, 34, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
+        for (int s = 0; s < NSTEPS; s++) {
+            int64_t ns = share(n, NSTEPS, s);
+            int64_t nf = ns * 4 / 10, nb = ns * 4 / 10, no = ns / 10;
+            int64_t nz = ns - nf - nb - no;
+            th->t += rng_range(&th->cpu, 500, 1500);
+            int sidx;
+            size_t si = (size_t)(ep * NSTEPS + s);
+            if (opt.registered)
+                sidx = nvtx_push(th->t, 59, NULL, 0, g_step_sids[si], 0, th->gtid);
+            else
+                sidx = nvtx_push(th->t, 59, g_step_names[si], g_step_name_lens[si], -1, 0, th->gtid);
+            range_with_kernels(th, nf, ep, warm, "forward", 7, -1, 0);
+            range_with_kernels(th, nb, ep, warm, "backward", 8, -1, 0);
+            range_with_kernels(th, no, ep, warm, NULL, 0, sid_optimizer, 1);
+            range_with_kernels(th, nz, ep, warm, NULL, 0, -1, 0);
+            th->t += rng_range(&th->cpu, 300, 900);
+            g_nv[sidx].end = th->t;
+        }
+    } else {
+        for (int64_t k = 0; k < n; k++)
+            epoch_launch(th, ep, warm);
+    }
+    runtime_sync(th, sid_sync);
+    th->t += rng_range(&th->cpu, 300, 900);
+    if (nvtx) {
+        g_nv[idx].end = th->t;
+        nvtx_flush();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Metadata tables                                                          */
+/* ------------------------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void write_meta_export(void)
+{
+    sqlite3_stmt *st = db_prepare("INSERT INTO META_DATA_EXPORT(name, value) VALUES(?, ?)");
+    const char *out = base_name(opt.output);
+    char rep[4096];
+    size_t ol = strlen(out);
+    if (ol > 7 && strcmp(out + ol - 7, ".sqlite") == 0)
+        snprintf(rep, sizeof rep, "%.*s.nsys-rep", (int)(ol - 7), out);
+    else
+        snprintf(rep, sizeof rep, "%s.nsys-rep", out);
+    static const char *const fixed[][2] = {
+        {"EXPORT_PRODUCT_NAME", "NVIDIA Nsight Systems"},
+        {"EXPORT_PRODUCT_VERSION", "2023.4.4.54"},
+        {"EXPORT_PRODUCT_DATE", "2023.4"},
+        {"EXPORT_SCHEMA_VERSION", "3.7.2"},
+        {"EXPORT_SCHEMA_VERSION_MAJOR", "3"},
+        {"EXPORT_SCHEMA_VERSION_MINOR", "7"},
+        {"EXPORT_SCHEMA_VERSION_MICRO", "2"},
+        {"EXPORT_SCHEMA_VERSION_CKSUM", "2307844469 139029"},
+        {"EXPORT_PLATFORM", "linux-desktop"},
+        {"EXPORT_ARCH", "x64"},
+        {"EXPORT_TIME_UTC", "2024-01-01T00:00:00"},
+        {"EXPORT_TIME_LOCAL", "2024-01-01T00:00:00 +0000 UTC"},
+        {"EXPORT_HOST", "gentrace"},
+        {"EXPORT_USER", ""},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        insert_name_value(st, fixed[i][0], fixed[i][1]);
+    /* 2023.4 really spells these OUTUPT */
+    insert_name_value(st, "EXPORT_PARAM_INPUT_FILE", rep);
+    insert_name_value(st, "EXPORT_PARAM_OUTUPT_FILE", out);
+    insert_name_value(st, "EXPORT_PARAM_INPUT_PATH", rep);
+    insert_name_value(st, "EXPORT_PARAM_OUTUPT_PATH", out);
+    insert_name_value(st, "EXPORT_PARAM_INPUT_PATH_ABS", rep);
+    insert_name_value(st, "EXPORT_PARAM_OUTUPT_PATH_ABS", out);
+    static const char *const tail[][2] = {
+        {"EXPORT_PARAM_OVERWRITE", "true"},
+        {"EXPORT_PARAM_APPEND", "false"},
+        {"EXPORT_PARAM_LAZY", "true"},
+        {"EXPORT_PARAM_TIME_NORMALIZE", "false"},
+        {"EXPORT_PARAM_TIME_SHIFT", "0"},
+        {"EXPORT_PARAM_TABLES_TO_EXPORT", ""},
+        {"EXPORT_PARAM_TIMES_TO_EXPORT", ""},
+        {"EXPORT_CONFIG_TIME_SHIFT", "0"},
+        {"EXPORT_TIME", "0.10 sec"},
+        /* like the DERIVED_* rows of trimmed real fixtures: marks the file as synthetic */
+        {"DERIVED_BY", "nsys-gate tests/tools/gentrace"},
+    };
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+        insert_name_value(st, tail[i][0], tail[i][1]);
+    sqlite3_finalize(st);
+}
+
+static void write_meta_capture(void)
+{
+    sqlite3_stmt *st = db_prepare("INSERT INTO META_DATA_CAPTURE(name, value) VALUES(?, ?)");
+    char dur[64], uuid[64];
+    snprintf(dur, sizeof dur, "%lld", (long long)(g_max_time / 1000000 + 1));
+    uint64_t a = splitmix64(opt.seed ^ 0x5E55104EULL), b = splitmix64(a);
+    snprintf(uuid, sizeof uuid, "%08x-%04x-4%03x-8%03x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xFFFF, (unsigned)a & 0xFFF, (unsigned)(b >> 52) & 0xFFF,
+             (unsigned long long)(b & 0xFFFFFFFFFFFFULL));
+    const char *const rows[][2] = {
+        {"DEVICE_ID", "Local (CLI)"},
+        {"CAPTURE_EVENT_TYPE", "OSRuntime"},
+        {"CAPTURE_EVENT_TYPE", "NvtxEvents"},
+        {"CAPTURE_EVENT_TYPE", "Cuda"},
+        {"RATE_HZ", "0"},
+        {"START_TRIGGER", "Immediate"},
+        {"STOP_TRIGGER", "Delayed"},
+        {"DEVICE_TYPE", "Unix"},
+        {"DEVICE_DISPLAY_NAME", "gentrace"},
+        {"PROCESS_0:HOW_TO_ATTACH", "LaunchAnother"},
+        {"PROCESS_0:LAUNCH_AS_ROOT", "false"},
+        {"PROCESS_0:COMMAND", "python train.py"},
+        {"PROCESS_0:WORKING_DIR", "/workspace"},
+        {"PROCESS_0:PID", "0"},
+        {"PROCESS_0:COLLECT_NVTX_TRACE", "true"},
+        {"PROCESS_0:COLLECT_CUDA_TRACE", "true"},
+        {"PROFILING_SESSION_UUID", uuid},
+        {"APPLICATION_PID", "0"},
+        {"RUN_DURATION_MS", dur},
+        {"INCLUDE_CHILDREN", "true"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        insert_name_value(st, rows[i][0], rows[i][1]);
+    sqlite3_finalize(st);
+}
+
+static void write_system_env(void)
+{
+    sqlite3_stmt *st = db_prepare(
+        "INSERT INTO TARGET_INFO_SYSTEM_ENV(globalVid, devStateName, name, nameEnum, value) "
+        "VALUES(281474976710656, 'Local (CLI)', ?, ?, ?)");
+    struct { const char *name; int e; const char *value; } rows[] = {
+        {"CpuCores", 1, "32"},
+        {"CpuSpeedMhz", 2, "3500"},
+        {"CpuArchitecture", 3, "x86_64"},
+        {"SupportedABIs", 5, "x86_64,"},
+        {"Supported64BitABIs", 7, "x86_64"},
+        {"CNTFRQMHz", 11, "0"},
+        {"CpuDescription", 13, "AMD EPYC 7763 64-Core Processor"},
+        {"CpuEmcSpeedMhz", 101, "1600"},
+        {"TargetInstallDir", 170, "/opt/nvidia/nsight-systems/2023.4.4/target-linux-x64"},
+        {"HasDiscreteGpu", 203, "0"},
+        {"NvDriverVersion", 205, opt.driver},
+        {"IsX86BasedDevice", 506, "1"},
+        {"HardwarePlatform", 600, "x86_64"},
+        {"SoftwarePlatform", 601, "L4X"},
+        {"OsDescription", 605, "Ubuntu 22.04.4 LTS"},
+        {"CudaDriverVersion", 611, "12020"},
+        {"SoftwareReleaseVersion", 618, "5.15.0-91-generic"},
+        {"Hostname", 619, "gentrace"},
+        {"HasNvtxEvents", 809, "1"},
+        {"HasCudaEvents", 812, "1"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sqlite3_bind_text(st, 1, rows[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, rows[i].e);
+        sqlite3_bind_text(st, 3, rows[i].value, -1, SQLITE_STATIC);
+        db_step(st);
+    }
+    sqlite3_finalize(st);
+}
+
+static void write_gpus(void)
+{
+    sqlite3_stmt *st = db_prepare(
+        "INSERT INTO TARGET_INFO_GPU VALUES(281474976710656, ?1, ?2, ?3, 1, 41943040, 85899345920, "
+        "2039040000000, 1410000000, 108, ?1, ?4, 0, 'GA100', ?1, '', '', 161, 0, 65536, 4, 65536, "
+        "49152, 166912, 167936, 65536, 32, 5, 64, 32, 1024, 1024, 1024, 64, 2147483647, 65535, "
+        "65535, 8, 0, 8, 0)");
+    for (int64_t d = 0; d < opt.ranks; d++) {
+        char bus[32], uuid[64];
+        snprintf(bus, sizeof bus, "0000:%02llx:00.0", (unsigned long long)((7 + d * 4) & 0xFF));
+        uint64_t a = splitmix64(0xA100ULL + (uint64_t)d), b = splitmix64(a);
+        snprintf(uuid, sizeof uuid, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(a >> 32),
+                 (unsigned)(a >> 16) & 0xFFFF, (unsigned)a & 0xFFFF, (unsigned)(b >> 48),
+                 (unsigned long long)(b & 0xFFFFFFFFFFFFULL));
+        sqlite3_bind_int64(st, 1, d);
+        sqlite3_bind_text(st, 2, opt.gpu, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, bus, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 4, uuid, -1, SQLITE_TRANSIENT);
+        db_step(st);
+    }
+    sqlite3_finalize(st);
+}
+
+static void write_string_ids(void)
+{
+    sqlite3_stmt *st = db_prepare("INSERT INTO StringIds(id, value) VALUES(?, ?)");
+    for (int64_t i = 0; i < g_nstrs; i++) {
+        sqlite3_bind_int64(st, 1, i);
+        sqlite3_bind_text(st, 2, g_strs[i].s, (int)g_strs[i].len, SQLITE_STATIC);
+        db_step(st);
+    }
+    sqlite3_finalize(st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Usage / options                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void usage(FILE *fp)
+{
+    fputs(
+        "usage: gentrace -o PATH [options]\n"
+        "Write a synthetic nsys 2023.4 (schema 3.7.2) SQLite export.\n"
+        "  -o, --output PATH        output file (required; atomic temp+rename)\n"
+        "      --force              replace PATH if it exists\n"
+        "      --kernels N          total kernel rows (default 1000)\n"
+        "      --names K            distinct built-in kernel names (default 8)\n"
+        "      --names-from FILE    kernel names, one per line, escapes \\xNN \\n \\r \\t \\\\\n"
+        "      --name-offset N      use built-in name indices N..N+K-1\n"
+        "      --epochs E           measured epochs (default 5)\n"
+        "      --warmup W           warmup epochs before them (default 0)\n"
+        "      --warmup-scale F     duration factor in warmup epochs (default 1)\n"
+        "      --epoch-format FMT   epoch range name, one %d (default \"epoch %d\")\n"
+        "      --epoch-base B       number of the first epoch (default 0)\n"
+        "      --threads T          threads per process (default 1)\n"
+        "      --thread-kernels N   kernels launched by extra threads (default (N-outside)/10 if T>1)\n"
+        "      --ranks R            processes, one GPU each (default 1)\n"
+        "      --outside N          kernels launched outside epoch ranges (default 0)\n"
+        "      --nested             nested ranges, domain, registered strings, marks\n"
+        "      --registered         epoch names as registered strings (textId)\n"
+        "      --no-nvtx            no NVTX_EVENTS\n"
+        "      --slow I:F           name index I durations times F (repeatable)\n"
+        "      --scale F            all durations times F (default 1)\n"
+        "      --jitter J           relative duration noise 0 <= J < 1 (default 0)\n"
+        "      --seed S             noise seed (default 1)\n"
+        "      --gpu NAME           GPU name (default \"NVIDIA A100-SXM4-80GB\")\n"
+        "      --driver VER         NVIDIA driver version (default \"535.129.03\")\n"
+        "      --driver-api         record launches as cuLaunchKernel (eventClass 1)\n"
+        "      --sync-every N       sync + host work after every N epoch kernels (GPU idles)\n"
+        "      --summary            print a JSON summary to stdout\n"
+        "  -h, --help\n"
+        "See the comment at the top of tests/tools/gentrace.c for the exact model.\n",
+        fp);
+}
+
+enum {
+    O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
+    O_WARMUP_SCALE, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
+    O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
+    O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY
+};
+
+static void parse_options(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, O_FORCE},
+        {"kernels", required_argument, NULL, O_KERNELS},
+        {"names", required_argument, NULL, O_NAMES},
+        {"names-from", required_argument, NULL, O_NAMES_FROM},
+        {"name-offset", required_argument, NULL, O_NAME_OFFSET},
+        {"epochs", required_argument, NULL, O_EPOCHS},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"warmup-scale", required_argument, NULL, O_WARMUP_SCALE},
+        {"epoch-format", required_argument, NULL, O_EPOCH_FORMAT},
+        {"epoch-base", required_argument, NULL, O_EPOCH_BASE},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"thread-kernels", required_argument, NULL, O_THREAD_KERNELS},
+        {"ranks", required_argument, NULL, O_RANKS},
+        {"outside", required_argument, NULL, O_OUTSIDE},
+        {"nested", no_argument, NULL, O_NESTED},
+        {"registered", no_argument, NULL, O_REGISTERED},
+        {"no-nvtx", no_argument, NULL, O_NO_NVTX},
+        {"slow", required_argument, NULL, O_SLOW},
+        {"scale", required_argument, NULL, O_SCALE},
+        {"jitter", required_argument, NULL, O_JITTER},
+        {"seed", required_argument, NULL, O_SEED},
+        {"gpu", required_argument, NULL, O_GPU},
+        {"driver", required_argument, NULL, O_DRIVER},
+        {"driver-api", no_argument, NULL, O_DRIVER_API},
+        {"summary", no_argument, NULL, O_SUMMARY},
+        {"sync-every", required_argument, NULL, O_SYNC_EVERY},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int offset_set = 0;
+
+    opt.kernels = 1000;
+    opt.names = 8;
+    opt.epochs = 5;
+    opt.warmup_scale = 1.0;
+    opt.epoch_format = "epoch %d";
+    opt.threads = 1;
+    opt.ranks = 1;
+    opt.scale = 1.0;
+    opt.seed = 1;
+    opt.gpu = "NVIDIA A100-SXM4-80GB";
+    opt.driver = "535.129.03";
+
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":o:h", longopts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'o': opt.output = optarg; break;
+        case O_FORCE: opt.force = 1; break;
+        case O_KERNELS: opt.kernels = parse_int("--kernels", optarg, 0, INT64_C(1) << 40); break;
+        case O_NAMES: opt.names = parse_int("--names", optarg, 1, INT64_C(1) << 24); break;
+        case O_NAMES_FROM: opt.names_from = optarg; break;
+        case O_NAME_OFFSET: opt.name_offset = parse_int("--name-offset", optarg, 0, INT64_C(1) << 24); offset_set = 1; break;
+        case O_EPOCHS: opt.epochs = parse_int("--epochs", optarg, 0, 1000000); break;
+        case O_WARMUP: opt.warmup = parse_int("--warmup", optarg, 0, 1000000); break;
+        case O_WARMUP_SCALE:
+            opt.warmup_scale = parse_double("--warmup-scale", optarg);
+            if (opt.warmup_scale <= 0)
+                die_usage("--warmup-scale must be > 0");
+            break;
+        case O_EPOCH_FORMAT: opt.epoch_format = optarg; break;
+        case O_EPOCH_BASE: opt.epoch_base = parse_int("--epoch-base", optarg, -1000000000, 1000000000); break;
+        case O_THREADS: opt.threads = parse_int("--threads", optarg, 1, 1000); break;
+        case O_THREAD_KERNELS:
+            opt.thread_kernels = parse_int("--thread-kernels", optarg, 0, INT64_C(1) << 40);
+            opt.thread_kernels_set = 1;
+            break;
+        case O_RANKS: opt.ranks = parse_int("--ranks", optarg, 1, 1000); break;
+        case O_OUTSIDE: opt.outside = parse_int("--outside", optarg, 0, INT64_C(1) << 40); break;
+        case O_NESTED: opt.nested = 1; break;
+        case O_REGISTERED: opt.registered = 1; break;
+        case O_NO_NVTX: opt.no_nvtx = 1; break;
+        case O_SLOW: {
+            const char *colon = strchr(optarg, ':');
+            if (!colon)
+                die_usage("--slow: expected INDEX:FACTOR, got '%s'", optarg);
+            char idx[64];
+            size_t l = (size_t)(colon - optarg);
+            if (l == 0 || l >= sizeof idx)
+                die_usage("--slow: bad index in '%s'", optarg);
+            memcpy(idx, optarg, l);
+            idx[l] = '\0';
+            slow_t s;
+            s.slow_index = parse_int("--slow", idx, 0, INT64_C(1) << 30);
+            s.factor = parse_double("--slow", colon + 1);
+            if (s.factor <= 0)
+                die_usage("--slow: factor must be > 0");
+            opt.slows = xrealloc(opt.slows, (opt.nslows + 1) * sizeof *opt.slows);
+            opt.slows[opt.nslows++] = s;
+            break;
+        }
+        case O_SCALE:
+            opt.scale = parse_double("--scale", optarg);
+            if (opt.scale <= 0)
+                die_usage("--scale must be > 0");
+            break;
+        case O_JITTER:
+            opt.jitter = parse_double("--jitter", optarg);
+            if (opt.jitter < 0 || opt.jitter >= 1)
+                die_usage("--jitter must be in [0, 1)");
+            break;
+        case O_SEED: opt.seed = (uint64_t)parse_int("--seed", optarg, 0, INT64_MAX); break;
+        case O_GPU: opt.gpu = optarg; break;
+        case O_DRIVER: opt.driver = optarg; break;
+        case O_DRIVER_API: opt.driver_api = 1; break;
+        case O_SUMMARY: opt.summary = 1; break;
+        case O_SYNC_EVERY: opt.sync_every = parse_int("--sync-every", optarg, 0, INT64_C(1) << 40); break;
+        case 'h': usage(stdout); exit(0);
+        case ':': die_usage("option '%s' needs a value", argv[optind - 1]);
+        default: die_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    if (!opt.output || !*opt.output)
+        die_usage("-o/--output PATH is required");
+    if (!check_epoch_format(opt.epoch_format))
+        die_usage("--epoch-format needs exactly one %%d conversion (and only %%%%): '%s'",
+                  opt.epoch_format);
+    if (opt.names_from && offset_set)
+        die_usage("--name-offset cannot be combined with --names-from");
+    if (opt.outside > opt.kernels)
+        die_usage("--outside %lld exceeds --kernels %lld", (long long)opt.outside,
+                  (long long)opt.kernels);
+    if (opt.threads == 1 && opt.thread_kernels_set && opt.thread_kernels > 0)
+        die_usage("--thread-kernels needs --threads > 1");
+    if (!opt.thread_kernels_set)
+        opt.thread_kernels = opt.threads > 1 ? (opt.kernels - opt.outside) / 10 : 0;
+    if (opt.outside + opt.thread_kernels > opt.kernels)
+        die_usage("--outside + --thread-kernels exceed --kernels");
+    if (strlen(opt.gpu) == 0)
+        die_usage("--gpu: empty name");
+}
+
+/* ------------------------------------------------------------------------ */
+/* main                                                                     */
+/* ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    parse_options(argc, argv);
+
+    struct stat sb;
+    if (!opt.force && lstat(opt.output, &sb) == 0)
+        die_usage("'%s' exists (use --force to replace it)", opt.output);
+
+    /* --- strings, names ------------------------------------------------- */
+    intern_c("[Unknown]");
+    sid_launch = intern_c(opt.driver_api ? "cuLaunchKernel" : "cudaLaunchKernel_v7000");
+    sid_sync = intern_c("cudaDeviceSynchronize_v3020");
+    if (opt.sync_every > 0)
+        sid_stream_sync = intern_c("cudaStreamSynchronize_v3020");
+
+    if (opt.names_from) {
+        size_t *lens;
+        int64_t n;
+        char **names = read_names_file(opt.names_from, &lens, &n);
+        g_nslots = n;
+        g_slots = xcalloc((size_t)n, sizeof *g_slots);
+        for (int64_t i = 0; i < n; i++) {
+            slot_t *sl = &g_slots[i];
+            const name_family_t *f = &FAMILIES[i % 16];
+            sl->index = i;
+            sl->demangled = sl->shortname = sl->mangled = intern(names[i], lens[i]);
+            sl->gridX = f->grid;
+            sl->gridY = 1;
+            sl->blockX = f->block;
+            sl->regs = f->regs;
+            sl->smem = f->smem;
+            free(names[i]);
+        }
+        free(names);
+        free(lens);
+    } else {
+        g_nslots = opt.names;
+        g_slots = xcalloc((size_t)g_nslots, sizeof *g_slots);
+        for (int64_t s = 0; s < g_nslots; s++) {
+            g_slots[s].index = s + opt.name_offset;
+            builtin_name(g_slots[s].index, &g_slots[s]);
+        }
+    }
+    for (int64_t s = 0; s < g_nslots; s++) {
+        g_slots[s].base_ns = base_duration_ns(g_slots[s].index);
+        g_slots[s].slow = 1.0;
+    }
+    for (size_t i = 0; i < opt.nslows; i++) {
+        int64_t s = opt.slows[i].slow_index - (opt.names_from ? 0 : opt.name_offset);
+        if (s < 0 || s >= g_nslots)
+            die_usage("--slow %lld: not one of the generated name indices (%lld..%lld)",
+                      (long long)opt.slows[i].slow_index,
+                      (long long)(opt.names_from ? 0 : opt.name_offset),
+                      (long long)((opt.names_from ? 0 : opt.name_offset) + g_nslots - 1));
+        g_slots[s].slow *= opt.slows[i].factor;
+    }
+
+    g_nep = opt.warmup + opt.epochs;
+    g_ep = xcalloc((size_t)g_nep, sizeof *g_ep);
+    g_epoch_names = xcalloc((size_t)g_nep, sizeof *g_epoch_names);
+    g_epoch_name_lens = xcalloc((size_t)g_nep, sizeof *g_epoch_name_lens);
+    g_step_names = xcalloc((size_t)g_nep * NSTEPS, sizeof *g_step_names);
+    g_step_name_lens = xcalloc((size_t)g_nep * NSTEPS, sizeof *g_step_name_lens);
+    g_step_sids = xcalloc((size_t)g_nep * NSTEPS, sizeof *g_step_sids);
+    for (int64_t e = 0; e < g_nep; e++) {
+        char buf[4096];
+        int n = snprintf(buf, sizeof buf, opt.epoch_format, (int)(opt.epoch_base + e));
+        if (n < 0 || (size_t)n >= sizeof buf - 32)
+            die_usage("--epoch-format: name too long");
+        g_epoch_names[e] = xmalloc((size_t)n + 1);
+        memcpy(g_epoch_names[e], buf, (size_t)n + 1);
+        g_epoch_name_lens[e] = (size_t)n;
+        for (int s = 0; s < NSTEPS; s++) {
+            size_t si = (size_t)(e * NSTEPS + s);
+            int m = snprintf(buf + n, sizeof buf - (size_t)n, " step %lld",
+                             (long long)(opt.epoch_base + s));
+            g_step_names[si] = xmalloc((size_t)(n + m) + 1);
+            memcpy(g_step_names[si], buf, (size_t)(n + m) + 1);
+            g_step_name_lens[si] = (size_t)(n + m);
+        }
+    }
+    for (int64_t e = 0; e < g_nep; e++) {
+        if (opt.registered && !opt.no_nvtx)
+            g_ep[e].name_sid = intern(g_epoch_names[e], g_epoch_name_lens[e]);
+        else
+            g_ep[e].name_sid = -1;
+    }
+    if (!opt.no_nvtx && opt.nested) {
+        sid_optimizer = intern_c("optimizer.step");
+        sid_domain = 1;
+        if (opt.registered)
+            for (int64_t i = 0; i < g_nep * NSTEPS; i++)
+                g_step_sids[i] = intern(g_step_names[i], g_step_name_lens[i]);
+    }
+
+    /* --- open the temporary output -------------------------------------- */
+    size_t olen = strlen(opt.output);
+    char *tmp = xmalloc(olen + 32);
+    snprintf(tmp, olen + 32, "%s.gentrace-XXXXXX", opt.output);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        die("cannot create a temporary file next to '%s': %s", opt.output, strerror(errno));
+    close(fd);
+    g_tmp_path = tmp;
+    if (sqlite3_open_v2(tmp, &g_db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        die("sqlite open %s: %s", tmp, g_db ? sqlite3_errmsg(g_db) : "?");
+    db_exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+            "PRAGMA cache_size=-131072; PRAGMA temp_store=MEMORY;");
+    db_exec("BEGIN");
+
+    int nvtx_table = !opt.no_nvtx && g_nep > 0;
+    int runtime_table = opt.kernels > 0 || g_nep > 0;
+
+    db_create(SQL_STRINGIDS);
+    db_create(SQL_TARGET_INFO_SYSTEM_ENV);
+    if (runtime_table)
+        db_create(SQL_CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (nvtx_table)
+        db_create(SQL_NVTX_EVENTS);
+    if (opt.kernels > 0)
+        db_create(SQL_CUPTI_ACTIVITY_KIND_KERNEL);
+    db_create(SQL_TARGET_INFO_GPU);
+    db_create(SQL_META_DATA_CAPTURE);
+    db_create(SQL_META_DATA_EXPORT);
+
+    if (runtime_table)
+        st_runtime = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(?1, ?2, ?3, ?4, ?5, ?6, 0, NULL)");
+    if (opt.kernels > 0)
+        st_kernel = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8, "
+            "?9, ?10, 1, 1, ?11, ?12, ?13, 1, ?14, 1, 1, ?15, 0, 0, 136314880, ?16, 32768, NULL, 0)");
+    if (nvtx_table)
+        st_nvtx = db_prepare(
+            "INSERT INTO NVTX_EVENTS VALUES(?1, ?2, ?3, NULL, NULL, NULL, ?4, ?5, NULL, ?6, ?7, "
+            "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+
+    /* --- timeline ------------------------------------------------------- */
+    for (int64_t r = 0; r < opt.ranks; r++) {
+        proc_t p;
+        memset(&p, 0, sizeof p);
+        p.rank = (int)r;
+        p.pid = 4000 + 16 * r;
+        p.gpid = GTID_VM | (p.pid << 24);
+        p.device = (int)r;
+        p.context = (int)r + 1;
+        p.corr = CORR_BASE;
+        p.gridId = 1;
+        p.noise.s = splitmix64(opt.seed * 0x100000001B3ULL + (uint64_t)r);
+
+        int64_t nr = share(opt.kernels, opt.ranks, r);
+        int64_t outr = share(opt.outside, opt.ranks, r);
+        int64_t thr = share(opt.thread_kernels, opt.ranks, r);
+        int64_t epk = nr - outr - thr;
+        if (g_nep == 0) {
+            outr += epk;
+            epk = 0;
+        }
+
+        thread_t main_th;
+        memset(&main_th, 0, sizeof main_th);
+        main_th.p = &p;
+        main_th.gtid = p.gpid | p.pid;
+        main_th.stream = MAIN_STREAM;
+        main_th.t = 250000000 + 7919 * r;
+        main_th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131);
+        int64_t t0 = main_th.t;
+
+        if (nvtx_table && opt.nested) {
+            /* domain create row, like nvtxDomainCreateA("trainer") */
+            nvtx_push(main_th.t, 75, "trainer", 7, -1, sid_domain, main_th.gtid);
+            nvtx_flush();
+            main_th.t += 5000;
+        }
+        for (int64_t g = 0; g <= g_nep; g++) {
+            int64_t no = share(outr, g_nep + 1, g);
+            if (no > 0) {
+                main_th.t += rng_range(&main_th.cpu, 10000, 30000);
+                for (int64_t k = 0; k < no; k++)
+                    launch(&main_th, -1, 1.0);
+            }
+            if (g < g_nep)
+                run_epoch(&main_th, g, share(epk, g_nep, g));
+        }
+        int64_t t_end = main_th.t;
+
+        for (int64_t k = 1; k < opt.threads; k++) {
+            int64_t n = share(thr, opt.threads - 1, k - 1);
+            thread_t th;
+            memset(&th, 0, sizeof th);
+            th.p = &p;
+            th.gtid = p.gpid | (p.pid + k);
+            th.stream = 12 + (int)k;
+            th.t = t0;
+            th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131 + (uint64_t)k * 7);
+            int64_t span = t_end - t0;
+            for (int64_t j = 0; j < n; j++) {
+                int64_t target = t0 + (int64_t)((double)span * (double)(j + 1) / (double)(n + 1));
+                if (th.t < target)
+                    th.t = target;
+                launch(&th, -1, 1.0);
+            }
+        }
+        if (main_th.t > g_max_time)
+            g_max_time = main_th.t;
+    }
+
+    write_string_ids();
+    write_system_env();
+    write_gpus();
+    write_meta_capture();
+    write_meta_export();
+
+    if (st_runtime) sqlite3_finalize(st_runtime);
+    if (st_kernel) sqlite3_finalize(st_kernel);
+    if (st_nvtx) sqlite3_finalize(st_nvtx);
+    db_exec("COMMIT");
+    if (sqlite3_close(g_db) != SQLITE_OK)
+        die("sqlite close: %s", sqlite3_errmsg(g_db));
+    g_db = NULL;
+
+    /* --- publish atomically -------------------------------------------- */
+    if (chmod(tmp, 0644) != 0)
+        die("chmod %s: %s", tmp, strerror(errno));
+    if (opt.force) {
+        if (rename(tmp, opt.output) != 0)
+            die("rename %s -> %s: %s", tmp, opt.output, strerror(errno));
+    } else {
+        /* link() never replaces: no clobbering even if PATH appeared meanwhile */
+        if (link(tmp, opt.output) != 0) {
+            if (errno == EEXIST)
+                die("'%s' appeared while writing (use --force to replace it)", opt.output);
+            die("link %s -> %s: %s", tmp, opt.output, strerror(errno));
+        }
+        unlink(tmp);
+    }
+    g_tmp_path = NULL;
+
+    /* --- summary -------------------------------------------------------- */
+    if (opt.summary) {
+        FILE *o = stdout;
+        fprintf(o, "{\"kernels\": %lld, \"total_ns\": %lld, \"per_name\": [",
+                (long long)g_total_kernels, (long long)g_total_ns);
+        /* merge slots with the same demangled string (possible with --names-from) */
+        int64_t *sum_by = xcalloc((size_t)g_nstrs, sizeof *sum_by);
+        int64_t *cnt_by = xcalloc((size_t)g_nstrs, sizeof *cnt_by);
+        for (int64_t s = 0; s < g_nslots; s++) {
+            sum_by[g_slots[s].demangled] += g_slots[s].sum_ns;
+            cnt_by[g_slots[s].demangled] += g_slots[s].count;
+        }
+        int first = 1;
+        for (int64_t s = 0; s < g_nslots; s++) {
+            int64_t id = g_slots[s].demangled;
+            if (cnt_by[id] == 0)
+                continue; /* unused, or already printed */
+            fputs(first ? "{\"name\": " : ", {\"name\": ", o);
+            first = 0;
+            json_string(o, g_strs[id].s, g_strs[id].len);
+            fprintf(o, ", \"total_ns\": %lld, \"instances\": %lld}", (long long)sum_by[id],
+                    (long long)cnt_by[id]);
+            cnt_by[id] = 0;
+        }
+        free(sum_by);
+        free(cnt_by);
+        fputs("], \"epochs\": [", o);
+        if (!opt.no_nvtx) {
+            for (int64_t e = 0; e < g_nep; e++) {
+                fputs(e ? ", {\"name\": " : "{\"name\": ", o);
+                json_string(o, g_epoch_names[e], g_epoch_name_lens[e]);
+                fprintf(o, ", \"warmup\": %s, \"kernel_sum_ns\": %lld, \"gpu_span_ns\": %lld}",
+                        e < opt.warmup ? "true" : "false", (long long)g_ep[e].sum_ns,
+                        (long long)(g_ep[e].count ? g_ep[e].max_end - g_ep[e].min_start : 0));
+            }
+        }
+        fputs("]}\n", o);
+        if (fflush(o) != 0 || ferror(o))
+            die("error writing the summary");
+    }
+    return 0;
+}

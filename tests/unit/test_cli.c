@@ -1,0 +1,203 @@
+/* Option and environment parsing: one table of cases, each a command line,
+ * an environment and what must come out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ng_cli.h"
+
+#define MAXARGS 12
+
+struct cli_case {
+    const char *args[MAXARGS];
+    const char *env[4];          /* "NAME=value" */
+    int rc;
+    const char *err;             /* exact message when rc is -1 */
+    long epochs;
+    double threshold;
+    const char *name;
+};
+
+static const char *const all_env[] = {
+    "NSYS_GATE_EPOCHS", "NSYS_GATE_THRESHOLD", "NSYS_GATE_JSON", "NSYS_GATE_JUNIT",
+    "NSYS_GATE_NAME", "NSYS_GATE_NSYS", "NSYS_GATE_QUIET", "NSYS_GATE_NSYS_TIMEOUT", NULL,
+};
+
+static const struct cli_case cases[] = {
+    /* defaults */
+    { { "a", "b" }, { NULL }, 0, NULL, 5, 1.20, "gpu-time-per-epoch" },
+    /* threshold spellings all mean the same double */
+    { { "--threshold", "1.2", "a", "b" }, { NULL }, 0, NULL, 5, 1.2, NULL },
+    { { "--threshold", "1.20x", "a", "b" }, { NULL }, 0, NULL, 5, 1.2, NULL },
+    { { "--threshold=20%", "a", "b" }, { NULL }, 0, NULL, 5, 1.2, NULL },
+    { { "--threshold", "1.5X", "a", "b" }, { NULL }, 0, NULL, 5, 1.5, NULL },
+    { { "--threshold", "7%", "a", "b" }, { NULL }, 0, NULL, 5, 1.07, NULL },
+    { { "--threshold", "1", "a", "b" }, { NULL }, 0, NULL, 5, 1.0, NULL },
+    /* environment, and flag over environment */
+    { { "a", "b" }, { "NSYS_GATE_EPOCHS=7", "NSYS_GATE_THRESHOLD=30%" }, 0, NULL, 7, 1.3, NULL },
+    { { "--epochs", "3", "a", "b" }, { "NSYS_GATE_EPOCHS=7" }, 0, NULL, 3, 1.2, NULL },
+    /* a flag wins, so a bad variable behind it is never read */
+    { { "--epochs", "3", "a", "b" }, { "NSYS_GATE_EPOCHS=abc" }, 0, NULL, 3, 1.2, NULL },
+    /* empty variable = unset */
+    { { "a", "b" }, { "NSYS_GATE_EPOCHS=", "NSYS_GATE_NAME=" }, 0, NULL, 5, 1.2,
+      "gpu-time-per-epoch" },
+    { { "--name", "resnet", "a", "b" }, { NULL }, 0, NULL, 5, 1.2, "resnet" },
+    { { "a", "b" }, { "NSYS_GATE_NAME=bert" }, 0, NULL, 5, 1.2, "bert" },
+    { { "--", "-a", "b" }, { NULL }, 0, NULL, 5, 1.2, NULL },
+    /* bad values: one message naming the flag or variable and the value */
+    { { "--threshold", "abc", "a", "b" }, { NULL }, -1,
+      "--threshold='abc' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "a", "b" }, { "NSYS_GATE_THRESHOLD=abc" }, -1,
+      "NSYS_GATE_THRESHOLD='abc' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "1.2.3", "a", "b" }, { NULL }, -1,
+      "--threshold='1.2.3' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "1.2xx", "a", "b" }, { NULL }, -1,
+      "--threshold='1.2xx' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "inf", "a", "b" }, { NULL }, -1,
+      "--threshold='inf' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "nan", "a", "b" }, { NULL }, -1,
+      "--threshold='nan' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "-1.5", "a", "b" }, { NULL }, -1,
+      "--threshold='-1.5' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "0.9", "a", "b" }, { NULL }, -1,
+      "--threshold='0.9' must be a ratio of at least 1 (e.g. 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", "1e3", "a", "b" }, { NULL }, -1,
+      "--threshold='1e3' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--threshold", " 1.2", "a", "b" }, { NULL }, -1,
+      "--threshold=' 1.2' is not a number (use a ratio such as 1.2, 1.20x or 20%)", 0, 0, NULL },
+    { { "--epochs", "0", "a", "b" }, { NULL }, -1, "--epochs='0' must be at least 1", 0, 0, NULL },
+    { { "--epochs", "-3", "a", "b" }, { NULL }, -1, "--epochs='-3' is not a positive integer", 0, 0, NULL },
+    { { "--epochs", "5x", "a", "b" }, { NULL }, -1, "--epochs='5x' is not a positive integer", 0, 0, NULL },
+    { { "--epochs", "2.5", "a", "b" }, { NULL }, -1, "--epochs='2.5' is not a positive integer", 0, 0, NULL },
+    { { "--epochs", "99999999999", "a", "b" }, { NULL }, -1, "--epochs='99999999999' is too large", 0, 0, NULL },
+    { { "--epochs", "2147483648", "a", "b" }, { NULL }, -1, "--epochs='2147483648' is too large", 0, 0, NULL },
+    { { "a", "b" }, { "NSYS_GATE_EPOCHS=0x10" }, -1,
+      "NSYS_GATE_EPOCHS='0x10' is not a positive integer", 0, 0, NULL },
+    { { "--name", "  ", "a", "b" }, { NULL }, -1, "--name='  ' is empty", 0, 0, NULL },
+    { { "--junit", "-", "a", "b" }, { NULL }, -1,
+      "--junit='-' cannot be standard output (only --json can)", 0, 0, NULL },
+    { { "a", "b" }, { "NSYS_GATE_QUIET=maybe" }, -1,
+      "NSYS_GATE_QUIET='maybe' is not a boolean (use 1/0, true/false, yes/no)", 0, 0, NULL },
+    { { "--bogus", "a", "b" }, { NULL }, -1, "unknown option '--bogus' (see --help)", 0, 0, NULL },
+    { { "-x", "a", "b" }, { NULL }, -1, "unknown option '-x' (see --help)", 0, 0, NULL },
+    { { "a" }, { NULL }, -1, "missing operand: expected BASELINE and CURRENT (see --help)", 0, 0, NULL },
+    { { NULL }, { NULL }, -1, "missing operand: expected BASELINE and CURRENT (see --help)", 0, 0, NULL },
+    { { "a", "b", "c" }, { NULL }, -1, "too many operands: 'c' (expected BASELINE CURRENT)", 0, 0, NULL },
+    { { "a", "b", "--epochs" }, { NULL }, -1, "option '--epochs' needs a value (N)", 0, 0, NULL },
+    { { "--help=1", "a", "b" }, { NULL }, -1, "option '--help' takes no value", 0, 0, NULL },
+    /* a terminal escape in a value is shown, not sent */
+    { { "--epochs", "\x1b[31m", "a", "b" }, { NULL }, -1,
+      "--epochs='\\x1B[31m' is not a positive integer", 0, 0, NULL },
+};
+
+static void run_case(const struct cli_case *c)
+{
+    char *argv[MAXARGS + 1] = { "nsys-gate" };
+    int argc = 1;
+    struct ng_settings s;
+    struct ng_err err = { "" };
+
+    for (int i = 0; all_env[i]; i++)
+        unsetenv(all_env[i]);
+    for (int i = 0; i < 4 && c->env[i]; i++)
+        putenv((char *)c->env[i]);
+    for (int i = 0; i < MAXARGS && c->args[i]; i++)
+        argv[argc++] = (char *)c->args[i];
+
+    int rc = ng_cli_parse(&s, argc, argv, &err);
+    assert_int_equal(rc, c->rc);
+    if (rc < 0) {
+        assert_string_equal(err.msg, c->err);
+        return;
+    }
+    assert_int_equal(s.compare.epochs, c->epochs);
+    assert_true(s.compare.threshold == c->threshold);
+    if (c->name)
+        assert_string_equal(s.compare.name, c->name);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        print_message("case %zu: %s\n", i, cases[i].args[0] ? cases[i].args[0] : "(none)");
+        run_case(&cases[i]);
+    }
+}
+
+/* Report paths survive a bad value elsewhere, so main can still write the
+ * requested reports for a usage error. */
+static void test_paths_kept_on_error(void **state)
+{
+    char *argv[] = { "nsys-gate", "--json", "v.json", "--junit", "j.xml", "--epochs", "0", "a",
+                     "b" };
+    struct ng_settings s;
+    struct ng_err err;
+    (void)state;
+    for (int i = 0; all_env[i]; i++)
+        unsetenv(all_env[i]);
+    assert_int_equal(ng_cli_parse(&s, 9, argv, &err), -1);
+    assert_string_equal(s.json_path, "v.json");
+    assert_string_equal(s.junit_path, "j.xml");
+    assert_string_equal(s.baseline, "a");
+}
+
+static void test_switches(void **state)
+{
+    char *argv[] = { "nsys-gate", "--quiet", "--json=-", "a", "b" };
+    struct ng_settings s;
+    struct ng_err err;
+    (void)state;
+    for (int i = 0; all_env[i]; i++)
+        unsetenv(all_env[i]);
+    assert_int_equal(ng_cli_parse(&s, 5, argv, &err), 0);
+    assert_int_equal(s.quiet, 1);
+    assert_string_equal(s.json_path, "-");
+
+    putenv("NSYS_GATE_QUIET=yes");
+    char *argv2[] = { "nsys-gate", "a", "b" };
+    assert_int_equal(ng_cli_parse(&s, 3, argv2, &err), 0);
+    assert_int_equal(s.quiet, 1);
+    char *argv3[] = { "nsys-gate", "--quiet=0", "a", "b" };
+    assert_int_equal(ng_cli_parse(&s, 4, argv3, &err), 0);
+    assert_int_equal(s.quiet, 0);
+    unsetenv("NSYS_GATE_QUIET");
+
+    char *argv4[] = { "nsys-gate", "--version" };
+    assert_int_equal(ng_cli_parse(&s, 2, argv4, &err), 0);
+    assert_int_equal(s.show_version, 1);
+}
+
+static void test_threshold_parser(void **state)
+{
+    static const struct { const char *in; double out; } ok[] = {
+        { "1.2", 1.2 }, { "1.20x", 1.2 }, { "20%", 1.2 }, { "20.0%", 1.2 }, { "0%", 1.0 },
+        { "1", 1.0 }, { "3x", 3.0 }, { "12.5%", 1.125 }, { "100%", 2.0 }, { ".5%", 1.005 },
+    };
+    static const char *const bad[] = { "", "x", "%", "1.2 ", "+1.2", "1,2", "0x1p0", "1e0",
+                                       "infinity", "NaN", "0.99", "-20%", "20%%", "1.2%x" };
+    const char *problem;
+    double v;
+    (void)state;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_int_equal(ng_cli_parse_threshold(ok[i].in, &v, &problem), 0);
+        assert_true(v == ok[i].out);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(ng_cli_parse_threshold(bad[i], &v, &problem), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_paths_kept_on_error),
+        cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_threshold_parser),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+/* The decision rule at its edges: exactly at the threshold, just over it,
+ * a zero baseline, and the prototype's line format. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ng_compare.h"
+
+static void profile(struct ng_profile *p, const char *path, long long total)
+{
+    ng_profile_init(p, path);
+    ng_profile_add_kernel(p, "k", 1, total, 10);
+    assert_int_equal(ng_profile_finish(p, &(struct ng_err){ "" }), 0);
+}
+
+static void decide(struct ng_verdict *v, long long base, long long cur, double thr, long epochs)
+{
+    struct ng_profile b, c;
+    struct ng_compare_opts o = { "gate", thr, epochs };
+    if (base == 0) {
+        ng_profile_init(&b, "b");
+        ng_profile_add_kernel(&b, "k", 1, 0, 1);
+        assert_int_equal(ng_profile_finish(&b, &(struct ng_err){ "" }), 0);
+    } else {
+        profile(&b, "b", base);
+    }
+    profile(&c, "c", cur);
+    ng_compare(v, &b, &c, &o);
+    /* the verdict borrows the paths: check them before releasing */
+    assert_string_equal(v->baseline.path, "b");
+    assert_string_equal(v->current.path, "c");
+    ng_profile_release(&b);
+    ng_profile_release(&c);
+}
+
+static void test_exact_threshold_passes(void **state)
+{
+    struct ng_verdict v;
+    (void)state;
+    /* 1.5 is exact in binary: ratio == threshold passes */
+    decide(&v, 1000000000, 1500000000, 1.5, 5);
+    assert_int_equal(v.outcome, NG_OUTCOME_PASS);
+    assert_true(v.ratio == 1.5);
+    assert_string_equal(v.message,
+                        "PASS: per-epoch within 1.50x | baseline=200.0ms/epoch "
+                        "current=300.0ms/epoch ratio=1.500x (epochs=5)");
+    decide(&v, 1000000000, 1500000001, 1.5, 5);
+    assert_int_equal(v.outcome, NG_OUTCOME_FAIL);
+    assert_string_equal(v.message,
+                        "FAIL: per-epoch regression 1.50x exceeds 1.50x threshold | "
+                        "baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
+    assert_int_equal(ng_outcome_exit_code(v.outcome, 0), 1);
+}
+
+static void test_default_threshold(void **state)
+{
+    struct ng_verdict v;
+    (void)state;
+    decide(&v, 100000000, 121000000, 1.2, 1);
+    assert_int_equal(v.outcome, NG_OUTCOME_FAIL);
+    assert_string_equal(v.message,
+                        "FAIL: per-epoch regression 1.21x exceeds 1.20x threshold | "
+                        "baseline=100.0ms/epoch current=121.0ms/epoch ratio=1.210x (epochs=1)");
+    decide(&v, 100000000, 90000000, 1.2, 2);
+    assert_int_equal(v.outcome, NG_OUTCOME_PASS);
+    assert_true(v.has_figures);
+    assert_true(v.baseline.ms_per_epoch == 50.0);
+    /* an unusual threshold is shown with the digits it has */
+    decide(&v, 100000000, 90000000, 1.125, 2);
+    assert_string_equal(v.message,
+                        "PASS: per-epoch within 1.125x | baseline=50.0ms/epoch "
+                        "current=45.0ms/epoch ratio=0.900x (epochs=2)");
+}
+
+static void test_zero_baseline_is_error(void **state)
+{
+    struct ng_verdict v;
+    (void)state;
+    decide(&v, 0, 5, 1.2, 5);
+    assert_int_equal(v.outcome, NG_OUTCOME_ERROR);
+    assert_false(v.has_figures);
+    assert_string_equal(v.error, "baseline 'b' has 0 ns of kernel time; no ratio can be formed");
+    assert_int_equal(ng_outcome_exit_code(v.outcome, 0), 2);
+}
+
+static void test_exit_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(ng_outcome_exit_code(NG_OUTCOME_PASS, 1), 0);
+    assert_int_equal(ng_outcome_exit_code(NG_OUTCOME_INCONCLUSIVE, 0), 0);
+    assert_int_equal(ng_outcome_exit_code(NG_OUTCOME_INCONCLUSIVE, 1), 1);
+    assert_int_equal(ng_outcome_exit_code(NG_OUTCOME_ERROR, 0), 2);
+    assert_string_equal(ng_outcome_name(NG_OUTCOME_INCONCLUSIVE), "inconclusive");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_threshold_passes),
+        cmocka_unit_test(test_default_threshold),
+        cmocka_unit_test(test_zero_baseline_is_error),
+        cmocka_unit_test(test_exit_codes),
+    };
+    return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}

@@ -1,0 +1,131 @@
+/* Text cleaning, number formatting and atomic writes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ng_util.h"
+
+static void expect_clean(const char *in, size_t len, int flags, const char *want)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_text_clean(&b, in, len, flags);
+    assert_string_equal(b.data, want);
+    ng_buf_release(&b);
+}
+
+static void test_text_clean(void **state)
+{
+    (void)state;
+    expect_clean("plain", 5, NG_TEXT_UTF8_ONLY, "plain");
+    expect_clean("caf\xc3\xa9", 5, NG_TEXT_UTF8_ONLY, "caf\xc3\xa9");
+    expect_clean("a\xff" "b", 3, NG_TEXT_UTF8_ONLY, "a\xef\xbf\xbd" "b");
+    expect_clean("\xc0\xaf", 2, NG_TEXT_UTF8_ONLY, "\xef\xbf\xbd\xef\xbf\xbd");   /* overlong */
+    expect_clean("\xed\xa0\x80", 3, NG_TEXT_UTF8_ONLY, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    expect_clean("\xe2\x82", 2, NG_TEXT_UTF8_ONLY, "\xef\xbf\xbd\xef\xbf\xbd");   /* truncated */
+    expect_clean("a\x1b[31mb\n", 8, NG_TEXT_ESCAPE_CONTROLS, "a\\x1B[31mb\\x0A");
+    expect_clean("a\nb\tc", 5, NG_TEXT_ESCAPE_CONTROLS | NG_TEXT_KEEP_NEWLINES, "a\nb\\x09c");
+    expect_clean("", 0, NG_TEXT_UTF8_ONLY, "");
+    expect_clean("\x7f", 1, NG_TEXT_ESCAPE_CONTROLS, "\\x7F");
+}
+
+static void test_formats(void **state)
+{
+    char buf[64];
+    (void)state;
+    ng_fmt_threshold(buf, sizeof buf, 1.2);
+    assert_string_equal(buf, "1.20");
+    ng_fmt_threshold(buf, sizeof buf, 1.125);
+    assert_string_equal(buf, "1.125");
+    ng_fmt_threshold(buf, sizeof buf, 3.0);
+    assert_string_equal(buf, "3.00");
+    ng_fmt_double(buf, sizeof buf, 0.1);
+    assert_string_equal(buf, "0.1");
+    ng_fmt_double(buf, sizeof buf, 97.767081199999993);
+    assert_string_equal(buf, "97.767081199999993");
+    assert_true(strtod(buf, NULL) == 97.767081199999993);
+    ng_fmt_utc(buf, sizeof buf, 0, 1);
+    assert_string_equal(buf, "1970-01-01T00:00:00Z");
+    ng_fmt_utc(buf, sizeof buf, 1, 0);
+    assert_string_equal(buf, "1970-01-01T00:00:01");
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_atomic_write(void **state)
+{
+    char dir[] = "/tmp/ng-util-test.XXXXXX";
+    char path[128], bad[160], buf[64];
+    struct ng_err err;
+    FILE *f;
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    assert_int_equal(ng_write_file_atomic(path, "old\n", 4, &err), 0);
+    assert_int_equal(ng_write_file_atomic(path, "new\n", 4, &err), 0);
+    f = fopen(path, "r");
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "new\n");
+    assert_int_equal(count_entries(dir), 1);   /* no temporary left */
+
+    /* a missing directory: an error naming the path, nothing created */
+    snprintf(bad, sizeof bad, "%s/missing/out.json", dir);
+    assert_int_equal(ng_write_file_atomic(bad, "x", 1, &err), -1);
+    char want[256];
+    snprintf(want, sizeof want, "unable to write '%s': No such file or directory", bad);
+    assert_string_equal(err.msg, want);
+    /* a directory at the target: rename fails, the temporary is removed */
+    snprintf(bad, sizeof bad, "%s/sub", dir);
+    assert_int_equal(mkdir(bad, 0755), 0);
+    assert_int_equal(ng_write_file_atomic(bad, "x", 1, &err), -1);
+    assert_int_equal(count_entries(dir), 2);
+    rmdir(bad);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_buf(void **state)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    (void)state;
+    for (int i = 0; i < 1000; i++)
+        ng_buf_addf(&b, "%d,", i);
+    assert_int_equal(b.len, strlen(b.data));
+    assert_memory_equal(b.data, "0,1,2,", 6);
+    char *s = ng_buf_detach(&b);
+    assert_null(b.data);
+    free(s);
+    s = ng_buf_detach(&b);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_clean),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_buf),
+    };
+    return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
