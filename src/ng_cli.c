@@ -250,22 +250,32 @@ struct raw {
     int given;
 };
 
+/* Records the first problem only; scanning goes on so that the report
+ * paths after a bad argument are still known. */
+static void scan_problem(int *failed, struct ng_err *err, const char *fmt, const char *arg)
+{
+    if (*failed)
+        return;
+    char *shown = ng_text_cleaned(arg, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, fmt, shown);
+    free(shown);
+    *failed = 1;
+}
+
 /* Pass 1: argv into raw per-option values and operands. */
 static int scan_argv(int argc, char **argv, struct raw *raw, const char **operands,
                      int *noperands, struct ng_err *err)
 {
-    int only_operands = 0;
+    int only_operands = 0, failed = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_operands || a[0] != '-' || a[1] == '\0') {
-            if (*noperands >= 2) {
-                char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
-                ng_err_set(err, "too many operands: '%s' (expected BASELINE CURRENT)", shown);
-                free(shown);
-                return -1;
-            }
-            operands[(*noperands)++] = a;
+            if (*noperands >= 2)
+                scan_problem(&failed, err,
+                             "too many operands: '%s' (expected BASELINE CURRENT)", a);
+            else
+                operands[(*noperands)++] = a;
             continue;
         }
         if (strcmp(a, "--") == 0) {
@@ -274,21 +284,13 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         }
         if (strcmp(a, "-h") == 0)
             a = "--help";
-        if (strncmp(a, "--", 2) != 0) {
-            char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
-            ng_err_set(err, "unknown option '%s' (see --help)", shown);
-            free(shown);
-            return -1;
-        }
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct opt_spec *sp = find_spec(name, len);
+        const struct opt_spec *sp = strncmp(a, "--", 2) == 0 ? find_spec(name, len) : NULL;
         if (!sp) {
-            char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
-            ng_err_set(err, "unknown option '%s' (see --help)", shown);
-            free(shown);
-            return -1;
+            scan_problem(&failed, err, "unknown option '%s' (see --help)", a);
+            continue;
         }
         struct raw *r = &raw[sp - specs];
         if (sp->takes_value) {
@@ -297,14 +299,19 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
             } else if (i + 1 < argc) {
                 r->value = argv[++i];
             } else {
-                return ng_err_set(err, "option '--%s' needs a value (%s)", sp->flag, sp->meta);
+                char flag[64];
+                snprintf(flag, sizeof flag, "--%s", sp->flag);
+                if (!failed)
+                    ng_err_set(err, "option '%s' needs a value (%s)", flag, sp->meta);
+                failed = 1;
+                continue;
             }
         } else if (eq) {
             r->value = eq + 1;   /* --quiet=0 */
         }
         r->given = 1;
     }
-    return 0;
+    return failed ? -1 : 0;
 }
 
 /* Pass 2: each option from its flag, else its variable, else the default.

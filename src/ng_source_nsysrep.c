@@ -163,13 +163,13 @@ static int export_and_read(struct ng_profile *p, const char *nsys, const char *i
         goto out;
     }
     ret = ng_sqlite_read(p, tmp_file, input, err);
-    if (ret < 0 && r.err_tail.len) {
+    if (ret < 0) {
         /* e.g. an older nsys that half-read a newer report: its words explain */
         struct ng_buf tail = NG_BUF_INIT;
         ng_proc_tail_line(&r.err_tail, 2, &tail);
         size_t n = strlen(err->msg);
-        snprintf(err->msg + n, sizeof err->msg - n, " (after nsys export; nsys said: %s)",
-                 tail.data);
+        snprintf(err->msg + n, sizeof err->msg - n, " (in the SQLite file that %s exported%s%s)",
+                 nsys, tail.len ? "; nsys said: " : "", tail.data);
         ng_buf_release(&tail);
     }
     ng_proc_result_release(&r);
