@@ -1,0 +1,50 @@
+# Sourced by ci/demo.sh and ci/test.sh: makes sure the Debian/Ubuntu
+# packages a step needs are there, installing them with apt-get when it can
+# (root, or sudo without a password), else saying exactly what to install.
+#
+#   ng_need_packages build      compiler, meson, libraries
+#   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3
+
+NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev"
+NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind"
+
+ng_missing_packages() {
+    local p missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    echo "${missing[*]:-}"
+}
+
+ng_need_packages() {
+    local list missing sudo=()
+    case $1 in
+    build) list=$NG_BUILD_PACKAGES ;;
+    test) list=$NG_TEST_PACKAGES ;;
+    *) echo "ng_need_packages: unknown set '$1'" >&2; return 2 ;;
+    esac
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        echo "note: not a Debian/Ubuntu system; make sure these (or their equivalents) are installed:" >&2
+        echo "  $list" >&2
+        return 0
+    fi
+    # shellcheck disable=SC2086
+    missing=$(ng_missing_packages $list)
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo=(sudo -n)
+        else
+            echo "ERROR: missing packages; install them with:" >&2
+            echo "  sudo apt-get install -y $missing" >&2
+            return 1
+        fi
+    fi
+    echo "installing: $missing" >&2
+    # shellcheck disable=SC2086
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null || {
+            echo "ERROR: apt-get could not install: $missing" >&2
+            return 1
+        }
+}
