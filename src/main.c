@@ -1,21 +1,21 @@
 /* nsys-gate: the executable.  Everything but this file lives in the
  * nsys-gate library that the tests link too.  main is the one place that
- * prints an error and chooses the exit status. */
+ * prints an error or a warning and chooses the exit status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ng_cli.h"
-#include "ng_compare.h"
+#include "ng_gate.h"
 #include "ng_report.h"
 #include "ng_source.h"
 #include "ng_util.h"
 #include "ng_version.h"
 
-static void print_error(const char *msg)
+static void print_line(const char *prefix, const char *msg)
 {
     char *clean = ng_text_cleaned(msg, NG_TEXT_ESCAPE_CONTROLS);
-    fprintf(stderr, "ERROR: %s\n", clean);
+    fprintf(stderr, "%s%s\n", prefix, clean);
     free(clean);
 }
 
@@ -35,37 +35,62 @@ static size_t build_requests(const struct ng_settings *s, struct ng_report_reque
     return n;
 }
 
-static int print_profile(const char *path, const struct ng_source_opts *o)
+static int print_profile(const struct ng_profile *p)
 {
-    struct ng_profile p;
-    struct ng_err err;
-    int ret = 0;
-
-    ng_profile_init(&p, path);
-    if (ng_source_load(&p, o, &err) < 0) {
-        print_error(err.msg);
-        ret = 2;
-    } else {
-        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
-        printf("# %s (%s): %lld ns in %lld kernel launches, %zu names\n", shown,
-               ng_format_name(p.format), (long long)p.total_ns, (long long)p.kernel_count,
-               p.n_kernels);
-        free(shown);
-        printf("total_ns\tinstances\tname\n");
-        for (size_t i = 0; i < p.n_kernels; i++) {
-            char *name = ng_text_cleaned(p.kernels[i].name, NG_TEXT_ESCAPE_CONTROLS);
-            printf("%lld\t%lld\t%s\n", (long long)p.kernels[i].total_ns,
-                   (long long)p.kernels[i].instances, name);
+    char *shown = ng_text_cleaned(p->path, NG_TEXT_ESCAPE_CONTROLS);
+    printf("# %s (%s): %lld ns in %lld kernel launches, %zu names\n", shown,
+           ng_format_name(p->format), (long long)p->total_ns, (long long)p->kernel_count,
+           p->n_kernels);
+    free(shown);
+    if (p->nvtx) {
+        printf("epoch_ns\tkernels\tepoch\n");
+        for (size_t i = 0; i < p->n_epochs; i++) {
+            char *name = ng_text_cleaned(p->epochs[i].name, NG_TEXT_ESCAPE_CONTROLS);
+            printf("%lld\t%lld\t%s\n", (long long)p->epochs[i].ns,
+                   (long long)p->epochs[i].kernels, name);
             free(name);
         }
     }
-    ng_profile_release(&p);
-    return ret;
+    printf("total_ns\tinstances\tname\n");
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        char *name = ng_text_cleaned(p->kernels[i].name, NG_TEXT_ESCAPE_CONTROLS);
+        printf("%lld\t%lld\t%s\n", (long long)p->kernels[i].total_ns,
+               (long long)p->kernels[i].instances, name);
+        free(name);
+    }
+    return 0;
 }
 
-static int load(struct ng_profile *p, const struct ng_source_opts *o, struct ng_err *err)
+/* --print-profile: what the gate reads, through the same loading path. */
+static int print_profiles(struct ng_settings *s)
 {
-    return ng_source_load(p, o, err);
+    struct ng_gate g;
+    const struct ng_verdict *v = &g.verdict;
+    int status = 0;
+
+    ng_gate_run(&g, s, NULL);
+    if (v->outcome == NG_OUTCOME_ERROR && v->error[0]) {
+        /* the comparison itself is not asked for: only a load error counts */
+        int loaded = v->baseline.loaded && v->current.loaded;
+        if (!loaded || s->n_currents == 0) {
+            int any = 0;
+            for (size_t i = 0; i < g.nb; i++)
+                any |= !g.baseline[i].loaded;
+            for (size_t i = 0; i < g.nc; i++)
+                any |= !g.current[i].loaded;
+            if (any) {
+                print_line("ERROR: ", v->error);
+                ng_gate_release(&g);
+                return 2;
+            }
+        }
+    }
+    for (size_t i = 0; i < g.nb; i++)
+        print_profile(&g.baseline[i]);
+    for (size_t i = 0; i < g.nc; i++)
+        print_profile(&g.current[i]);
+    ng_gate_release(&g);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -73,51 +98,44 @@ int main(int argc, char **argv)
     double t0 = ng_monotonic();
     struct ng_settings s;
     struct ng_err err;
-    struct ng_profile base, cur;
-    struct ng_verdict v;
+    struct ng_gate g;
     struct ng_report_request reqs[4];
     int ok;
 
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     if (ok && s.show_help) {
         ng_cli_help(stdout);
+        ng_cli_release(&s);
         return 0;
     }
     if (ok && s.show_version) {
         printf("%s %s\n", NG_TOOL_NAME, NG_VERSION);
+        ng_cli_release(&s);
         return 0;
     }
-    struct ng_source_opts src = { .nsys = s.nsys, .nsys_timeout = s.nsys_timeout };
     if (ok && s.print_profile) {
-        int ret = print_profile(s.baseline, &src);
-        if (s.current && ret == 0)
-            ret = print_profile(s.current, &src);
+        int ret = print_profiles(&s);
+        ng_cli_release(&s);
         return ret;
     }
 
-    ng_profile_init(&base, s.baseline);
-    ng_profile_init(&cur, s.current);
-    ok = ok && load(&base, &src, &err) == 0 && load(&cur, &src, &err) == 0;
-    if (ok) {
-        ng_compare(&v, &base, &cur, &s.compare);
-    } else {
-        ng_verdict_begin(&v, s.baseline ? &base : NULL, s.current ? &cur : NULL, &s.compare);
-        ng_verdict_fail_with(&v, err.msg);
-    }
-    v.timestamp = ng_report_time();
-    v.elapsed_s = ng_monotonic() - t0;
+    ng_gate_run(&g, &s, ok ? NULL : &err);
+    struct ng_verdict *v = &g.verdict;
+    v->timestamp = ng_report_time();
+    v->elapsed_s = ng_monotonic() - t0;
 
-    size_t n = build_requests(&s, reqs);
-    int status = ng_outcome_exit_code(v.outcome, 0);
-    if (v.outcome == NG_OUTCOME_ERROR)
-        print_error(v.error);
+    int status = ng_outcome_exit_code(v->outcome, s.fail_inconclusive);
+    if (v->outcome == NG_OUTCOME_ERROR)
+        print_line("ERROR: ", v->error);
+    for (size_t i = 0; i < v->n_warnings; i++)
+        print_line("WARNING: ", v->warnings[i]);
     struct ng_err werr;
-    if (ng_report_write_all(&v, reqs, n, &werr) < 0) {
-        if (v.outcome != NG_OUTCOME_ERROR)
-            print_error(werr.msg);
+    if (ng_report_write_all(v, reqs, build_requests(&s, reqs), &werr) < 0) {
+        if (v->outcome != NG_OUTCOME_ERROR)
+            print_line("ERROR: ", werr.msg);
         status = 2;
     }
-    ng_profile_release(&base);
-    ng_profile_release(&cur);
+    ng_gate_release(&g);
+    ng_cli_release(&s);
     return status;
 }

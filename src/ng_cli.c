@@ -12,13 +12,15 @@
 #define DEFAULT_THRESHOLD 1.20
 #define DEFAULT_NAME "gpu-time-per-epoch"
 #define DEFAULT_NSYS_TIMEOUT 600.0
+#define DEFAULT_ALPHA 0.05
+#define DEFAULT_TOP 5
 
 typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
 
 struct opt_spec {
     const char *flag;      /* without "--" */
     const char *env;       /* NULL: flag only */
-    int takes_value;
+    int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list */
     parse_fn parse;        /* NULL for value-less switches handled by `set` */
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
@@ -190,6 +192,101 @@ static int p_quiet(struct ng_settings *s, const char *v, const char **problem)
     return p_bool(&s->quiet, v, problem);
 }
 
+static int p_nonneg_int(const char *v, long *out, const char **problem)
+{
+    if (strcmp(v, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (parse_positive_int(v, out, problem) == 0)
+        return 0;
+    if (strcmp(*problem, "must be at least 1") != 0 && strcmp(*problem, "is too large") != 0)
+        *problem = "is not a non-negative integer";
+    return -1;
+}
+
+static int p_skip_epochs(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_nonneg_int(v, &s->compare.skip_epochs, problem);
+}
+
+static int p_top(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_nonneg_int(v, &s->compare.top, problem);
+}
+
+/* A significance level: 0 turns the test off, else 0 < alpha < 1. */
+static int p_alpha(struct ng_settings *s, const char *v, const char **problem)
+{
+    double a;
+    if (!is_plain_decimal(v, strlen(v)) || (a = strtod(v, NULL)) >= 1.0) {
+        *problem = "is not a significance level (0 to turn the test off, or between 0 and 1, "
+                   "e.g. 0.05)";
+        return -1;
+    }
+    s->compare.alpha = a;
+    return 0;
+}
+
+static int p_metric(struct ng_settings *s, const char *v, const char **problem)
+{
+    static const struct { const char *name; enum ng_metric m; } metrics[] = {
+        { "kernel-sum", NG_METRIC_KERNEL_SUM }, { "gpu-span", NG_METRIC_GPU_SPAN },
+    };
+    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
+        if (strcmp(v, metrics[i].name) == 0) {
+            s->compare.metric = metrics[i].m;
+            return 0;
+        }
+    }
+    *problem = "is not a metric (expected one of: kernel-sum, gpu-span)";
+    return -1;
+}
+
+static int p_epoch_range(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (!*v) {
+        *problem = "is empty";
+        return -1;
+    }
+    s->epoch_range = v;   /* compiled, and refused if bad, by the NVTX reader */
+    return 0;
+}
+
+static int p_fail_inconclusive(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->fail_inconclusive, v, problem);
+}
+
+static int p_verbose(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->verbose, v, problem);
+}
+
+static int p_run(const char *v, const char **list, size_t *n, const char **problem)
+{
+    if (!*v) {
+        *problem = "is empty";
+        return -1;
+    }
+    if (*n == NG_MAX_RUNS) {
+        *problem = "is one run too many (at most 64 per side)";
+        return -1;
+    }
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int p_baseline(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_run(v, s->baselines, &s->n_baselines, problem);
+}
+
+static int p_current(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_run(v, s->currents, &s->n_currents, problem);
+}
+
 static int *f_help(struct ng_settings *s) { return &s->show_help; }
 static int *f_version(struct ng_settings *s) { return &s->show_version; }
 static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
@@ -208,6 +305,23 @@ static const struct opt_spec specs[] = {
       "the nsys executable for .nsys-rep inputs; default nsys on PATH" },
     { "nsys-timeout", "NSYS_GATE_NSYS_TIMEOUT", 1, p_nsys_timeout, NULL, "SECONDS",
       "kill nsys if an export takes longer; default 600" },
+    { "baseline", "NSYS_GATE_BASELINE", 2, p_baseline, NULL, "FILE",
+      "a baseline profile, repeatable for repeat runs (instead of the operands)" },
+    { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
+      "a current profile, repeatable for repeat runs (instead of the operands)" },
+    { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
+      "per-epoch samples from NVTX ranges matching REGEX (or auto)" },
+    { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
+      "epoch time in NVTX mode: kernel-sum (default) or gpu-span" },
+    { "skip-epochs", "NSYS_GATE_SKIP_EPOCHS", 1, p_skip_epochs, NULL, "K",
+      "drop the first K epochs of each run (warm-up); default 0" },
+    { "alpha", "NSYS_GATE_ALPHA", 1, p_alpha, NULL, "A",
+      "significance level of the Mann-Whitney U test; 0 = off; default 0.05" },
+    { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
+      "exit 1 when a regression is not significant (INCONCLUSIVE)" },
+    { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5" },
+    { "verbose", "NSYS_GATE_VERBOSE", 0, p_verbose, NULL, NULL,
+      "always print the kernel attribution lines" },
     { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout" },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
       "print what is read from each operand (kernel rows, total) and exit" },
@@ -232,6 +346,9 @@ static void defaults(struct ng_settings *s)
     s->compare.threshold = DEFAULT_THRESHOLD;
     s->compare.epochs = DEFAULT_EPOCHS;
     s->nsys_timeout = DEFAULT_NSYS_TIMEOUT;
+    s->compare.metric = NG_METRIC_KERNEL_SUM;
+    s->compare.alpha = DEFAULT_ALPHA;
+    s->compare.top = DEFAULT_TOP;
 }
 
 /* Values shown in messages are cleaned: a terminal escape in an argument
@@ -248,6 +365,9 @@ static int bad_value(struct ng_err *err, const char *where, const char *value,
 struct raw {
     const char *value;   /* last flag value; NULL if the flag was not given */
     int given;
+    const char *all[NG_MAX_RUNS];   /* every value, for repeatable options */
+    size_t n_all;
+    int overflow;
 };
 
 /* Records the first problem only; scanning goes on so that the report
@@ -309,9 +429,47 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         } else if (eq) {
             r->value = eq + 1;   /* --quiet=0 */
         }
+        if (sp->takes_value == 2) {
+            if (r->n_all == NG_MAX_RUNS)
+                r->overflow = 1;
+            else
+                r->all[r->n_all++] = r->value;
+        }
         r->given = 1;
     }
     return failed ? -1 : 0;
+}
+
+/* A repeatable option: every flag value, or the variable split at ':'. */
+static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const struct raw *r,
+                      const char *where, const char *env_value, struct ng_err *err, int ret)
+{
+    const char *problem = NULL;
+
+    if (r->given) {
+        if (r->overflow && ret == 0)
+            return ng_err_set(err, "--%s is given more than %d times", sp->flag, NG_MAX_RUNS);
+        for (size_t k = 0; k < r->n_all; k++)
+            if (sp->parse(s, r->all[k], &problem) < 0 && ret == 0)
+                ret = bad_value(err, where, r->all[k], problem);
+        return ret;
+    }
+    /* the environment's own string must not be split in place: each piece
+     * is a copy the settings own */
+    for (const char *p = env_value; ; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        if (s->n_owned == sizeof s->owned / sizeof s->owned[0])
+            return ret == 0 ? ng_err_set(err, "%s lists too many files", where) : ret;
+        char *piece = ng_xstrndup(p, n);
+        s->owned[s->n_owned++] = piece;
+        if (sp->parse(s, piece, &problem) < 0 && ret == 0)
+            ret = bad_value(err, where, env_value, problem);
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    return ret;
 }
 
 /* Pass 2: each option from its flag, else its variable, else the default.
@@ -344,6 +502,10 @@ static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *er
         } else {
             continue;
         }
+        if (sp->takes_value == 2) {
+            ret = apply_list(s, sp, &raw[i], where, value, err, ret);
+            continue;
+        }
         if (sp->parse(s, value, &problem) < 0 && ret == 0)
             ret = bad_value(err, where, value, problem);
     }
@@ -362,8 +524,15 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     memset(raw, 0, sizeof raw);
     scanned = scan_argv(argc, argv, raw, operands, &noperands, &scan_err);
     applied = apply(s, raw, err);
-    s->baseline = operands[0];
-    s->current = operands[1];
+    int lists = s->n_baselines > 0 || s->n_currents > 0;
+    if (!lists || s->print_profile) {
+        for (int i = 0; i < noperands; i++) {
+            if (i == 0 && s->n_baselines < NG_MAX_RUNS)
+                s->baselines[s->n_baselines++] = operands[0];
+            else if (i == 1 && s->n_currents < NG_MAX_RUNS)
+                s->currents[s->n_currents++] = operands[1];
+        }
+    }
     if (scanned < 0) {
         *err = scan_err;
         return -1;
@@ -373,26 +542,45 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     if (s->show_help || s->show_version)
         return 0;
     if (s->print_profile) {
-        if (noperands == 0)
+        if (noperands == 0 && !lists)
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
         return 0;
     }
-    if (noperands < 2)
+    if (lists && noperands > 0)
+        return ng_err_set(err, "use either the BASELINE CURRENT operands or --baseline/--current, "
+                               "not both");
+    if (lists && (s->n_baselines == 0 || s->n_currents == 0))
+        return ng_err_set(err, "missing %s: give at least one --baseline and one --current",
+                          s->n_baselines == 0 ? "--baseline" : "--current");
+    if (!lists && noperands < 2)
         return ng_err_set(err, "missing operand: expected BASELINE and CURRENT (see --help)");
+    s->compare.nvtx = s->epoch_range != NULL;
+    if (!s->compare.nvtx && s->compare.metric == NG_METRIC_GPU_SPAN)
+        return ng_err_set(err, "--metric gpu-span needs --epoch-range (NVTX epochs)");
+    if (!s->compare.nvtx && s->compare.skip_epochs > 0)
+        return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
     return 0;
+}
+
+void ng_cli_release(struct ng_settings *s)
+{
+    for (size_t i = 0; i < s->n_owned; i++)
+        free(s->owned[i]);
+    s->n_owned = 0;
 }
 
 void ng_cli_help(FILE *out)
 {
     fprintf(out,
             "usage: %s [OPTIONS] BASELINE CURRENT\n"
+            "       %s [OPTIONS] --baseline FILE... --current FILE...\n"
             "\n"
             "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
             "(SQLite exports, .nsys-rep reports, or saved `nsys stats` kernel summaries)\n"
             "and fails when CURRENT regressed past the threshold.\n"
             "\n"
             "options (each also read from its environment variable; a flag wins):\n",
-            NG_TOOL_NAME);
+            NG_TOOL_NAME, NG_TOOL_NAME);
     for (size_t i = 0; i < NSPECS; i++) {
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", specs[i].flag, specs[i].meta ? " " : "",

@@ -3,8 +3,9 @@
  * variable counts as unset; a variable whose option was given as a flag is
  * not read at all.
  *
- * Ownership: the settings point into argv and the environment (never
- * copied), so both must outlive them.  This layer never exits or prints:
+ * Ownership: the settings point into argv and the environment, so both
+ * must outlive them; only the pieces of a ':'-separated list variable are
+ * copies, freed by ng_cli_release().  This layer never exits or prints:
  * a bad value is returned as an error naming the flag or variable and the
  * value, and main prints it. */
 #ifndef NG_CLI_H
@@ -15,15 +16,26 @@
 #include "ng_compare.h"
 #include "ng_err.h"
 
+#define NG_MAX_RUNS 64
+
 struct ng_settings {
-    struct ng_compare_opts compare;   /* name, threshold, epochs */
+    struct ng_compare_opts compare;   /* name, threshold, epochs, statistics */
     const char *json_path;            /* NULL: no JSON; "-": stdout */
     const char *junit_path;
     const char *nsys;                 /* NULL: "nsys" on PATH */
     double nsys_timeout;              /* seconds */
     int quiet;
-    const char *baseline;             /* operands */
-    const char *current;
+    const char *epoch_range;          /* NULL: total mode; "auto" or a regex */
+    int fail_inconclusive;
+    int verbose;
+    /* the profiles of each side: the two operands, or --baseline/--current
+     * (repeatable, for repeat runs) */
+    const char *baselines[NG_MAX_RUNS];
+    size_t n_baselines;
+    const char *currents[NG_MAX_RUNS];
+    size_t n_currents;
+    char *owned[2 * NG_MAX_RUNS];     /* pieces of ':'-separated variables */
+    size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;
     int show_version;
@@ -33,6 +45,8 @@ struct ng_settings {
  * value that parsed (so main can write the requested reports) and -1 is
  * returned with err set. */
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err);
+
+void ng_cli_release(struct ng_settings *s);
 
 void ng_cli_help(FILE *out);
 

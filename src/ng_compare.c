@@ -1,9 +1,14 @@
 #include "ng_compare.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ng_stats.h"
 #include "ng_util.h"
+
+#define MIN_TEST_SAMPLES 3
 
 const char *ng_outcome_name(enum ng_outcome o)
 {
@@ -14,6 +19,16 @@ const char *ng_outcome_name(enum ng_outcome o)
     case NG_OUTCOME_ERROR: break;
     }
     return "error";
+}
+
+const char *ng_kernel_status_name(enum ng_kernel_status s)
+{
+    switch (s) {
+    case NG_KERNEL_NEW: return "new";
+    case NG_KERNEL_GONE: return "gone";
+    case NG_KERNEL_CHANGED: break;
+    }
+    return "changed";
 }
 
 int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive)
@@ -27,77 +42,282 @@ int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive)
     return 2;
 }
 
-static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p)
+void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
 {
-    memset(s, 0, sizeof *s);
-    if (!p)
+    struct ng_buf b = NG_BUF_INIT;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
         return;
-    s->path = p->path;
-    s->format = p->format;
-    s->loaded = p->loaded;
-    s->total_ns = p->total_ns;
-    s->kernel_count = p->kernel_count;
+    ng_buf_add(&b, "", 0);
+    b.data = ng_xrealloc(b.data, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
+    v->warnings[v->n_warnings++] = b.data;
 }
 
-void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline,
-                      const struct ng_profile *current, const struct ng_compare_opts *opts)
+void ng_verdict_release(struct ng_verdict *v)
+{
+    free(v->baseline.runs);
+    free(v->current.runs);
+    free(v->baseline.samples);
+    free(v->current.samples);
+    free(v->kernels);
+    for (size_t i = 0; i < v->n_warnings; i++)
+        free(v->warnings[i]);
+    free(v->warnings);
+    v->baseline.runs = v->current.runs = NULL;
+    v->baseline.samples = v->current.samples = NULL;
+    v->kernels = NULL;
+    v->warnings = NULL;
+    v->n_kernels = v->n_warnings = 0;
+}
+
+static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    if (n == 0)
+        return;
+    s->runs = ng_xcalloc(n, sizeof *s->runs);
+    s->n_runs = n;
+    s->path = p[0].path;
+    s->format = p[0].format;
+    s->loaded = 1;
+    for (size_t i = 0; i < n; i++) {
+        s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
+                                              p[i].total_ns, p[i].kernel_count };
+        s->loaded &= p[i].loaded;
+        s->total_ns += p[i].total_ns;
+        s->kernel_count += p[i].kernel_count;
+    }
+}
+
+void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                      const struct ng_profile *current, size_t nc,
+                      const struct ng_compare_opts *opts)
 {
     memset(v, 0, sizeof *v);
     v->outcome = NG_OUTCOME_ERROR;
     v->name = opts->name;
-    v->mode = "total";
+    v->mode = opts->nvtx ? "nvtx" : "total";
+    v->metric = ng_metric_name(opts->metric);
     v->threshold = opts->threshold;
-    v->epochs = opts->epochs;
-    side_begin(&v->baseline, baseline);
-    side_begin(&v->current, current);
+    v->epochs = opts->nvtx ? 0 : opts->epochs;
+    v->alpha = opts->alpha;
+    side_begin(&v->baseline, baseline, nb);
+    side_begin(&v->current, current, nc);
 }
 
 void ng_verdict_fail_with(struct ng_verdict *v, const char *error)
 {
     v->outcome = NG_OUTCOME_ERROR;
+    v->has_figures = 0;
     snprintf(v->error, sizeof v->error, "%s", error);
     snprintf(v->message, sizeof v->message, "ERROR: %s", error);
 }
 
-/* Per-epoch ms exactly as the prototype computes it: total ns as a double,
- * to ms, then divided by the epochs, so the first line matches it to the
- * byte. */
-static double per_epoch_ms(int64_t total_ns, long epochs)
+/* ---- samples ---- */
+
+/* Total mode: each run's kernel time per epoch, computed exactly as the
+ * prototype did (ns as a double, to ms, divided by the epochs), so the
+ * first line matches it to the byte.  NVTX mode: every counted epoch. */
+static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *p, size_t n,
+                            const struct ng_compare_opts *o)
 {
-    return (double)total_ns / 1000000.0 / (double)epochs;
+    size_t count = 0;
+
+    for (size_t i = 0; i < n; i++)
+        count += o->nvtx ? p[i].n_epochs : 1;
+    s->samples = ng_xcalloc(count, sizeof *s->samples);
+    for (size_t i = 0; i < n; i++) {
+        if (!o->nvtx) {
+            s->samples[s->n_samples++] = (double)p[i].total_ns / 1000000.0 / (double)o->epochs;
+            continue;
+        }
+        for (size_t e = 0; e < p[i].n_epochs; e++)
+            s->samples[s->n_samples++] = (double)p[i].epochs[e].ns / 1000000.0;
+    }
+    struct ng_summary sum;
+    ng_stats_summary(s->samples, s->n_samples, &sum);
+    s->ms_per_epoch = sum.median;
+    s->min_ms = sum.min;
+    s->max_ms = sum.max;
+    s->mean_ms = sum.mean;
 }
 
-void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline,
-                const struct ng_profile *current, const struct ng_compare_opts *opts)
-{
-    char thr[32], summary[256];
+/* ---- attribution ---- */
 
-    ng_verdict_begin(v, baseline, current, opts);
-    if (baseline->total_ns == 0) {
+struct agg {
+    const char *name;
+    int64_t ns[2], inst[2];   /* [0] baseline, [1] current */
+    int seen[2];
+};
+
+static void aggregate(struct agg **rows, size_t *n, struct ng_strmap *index,
+                      const struct ng_profile *p, size_t np, int side)
+{
+    for (size_t i = 0; i < np; i++) {
+        for (size_t k = 0; k < p[i].n_kernels; k++) {
+            const struct ng_kernel *kr = &p[i].kernels[k];
+            int added;
+            size_t at = ng_strmap_get(index, kr->name, strlen(kr->name), *n, &added);
+            if (added) {
+                *rows = ng_xrealloc(*rows, (*n + 1) * sizeof **rows);
+                memset(&(*rows)[*n], 0, sizeof **rows);
+                (*rows)[*n].name = kr->name;
+                (*n)++;
+            }
+            (*rows)[at].ns[side] += kr->total_ns;
+            (*rows)[at].inst[side] += kr->instances;
+            (*rows)[at].seen[side] = 1;
+        }
+    }
+}
+
+static int grows_first;   /* qsort has no context argument; set right before sorting */
+
+static int by_contribution(const void *a, const void *b)
+{
+    const struct ng_kernel_delta *x = a, *y = b;
+    if (x->delta_ms_per_epoch != y->delta_ms_per_epoch) {
+        int x_first = x->delta_ms_per_epoch > y->delta_ms_per_epoch;
+        return (grows_first ? x_first : !x_first) ? -1 : 1;
+    }
+    return strcmp(x->name, y->name);
+}
+
+/* Per-epoch figures divide by the epochs each side counted: total mode
+ * --epochs per run, NVTX mode the counted epochs of all runs. */
+static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                      const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
+{
+    struct agg *rows = NULL;
+    size_t n = 0;
+    struct ng_strmap index = NG_STRMAP_INIT;
+    double div[2];
+
+    aggregate(&rows, &n, &index, b, nb, 0);
+    aggregate(&rows, &n, &index, c, nc, 1);
+    ng_strmap_release(&index);
+    div[0] = o->nvtx ? (double)v->baseline.n_samples : (double)o->epochs * (double)nb;
+    div[1] = o->nvtx ? (double)v->current.n_samples : (double)o->epochs * (double)nc;
+
+    struct ng_kernel_delta *d = ng_xcalloc(n ? n : 1, sizeof *d);
+    double total_delta = 0;
+    for (size_t i = 0; i < n; i++) {
+        d[i].name = rows[i].name;
+        d[i].status = !rows[i].seen[0] ? NG_KERNEL_NEW
+                    : !rows[i].seen[1] ? NG_KERNEL_GONE : NG_KERNEL_CHANGED;
+        d[i].baseline_ms_per_epoch = (double)rows[i].ns[0] / 1e6 / div[0];
+        d[i].current_ms_per_epoch = (double)rows[i].ns[1] / 1e6 / div[1];
+        d[i].delta_ms_per_epoch = d[i].current_ms_per_epoch - d[i].baseline_ms_per_epoch;
+        d[i].baseline_instances_per_epoch = (double)rows[i].inst[0] / div[0];
+        d[i].current_instances_per_epoch = (double)rows[i].inst[1] / div[1];
+        total_delta += d[i].delta_ms_per_epoch;
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i].share = total_delta != 0 ? d[i].delta_ms_per_epoch / total_delta : 0;
+    grows_first = total_delta >= 0;
+    qsort(d, n, sizeof *d, by_contribution);
+    free(rows);
+    v->n_kernels = n < (size_t)o->top ? n : (size_t)o->top;
+    v->kernels = d;
+}
+
+/* ---- environment ---- */
+
+/* Different GPU models or drivers on the two sides make the comparison
+ * doubtful: say so, without failing. */
+static void check_machines(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                           const struct ng_profile *c, size_t nc)
+{
+    static const struct { const char *what; size_t off; } fields[] = {
+        { "GPU", offsetof(struct ng_profile, gpu) },
+        { "NVIDIA driver", offsetof(struct ng_profile, driver) },
+    };
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        const char *bv = *(char *const *)((const char *)&b[0] + fields[f].off);
+        for (size_t i = 0; bv && i < nc; i++) {
+            const char *cv = *(char *const *)((const char *)&c[i] + fields[f].off);
+            if (cv && strcmp(bv, cv) != 0) {
+                ng_verdict_warn(v, "baseline and current ran on different %s (%s vs %s): the "
+                                "comparison may be meaningless", fields[f].what, bv, cv);
+                break;
+            }
+        }
+    }
+    (void)nb;
+}
+
+/* ---- the decision ---- */
+
+static void format_epochs(char *buf, size_t size, const struct ng_verdict *v,
+                          const struct ng_compare_opts *o)
+{
+    if (!o->nvtx || v->baseline.n_samples == v->current.n_samples)
+        snprintf(buf, size, "%ld", v->epochs);
+    else
+        snprintf(buf, size, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
+}
+
+void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts)
+{
+    char thr[32], epochs[48], summary[256];
+
+    ng_verdict_begin(v, baseline, nb, current, nc, opts);
+    check_machines(v, baseline, nb, current, nc);
+    collect_samples(&v->baseline, baseline, nb, opts);
+    collect_samples(&v->current, current, nc, opts);
+    if (opts->nvtx)
+        v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
+                               ? v->baseline.n_samples : v->current.n_samples);
+    if (v->baseline.ms_per_epoch == 0) {
         char msg[NG_ERR_MAX];
         snprintf(msg, sizeof msg,
-                 "baseline '%s' has 0 ns of kernel time; no ratio can be formed",
-                 baseline->path);
+                 "baseline '%s' has 0 ns of kernel time per epoch; no ratio can be formed",
+                 v->baseline.path);
         ng_verdict_fail_with(v, msg);
         return;
     }
-    v->baseline.ms_per_epoch = per_epoch_ms(baseline->total_ns, opts->epochs);
-    v->current.ms_per_epoch = per_epoch_ms(current->total_ns, opts->epochs);
     v->ratio = v->current.ms_per_epoch / v->baseline.ms_per_epoch;
     v->has_figures = 1;
+    if (opts->alpha > 0 && v->baseline.n_samples >= MIN_TEST_SAMPLES &&
+        v->current.n_samples >= MIN_TEST_SAMPLES) {
+        v->has_p = 1;
+        v->p_value = ng_stats_mwu_greater(v->baseline.samples, v->baseline.n_samples,
+                                          v->current.samples, v->current.n_samples, NULL);
+    }
+    attribute(v, baseline, nb, current, nc, opts);
 
     ng_fmt_threshold(thr, sizeof thr, opts->threshold);
+    format_epochs(epochs, sizeof epochs, v, opts);
     snprintf(summary, sizeof summary,
-             "baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=%ld)",
-             v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio, opts->epochs);
-    if (v->ratio > opts->threshold) {
+             "baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=%s)",
+             v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio, epochs);
+    if (v->ratio <= opts->threshold) {
+        v->outcome = NG_OUTCOME_PASS;
+        snprintf(v->message, sizeof v->message, "PASS: per-epoch within %sx | %s", thr, summary);
+    } else if (v->has_p && v->p_value > opts->alpha) {
+        char alpha[32];
+        ng_fmt_double(alpha, sizeof alpha, opts->alpha);
+        v->outcome = NG_OUTCOME_INCONCLUSIVE;
+        snprintf(v->message, sizeof v->message,
+                 "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but is not "
+                 "significant (p=%.3g > alpha=%s) | %s", v->ratio, thr, v->p_value, alpha,
+                 summary);
+        ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
+                        "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
+    } else {
         v->outcome = NG_OUTCOME_FAIL;
         snprintf(v->message, sizeof v->message,
                  "FAIL: per-epoch regression %.2fx exceeds %sx threshold | %s", v->ratio, thr,
-                 summary);
-    } else {
-        v->outcome = NG_OUTCOME_PASS;
-        snprintf(v->message, sizeof v->message, "PASS: per-epoch within %sx | %s", thr,
                  summary);
     }
 }

@@ -1,10 +1,20 @@
-/* ng_compare: the decision.  Pure: two profiles and the options in, one
- * verdict out; no I/O, no clock, no globals.
+/* ng_compare: the decision.  Pure: the profiles of each side and the
+ * options in, one verdict out; no I/O, no clock, no globals.
  *
- * Ownership: the verdict borrows the profiles' paths and opts->name, so
- * both must outlive it. */
+ * Total mode (the prototype's rule): each profile is one per-epoch sample,
+ * its kernel time / epochs.  NVTX mode: every counted epoch of every
+ * profile is a sample.  The ratio is current median / baseline median;
+ * FAIL when it exceeds the threshold and, with at least 3 samples a side
+ * and alpha > 0, a one-sided Mann-Whitney U test finds it significant;
+ * a ratio over the threshold that is not significant is INCONCLUSIVE.
+ *
+ * Ownership: the verdict borrows the profiles' paths and kernel names and
+ * opts->name, so they must outlive it; release it with
+ * ng_verdict_release(). */
 #ifndef NG_COMPARE_H
 #define NG_COMPARE_H
+
+#include <stddef.h>
 
 #include "ng_profile.h"
 #include "ng_verdict.h"
@@ -12,21 +22,25 @@
 struct ng_compare_opts {
     const char *name;
     double threshold;    /* >= 1; FAIL when ratio > threshold */
-    long epochs;         /* >= 1 */
+    long epochs;         /* total mode: epochs each run made, >= 1 */
+    int nvtx;            /* per-epoch samples from NVTX epoch ranges */
+    enum ng_metric metric;
+    long skip_epochs;    /* NVTX mode: warm-up epochs dropped from each run */
+    double alpha;        /* significance level; 0 = no test */
+    long top;            /* kernels kept in the attribution */
 };
 
 /* Starts a verdict for these sides: paths, formats, and whatever figures
- * the profiles that loaded already have; outcome ERROR until decided.
- * Either profile may be NULL (never named) or not loaded. */
-void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline,
-                      const struct ng_profile *current, const struct ng_compare_opts *opts);
+ * the profiles that loaded already have; outcome ERROR until decided. */
+void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                      const struct ng_profile *current, size_t nc,
+                      const struct ng_compare_opts *opts);
 
 /* Marks the verdict as ERROR with this message (without "ERROR: "). */
 void ng_verdict_fail_with(struct ng_verdict *v, const char *error);
 
-/* Decides: both profiles must be loaded.  A zero baseline is an ERROR
- * verdict, not a division by zero. */
-void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline,
-                const struct ng_profile *current, const struct ng_compare_opts *opts);
+/* Decides: every profile must be loaded (nb, nc >= 1). */
+void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts);
 
 #endif

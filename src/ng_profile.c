@@ -16,6 +16,11 @@ void ng_profile_release(struct ng_profile *p)
     for (size_t i = 0; i < p->n_kernels; i++)
         free(p->kernels[i].name);
     free(p->kernels);
+    for (size_t i = 0; i < p->n_epochs; i++)
+        free(p->epochs[i].name);
+    free(p->epochs);
+    free(p->gpu);
+    free(p->driver);
     free(p->path);
     memset(p, 0, sizeof *p);
 }
@@ -31,6 +36,13 @@ void ng_profile_add_kernel(struct ng_profile *p, const char *name, size_t name_l
     k->name = ng_xstrndup(name, name_len);
     k->total_ns = total_ns;
     k->instances = instances;
+}
+
+void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,
+                          int64_t ns, int64_t kernels)
+{
+    p->epochs = ng_xrealloc(p->epochs, (p->n_epochs + 1) * sizeof *p->epochs);
+    p->epochs[p->n_epochs++] = (struct ng_epoch){ ng_xstrdup(name), first_start, ns, kernels };
 }
 
 static int by_name(const void *a, const void *b)
@@ -86,6 +98,11 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
     p->kernel_count = count;
     p->loaded = 1;
     return 0;
+}
+
+const char *ng_metric_name(enum ng_metric m)
+{
+    return m == NG_METRIC_GPU_SPAN ? "gpu-span" : "kernel-sum";
 }
 
 const char *ng_format_name(enum ng_format f)

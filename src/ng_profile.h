@@ -20,6 +20,20 @@ enum ng_format {
     NG_FORMAT_CSV,
 };
 
+enum ng_metric {
+    NG_METRIC_KERNEL_SUM = 0,   /* sum of the durations of the epoch's kernels */
+    NG_METRIC_GPU_SPAN,         /* last kernel end - first kernel start, per range */
+};
+
+/* One counted epoch of an NVTX-mode profile: every range with this text
+ * (several ranks or threads) added up. */
+struct ng_epoch {
+    char *name;
+    int64_t first_start;   /* ns, trace time of the earliest of its ranges */
+    int64_t ns;            /* by the metric the profile was read with */
+    int64_t kernels;       /* kernel launches counted in it */
+};
+
 struct ng_kernel {
     char *name;          /* raw bytes from the profile; may be invalid UTF-8 */
     int64_t total_ns;
@@ -32,12 +46,26 @@ struct ng_profile {
     int loaded;          /* 1 once a load succeeded: the figures below are real */
     int64_t total_ns;
     int64_t kernel_count;
-    struct ng_kernel *kernels;   /* sorted by total_ns desc, then name */
+    struct ng_kernel *kernels;   /* sorted by total_ns desc, then name; in NVTX
+                                    mode only kernels of the counted epochs */
     size_t n_kernels;
     size_t cap_kernels;
+    /* NVTX mode: the counted epochs in order of first start (after the
+     * skipped warm-up ones), and how many were skipped */
+    int nvtx;
+    struct ng_epoch *epochs;
+    size_t n_epochs;
+    size_t skipped_epochs;
+    /* what the profile says of its machine, NULL when it does not say */
+    char *gpu;             /* GPU model names, ", "-joined, sorted */
+    char *driver;          /* NVIDIA driver version */
 };
 
 void ng_profile_init(struct ng_profile *p, const char *path);
+
+/* Appends a counted epoch (name copied). */
+void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,
+                          int64_t ns, int64_t kernels);
 void ng_profile_release(struct ng_profile *p);
 
 /* Adds one row; rows with the same name are merged by ng_profile_finish(). */
@@ -49,5 +77,6 @@ void ng_profile_add_kernel(struct ng_profile *p, const char *name, size_t name_l
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
 const char *ng_format_name(enum ng_format f);
+const char *ng_metric_name(enum ng_metric m);   /* "kernel-sum", "gpu-span" */
 
 #endif

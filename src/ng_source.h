@@ -12,9 +12,17 @@
 #include "ng_err.h"
 #include "ng_profile.h"
 
+#include <regex.h>
+
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
     double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
+    /* NVTX mode when epoch_re is set: epochs are the outermost ranges whose
+     * text matches it; the first skip_epochs of them are left out */
+    const regex_t *epoch_re;
+    const char *epoch_pattern; /* as the user gave it, for messages */
+    enum ng_metric metric;
+    long skip_epochs;
 };
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,

@@ -491,10 +491,13 @@ int ng_csv_parse_stream(struct ng_profile *p, FILE *f, const char *shown, struct
 static int csv_load(struct ng_profile *p, const char *path,
                     const struct ng_source_opts *opts, struct ng_err *err)
 {
-    FILE *f = fopen(path, "re");
+    FILE *f;
     int ret;
 
-    (void)opts;
+    if (opts && opts->epoch_re)
+        return ng_err_set(err, "'%s' is a saved nsys stats summary, which has no NVTX ranges; "
+                          "--epoch-range needs an SQLite export or an .nsys-rep report", path);
+    f = fopen(path, "re");
     if (!f)
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
     ret = ng_csv_parse_stream(p, f, path, err);

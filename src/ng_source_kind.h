@@ -29,7 +29,7 @@ extern const struct ng_source_kind ng_source_csv;
  * calls this on its temporary export).  `shown` names the file in
  * messages. */
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
-                   struct ng_err *err);
+                   const struct ng_source_opts *opts, struct ng_err *err);
 
 /* Parses saved `nsys stats` text from an open stream (the CSV backend's
  * core, exposed for the unit tests, which feed it from memory). */

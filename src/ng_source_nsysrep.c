@@ -128,7 +128,7 @@ static int nsys_failed(const char *input, const struct ng_proc_result *r, double
 }
 
 static int export_and_read(struct ng_profile *p, const char *nsys, const char *input,
-                           double timeout, struct ng_err *err)
+                           const struct ng_source_opts *opts, struct ng_err *err)
 {
     struct ng_buf in_arg = NG_BUF_INIT, tmp_env = NG_BUF_INIT;
     struct ng_proc_result r;
@@ -146,6 +146,8 @@ static int export_and_read(struct ng_profile *p, const char *nsys, const char *i
     };
     const char *env[] = { tmp_env.data, NULL };
 
+    double timeout = opts ? opts->nsys_timeout : 0;
+
     if (ng_proc_run(argv, env, timeout, &r, err) < 0)
         goto out;
     if (r.timed_out || !r.exited || r.exit_code != 0) {
@@ -162,7 +164,7 @@ static int export_and_read(struct ng_profile *p, const char *nsys, const char *i
         ng_proc_result_release(&r);
         goto out;
     }
-    ret = ng_sqlite_read(p, tmp_file, input, err);
+    ret = ng_sqlite_read(p, tmp_file, input, opts, err);
     if (ret < 0) {
         /* e.g. an older nsys that half-read a newer report: its words explain */
         struct ng_buf tail = NG_BUF_INIT;
@@ -194,7 +196,7 @@ static int nsysrep_load(struct ng_profile *p, const char *path,
         return -1;
     }
     ng_proc_set_cleanup(remove_tmp_on_signal);
-    ret = export_and_read(p, nsys.data, path, opts ? opts->nsys_timeout : 0, err);
+    ret = export_and_read(p, nsys.data, path, opts, err);
     ng_proc_set_cleanup(NULL);
     remove_tree(tmp_dir);
     tmp_dir[0] = tmp_file[0] = '\0';

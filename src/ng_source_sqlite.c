@@ -3,12 +3,21 @@
  * One pass over the kernel table: an application-defined aggregate sums
  * durations per name id inside the single SELECT, so no temporary b-tree
  * is built and no row crosses into C one step at a time; names are
- * resolved through StringIds only for the ids that occur. */
+ * resolved through StringIds only for the ids that occur.
+ *
+ * NVTX mode (an epoch pattern is set) projects ranges onto the GPU the way
+ * nsys's nvtx_kern_sum / nvtx_gpu_proj_trace define it: a kernel belongs to
+ * a range when the runtime or driver call that launched it (same
+ * correlationId, same process) starts and ends inside the range, on the
+ * range's thread.  Ranges are read first and indexed per thread; one pass
+ * over the runtime table maps the correlation ids of calls made inside an
+ * epoch to that epoch; the kernel pass then looks each kernel up there. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -28,7 +37,10 @@ struct acc_slot {
     int used;
 };
 
+struct nvtx;
+
 struct acc {
+    struct nvtx *nvtx;    /* NVTX mode: kernels are counted only inside epochs */
     struct acc_slot *slots;
     size_t cap;           /* power of two */
     size_t used;
@@ -80,10 +92,12 @@ static void acc_fail(sqlite3_context *ctx, struct acc *a, const char *problem)
     sqlite3_result_error(ctx, problem, -1);
 }
 
+static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
+                            int64_t end);
+
 static void kern_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct acc *a = sqlite3_user_data(ctx);
-    (void)argc;
 
     a->rows++;
     if (a->problem)
@@ -105,6 +119,13 @@ static void kern_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         acc_fail(ctx, a, "a kernel duration that overflows 64 bits");
         return;
     }
+    /* NVTX mode: only kernels launched inside a counted epoch (a kernel
+     * without a correlation id was launched by no call we know) */
+    if (a->nvtx && (argc < 5 || sqlite3_value_type(argv[3]) != SQLITE_INTEGER ||
+                    sqlite3_value_type(argv[4]) != SQLITE_INTEGER ||
+                    !nvtx_take_kernel(a->nvtx, sqlite3_value_int64(argv[3]),
+                                      sqlite3_value_int64(argv[4]), start, end)))
+        return;
     struct acc_slot *s = acc_find(a, sqlite3_value_int64(argv[0]));
     if (__builtin_add_overflow(s->total_ns, dur, &s->total_ns)) {
         acc_fail(ctx, a, "kernel time that overflows 64 bits");
@@ -173,11 +194,14 @@ static int find_kernel_table(sqlite3 *db, const char *shown, char *name, size_t 
     return 1;
 }
 
-static int require_columns(sqlite3 *db, const char *shown, const char *table,
+static int require_columns(sqlite3 *db, const char *shown, const char *table, int nvtx,
                            struct ng_err *err)
 {
-    static const char *const needed[] = { "start", "end", "demangledName", NULL };
-    int found[3] = { 0, 0, 0 };
+    /* the NVTX projection also joins on the launching call */
+    static const char *const needed[] = { "start", "end", "demangledName", "globalPid",
+                                          "correlationId", NULL };
+    int found[5] = { 0, 0, 0, 0, 0 };
+    int count = nvtx ? 5 : 3;
     char sql[256];
     sqlite3_stmt *st;
     int rc;
@@ -188,18 +212,448 @@ static int require_columns(sqlite3 *db, const char *shown, const char *table,
         return db_error(err, db, shown, rc);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 1);
-        for (int i = 0; needed[i]; i++)
+        for (int i = 0; i < count; i++)
             if (col && strcmp(col, needed[i]) == 0)
                 found[i] = 1;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return db_error(err, db, shown, rc);
-    for (int i = 0; needed[i]; i++)
+    for (int i = 0; i < count; i++)
         if (!found[i])
             return ng_err_set(err, "'%s': table %s has no column '%s'", shown, table,
                               needed[i]);
     return 0;
+}
+
+/* ---- NVTX epochs ---- */
+
+#define NVTX_RANGE_TYPES "59, 60, 70, 71"   /* push/pop, start/end, and their NVTXT forms */
+#define OPEN_END INT64_MAX                  /* an unclosed range lasts to the end */
+
+struct range {
+    int64_t start, end;
+    int64_t tid;           /* globalTid */
+    size_t epoch;          /* index into nvtx.epochs (by key) */
+    int64_t ksum, kmin, kmax, kcount;
+};
+
+struct epoch_key {
+    char *name;            /* the text of its first range */
+    int64_t first_start;
+    size_t rank;           /* order by first start */
+};
+
+struct thread_slice {
+    int64_t tid;
+    size_t begin, end;     /* into the sorted ranges */
+};
+
+struct corr_slot {
+    int64_t gpid, corr;
+    size_t range;
+    int used;
+};
+
+struct nvtx {
+    const regex_t *re;
+    long skip;
+    struct range *r;
+    size_t n, cap;
+    struct epoch_key *epochs;
+    size_t n_epochs;
+    struct ng_strmap keys;          /* epoch key -> index */
+    struct ng_strmap names;         /* every range text -> index into counts */
+    int64_t *counts;
+    size_t n_counts;
+    struct thread_slice *threads;
+    size_t n_threads;
+    struct corr_slot *map;
+    size_t map_cap, map_used;
+    int64_t taken;                  /* kernels counted in epochs */
+};
+
+static void nvtx_release(struct nvtx *nv)
+{
+    for (size_t i = 0; i < nv->n_epochs; i++)
+        free(nv->epochs[i].name);
+    free(nv->epochs);
+    free(nv->r);
+    free(nv->counts);
+    free(nv->threads);
+    free(nv->map);
+    ng_strmap_release(&nv->keys);
+    ng_strmap_release(&nv->names);
+}
+
+static size_t corr_hash(int64_t gpid, int64_t corr, size_t cap)
+{
+    uint64_t x = ((uint64_t)gpid >> 24) * 0x9E3779B97F4A7C15u ^ (uint64_t)corr * 0xC2B2AE3D27D4EB4Fu;
+    return (size_t)(x >> 20) & (cap - 1);
+}
+
+static void corr_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
+{
+    if ((nv->map_used + 1) * 2 > nv->map_cap) {
+        size_t ncap = nv->map_cap ? nv->map_cap * 2 : 1024;
+        struct corr_slot *nm = ng_xcalloc(ncap, sizeof *nm);
+        for (size_t i = 0; i < nv->map_cap; i++) {
+            if (!nv->map[i].used)
+                continue;
+            size_t j = corr_hash(nv->map[i].gpid, nv->map[i].corr, ncap);
+            while (nm[j].used)
+                j = (j + 1) & (ncap - 1);
+            nm[j] = nv->map[i];
+        }
+        free(nv->map);
+        nv->map = nm;
+        nv->map_cap = ncap;
+    }
+    size_t j = corr_hash(gpid, corr, nv->map_cap);
+    while (nv->map[j].used && !(nv->map[j].gpid == gpid && nv->map[j].corr == corr))
+        j = (j + 1) & (nv->map_cap - 1);
+    if (!nv->map[j].used)
+        nv->map_used++;
+    nv->map[j] = (struct corr_slot){ gpid, corr, range, 1 };
+}
+
+static const struct corr_slot *corr_get(const struct nvtx *nv, int64_t gpid, int64_t corr)
+{
+    if (!nv->map_cap)
+        return NULL;
+    size_t j = corr_hash(gpid, corr, nv->map_cap);
+    while (nv->map[j].used) {
+        if (nv->map[j].gpid == gpid && nv->map[j].corr == corr)
+            return &nv->map[j];
+        j = (j + 1) & (nv->map_cap - 1);
+    }
+    return NULL;
+}
+
+static int epoch_counted(const struct nvtx *nv, size_t epoch)
+{
+    return nv->epochs[epoch].rank >= (size_t)nv->skip;
+}
+
+/* Called by kern_step: 1 when the kernel falls in a counted epoch. */
+static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
+                            int64_t end)
+{
+    const struct corr_slot *c = corr_get(nv, gpid & ~(int64_t)0xFFFFFF, corr);
+    if (!c)
+        return 0;
+    struct range *r = &nv->r[c->range];
+    if (!epoch_counted(nv, r->epoch))
+        return 0;
+    if (r->kcount == 0 || start < r->kmin)
+        r->kmin = start;
+    if (r->kcount == 0 || end > r->kmax)
+        r->kmax = end;
+    r->ksum += end - start;   /* kern_step checked end >= start */
+    r->kcount++;
+    nv->taken++;
+    return 1;
+}
+
+/* The epoch key of a matching text: the pattern's first group when it has
+ * one (so auto's "epoch_3-rank_0" and "epoch_3-rank_1" are one epoch),
+ * else the whole text.  Returns 0 when the text does not match. */
+static int epoch_key(const regex_t *re, const char *text, const char **key, size_t *len)
+{
+    regmatch_t m[2];
+
+    if (regexec(re, text, 2, m, 0) != 0)
+        return 0;
+    if (re->re_nsub >= 1 && m[1].rm_so >= 0) {
+        *key = text + m[1].rm_so;
+        *len = (size_t)(m[1].rm_eo - m[1].rm_so);
+    } else {
+        *key = text;
+        *len = strlen(text);
+    }
+    return 1;
+}
+
+static void count_name(struct nvtx *nv, const char *text)
+{
+    int added;
+    size_t i = ng_strmap_get(&nv->names, text, strlen(text), nv->n_counts, &added);
+    if (added) {
+        nv->counts = ng_xrealloc(nv->counts, (nv->n_counts + 1) * sizeof *nv->counts);
+        nv->counts[nv->n_counts++] = 0;
+    }
+    nv->counts[i]++;
+}
+
+static void add_range(struct nvtx *nv, int64_t start, int64_t end, int64_t tid,
+                      const char *text, const char *key, size_t key_len)
+{
+    int added;
+    size_t e = ng_strmap_get(&nv->keys, key, key_len, nv->n_epochs, &added);
+    if (added) {
+        nv->epochs = ng_xrealloc(nv->epochs, (nv->n_epochs + 1) * sizeof *nv->epochs);
+        nv->epochs[nv->n_epochs++] = (struct epoch_key){ ng_xstrdup(text), start, 0 };
+    } else if (start < nv->epochs[e].first_start) {
+        free(nv->epochs[e].name);
+        nv->epochs[e].name = ng_xstrdup(text);
+        nv->epochs[e].first_start = start;
+    }
+    if (nv->n == nv->cap) {
+        nv->cap = nv->cap ? nv->cap * 2 : 256;
+        nv->r = ng_xrealloc(nv->r, nv->cap * sizeof *nv->r);
+    }
+    nv->r[nv->n++] = (struct range){ start, end, tid, e, 0, 0, 0, 0 };
+}
+
+static int table_exists(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int read_ranges(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
+{
+    const char *sql = table_exists(db, "StringIds")
+        ? "SELECT e.start, e.\"end\", e.globalTid, COALESCE(e.text, s.value)"
+          " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId"
+          " WHERE e.eventType IN (" NVTX_RANGE_TYPES ")"
+          "   AND (e.endGlobalTid IS NULL OR e.endGlobalTid = e.globalTid)"
+        : "SELECT start, \"end\", globalTid, text FROM NVTX_EVENTS"
+          " WHERE eventType IN (" NVTX_RANGE_TYPES ")"
+          "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        if (!table_exists(db, "NVTX_EVENTS"))
+            return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
+                              "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
+                              shown);
+        return db_error(err, db, shown, rc);
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 3);
+        const char *key;
+        size_t key_len;
+        if (!text || sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+            continue;   /* unnamed ranges cannot be epochs */
+        count_name(nv, text);
+        if (!epoch_key(nv->re, text, &key, &key_len))
+            continue;
+        int64_t start = sqlite3_column_int64(st, 0);
+        int64_t end = sqlite3_column_type(st, 1) == SQLITE_NULL ? OPEN_END
+                                                                 : sqlite3_column_int64(st, 1);
+        if (end < start)
+            continue;
+        add_range(nv, start, end, sqlite3_column_int64(st, 2), text, key, key_len);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(err, db, shown, rc);
+    return 0;
+}
+
+static int by_tid_start(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end;   /* the outer one first */
+}
+
+/* Keeps only the outermost matching ranges of each thread and builds the
+ * per-thread slices the runtime pass searches. */
+static void index_ranges(struct nvtx *nv)
+{
+    size_t out = 0;
+
+    qsort(nv->r, nv->n, sizeof *nv->r, by_tid_start);
+    for (size_t i = 0; i < nv->n; i++) {
+        if (out > 0 && nv->r[out - 1].tid == nv->r[i].tid &&
+            nv->r[i].end <= nv->r[out - 1].end)
+            continue;   /* nested in a kept range of the same thread */
+        nv->r[out++] = nv->r[i];
+    }
+    nv->n = out;
+    for (size_t i = 0; i < nv->n; i++) {
+        if (nv->n_threads == 0 || nv->threads[nv->n_threads - 1].tid != nv->r[i].tid) {
+            nv->threads = ng_xrealloc(nv->threads, (nv->n_threads + 1) * sizeof *nv->threads);
+            nv->threads[nv->n_threads++] = (struct thread_slice){ nv->r[i].tid, i, i };
+        }
+        nv->threads[nv->n_threads - 1].end = i + 1;
+    }
+}
+
+static int by_first_start(const void *a, const void *b)
+{
+    const struct epoch_key *const *x = a, *const *y = b;
+    if ((*x)->first_start != (*y)->first_start)
+        return (*x)->first_start < (*y)->first_start ? -1 : 1;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+static void rank_epochs(struct nvtx *nv)
+{
+    struct epoch_key **order = ng_xcalloc(nv->n_epochs, sizeof *order);
+    for (size_t i = 0; i < nv->n_epochs; i++)
+        order[i] = &nv->epochs[i];
+    qsort(order, nv->n_epochs, sizeof *order, by_first_start);
+    for (size_t i = 0; i < nv->n_epochs; i++)
+        order[i]->rank = i;
+    free(order);
+}
+
+/* The range of thread tid that contains [start, end], or -1. */
+static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_t end)
+{
+    size_t lo = 0, hi = nv->n_threads;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (nv->threads[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == nv->n_threads || nv->threads[lo].tid != tid)
+        return -1;
+    /* the last range starting at or before the call */
+    size_t a = nv->threads[lo].begin, b = nv->threads[lo].end;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (nv->r[mid].start <= start)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a == nv->threads[lo].begin)
+        return -1;
+    const struct range *r = &nv->r[a - 1];
+    return end <= r->end ? (long)(a - 1) : -1;
+}
+
+static int map_launches(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db,
+        "SELECT globalTid, correlationId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+        " WHERE correlationId IS NOT NULL", -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        if (!table_exists(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+            return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
+                              "table) to tie kernels to epoch ranges", shown);
+        return db_error(err, db, shown, rc);
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+            continue;
+        int64_t tid = sqlite3_column_int64(st, 0);
+        long r = find_range(nv, tid, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        if (r >= 0)
+            corr_put(nv, tid & ~(int64_t)0xFFFFFF, sqlite3_column_int64(st, 1), (size_t)r);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_error(err, db, shown, rc);
+    return 0;
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+    const int64_t *counts = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (counts[x] != counts[y])
+        return counts[x] > counts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* "no range matches": name the most frequent ranges so the pattern can be
+ * fixed without opening the trace. */
+static int no_match_error(const struct nvtx *nv, const char *shown, const char *pattern,
+                          struct ng_err *err)
+{
+    struct ng_buf list = NG_BUF_INIT;
+    size_t *idx = ng_xcalloc(nv->n_counts, sizeof *idx);
+    const char **name_of = ng_xcalloc(nv->n_counts, sizeof *name_of);
+
+    for (size_t i = 0; i < nv->names.cap; i++)
+        if (nv->names.keys[i])
+            name_of[nv->names.vals[i]] = nv->names.keys[i];
+    for (size_t i = 0; i < nv->n_counts; i++)
+        idx[i] = i;
+    qsort_r(idx, nv->n_counts, sizeof *idx, by_count, nv->counts);
+    for (size_t i = 0; i < nv->n_counts && i < 5; i++) {
+        const char *n = name_of[idx[i]];
+        ng_buf_addf(&list, "%s'", i ? ", " : "");
+        ng_text_clean(&list, n, strlen(n) > 60 ? 60 : strlen(n), NG_TEXT_ESCAPE_CONTROLS);
+        ng_buf_addf(&list, "%s' (%" PRId64 ")", strlen(n) > 60 ? "..." : "", nv->counts[idx[i]]);
+    }
+    if (nv->n_counts == 0)
+        ng_err_set(err, "'%s' has no named NVTX ranges, so no epochs for --epoch-range '%s'",
+                   shown, pattern);
+    else
+        ng_err_set(err, "no NVTX range in '%s' matches --epoch-range '%s'; the most frequent "
+                   "ranges are: %s", shown, pattern, list.data);
+    ng_buf_release(&list);
+    free(idx);
+    free(name_of);
+    return -1;
+}
+
+/* Per epoch, by the metric: kernel-sum adds kernel durations; gpu-span adds
+ * each range's projected span (ranges of one epoch on several ranks add up). */
+static void emit_epochs(const struct nvtx *nv, enum ng_metric metric, struct ng_profile *p)
+{
+    int64_t *ns = ng_xcalloc(nv->n_epochs, sizeof *ns);
+    int64_t *kernels = ng_xcalloc(nv->n_epochs, sizeof *kernels);
+    struct epoch_key **order = ng_xcalloc(nv->n_epochs, sizeof *order);
+
+    for (size_t i = 0; i < nv->n; i++) {
+        const struct range *r = &nv->r[i];
+        if (r->kcount == 0)
+            continue;
+        ns[r->epoch] += metric == NG_METRIC_GPU_SPAN ? r->kmax - r->kmin : r->ksum;
+        kernels[r->epoch] += r->kcount;
+    }
+    for (size_t i = 0; i < nv->n_epochs; i++)
+        order[nv->epochs[i].rank] = &nv->epochs[i];
+    for (size_t k = (size_t)nv->skip; k < nv->n_epochs; k++) {
+        size_t e = (size_t)(order[k] - nv->epochs);
+        ng_profile_add_epoch(p, order[k]->name, order[k]->first_start, ns[e], kernels[e]);
+    }
+    p->nvtx = 1;
+    p->skipped_epochs = (size_t)nv->skip;
+    free(ns);
+    free(kernels);
+    free(order);
+}
+
+/* Ranges and launch calls, before the kernel pass. */
+static int nvtx_prepare(sqlite3 *db, const char *shown, const struct ng_source_opts *o,
+                        struct nvtx *nv, struct ng_err *err)
+{
+    nv->re = o->epoch_re;
+    nv->skip = o->skip_epochs;
+    if (read_ranges(db, shown, nv, err) < 0)
+        return -1;
+    if (nv->n == 0)
+        return no_match_error(nv, shown, o->epoch_pattern ? o->epoch_pattern : "?", err);
+    index_ranges(nv);
+    rank_epochs(nv);
+    if ((size_t)nv->skip >= nv->n_epochs)
+        return ng_err_set(err, "'%s' has %zu epoch%s matching --epoch-range, and "
+                          "--skip-epochs %ld leaves none", shown, nv->n_epochs,
+                          nv->n_epochs == 1 ? "" : "s", nv->skip);
+    return map_launches(db, shown, nv, err);
 }
 
 static int aggregate_kernels(sqlite3 *db, const char *shown, const char *table,
@@ -209,11 +663,14 @@ static int aggregate_kernels(sqlite3 *db, const char *shown, const char *table,
     sqlite3_stmt *st;
     int rc;
 
-    rc = sqlite3_create_function(db, "ng_kern", 3, SQLITE_UTF8 | SQLITE_DIRECTONLY, a,
-                                 NULL, kern_step, kern_final);
+    rc = sqlite3_create_function(db, "ng_kern", a->nvtx ? 5 : 3,
+                                 SQLITE_UTF8 | SQLITE_DIRECTONLY, a, NULL, kern_step, kern_final);
     if (rc != SQLITE_OK)
         return db_error(err, db, shown, rc);
-    snprintf(sql, sizeof sql, "SELECT ng_kern(demangledName, start, \"end\") FROM \"%s\"",
+    snprintf(sql, sizeof sql,
+             a->nvtx ? "SELECT ng_kern(demangledName, start, \"end\", globalPid, correlationId)"
+                       " FROM \"%s\""
+                     : "SELECT ng_kern(demangledName, start, \"end\") FROM \"%s\"",
              table);
     rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -283,23 +740,93 @@ static int resolve_names(sqlite3 *db, const char *shown, struct ng_profile *p,
     return 0;
 }
 
+/* Distinct GPU model names, sorted and joined, from TARGET_INFO_GPU. */
+static char *read_gpus(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    struct ng_buf b = NG_BUF_INIT;
+
+    if (sqlite3_prepare_v2(db, "SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL"
+                           " ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (b.len)
+            ng_buf_adds(&b, ", ");
+        ng_buf_adds(&b, (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    return b.len ? ng_buf_detach(&b) : NULL;
+}
+
+static char *read_driver(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    char *v = NULL;
+
+    if (sqlite3_prepare_v2(db, "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
+                           " WHERE name = 'NvDriverVersion' AND value <> '' LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = ng_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* How to open the file without writing anything beside it.  A rollback-
+ * journal database (what nsys writes) opens read-only as it is.  A WAL
+ * database would get -shm and -wal files even read-only, so it is opened
+ * immutable when no -wal exists (everything is in the main file), and
+ * refused while one exists (a writer may be at work). */
+static int open_uri(const char *path, const char *shown, struct ng_buf *uri,
+                    struct ng_err *err)
+{
+    unsigned char hdr[20];
+    int wal = 0;
+    FILE *f = fopen(path, "rb");
+
+    if (f) {
+        wal = fread(hdr, 1, sizeof hdr, f) == sizeof hdr && hdr[18] == 2 && hdr[19] == 2;
+        fclose(f);
+    }
+    if (wal) {
+        struct ng_buf w = NG_BUF_INIT;
+        ng_buf_addf(&w, "%s-wal", path);
+        int pending = access(w.data, F_OK) == 0;
+        ng_buf_release(&w);
+        if (pending)
+            return ng_err_set(err, "'%s' is an SQLite database in WAL mode with a -wal file "
+                              "beside it (still being written?); checkpoint it or copy it first",
+                              shown);
+    }
+    /* a URI, with every byte that could be read as URI syntax escaped */
+    ng_buf_adds(uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7F)
+            ng_buf_addf(uri, "%%%02X", *p);
+        else
+            ng_buf_add(uri, p, 1);
+    }
+    ng_buf_adds(uri, wal ? "?mode=ro&immutable=1" : "?mode=ro");
+    return 0;
+}
+
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
-                   struct ng_err *err)
+                   const struct ng_source_opts *opts, struct ng_err *err)
 {
     sqlite3 *db = NULL;
     struct acc a = { 0 };
+    struct nvtx nv;
     char table[128];
-    struct ng_buf path = NG_BUF_INIT;
+    struct ng_buf uri = NG_BUF_INIT;
     int rc, ret = -1;
+    int nvtx = opts && opts->epoch_re;
 
-    /* A relative name that starts with "file:" would be taken for a URI by
-     * builds that enable URIs globally. */
-    if (strncmp(db_path, "file:", 5) == 0)
-        ng_buf_adds(&path, "./");
-    ng_buf_adds(&path, db_path);
-    /* Read-only: never a -journal or -wal beside the user's file, never a
-     * changed mtime. */
-    rc = sqlite3_open_v2(path.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    memset(&nv, 0, sizeof nv);
+    if (open_uri(db_path, shown, &uri, err) < 0)
+        goto out;
+    rc = sqlite3_open_v2(uri.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+                         SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         db_error(err, db, shown, rc);
         goto out;
@@ -319,27 +846,42 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
                    shown);
         goto out;
     }
-    if (require_columns(db, shown, table, err) < 0 ||
-        aggregate_kernels(db, shown, table, &a, err) < 0 ||
+    if (require_columns(db, shown, table, nvtx, err) < 0)
+        goto out;
+    if (nvtx) {
+        if (nvtx_prepare(db, shown, opts, &nv, err) < 0)
+            goto out;
+        a.nvtx = &nv;
+    }
+    if (aggregate_kernels(db, shown, table, &a, err) < 0 ||
         resolve_names(db, shown, p, &a, err) < 0)
         goto out;
     if (a.rows == 0) {
         ng_err_set(err, "'%s' has no CUDA kernel data (%s is empty)", shown, table);
         goto out;
     }
+    if (nvtx && nv.taken == 0) {
+        ng_err_set(err, "'%s': no kernel was launched inside the %zu epoch range%s matching "
+                   "--epoch-range", shown, nv.n, nv.n == 1 ? "" : "s");
+        goto out;
+    }
+    if (nvtx)
+        emit_epochs(&nv, opts->metric, p);
+    p->gpu = read_gpus(db);
+    p->driver = read_driver(db);
     ret = ng_profile_finish(p, err);
 out:
+    nvtx_release(&nv);
     free(a.slots);
     sqlite3_close(db);
-    ng_buf_release(&path);
+    ng_buf_release(&uri);
     return ret;
 }
 
 static int sqlite_load(struct ng_profile *p, const char *path,
                        const struct ng_source_opts *opts, struct ng_err *err)
 {
-    (void)opts;
-    return ng_sqlite_read(p, path, path, err);
+    return ng_sqlite_read(p, path, path, opts, err);
 }
 
 const struct ng_source_kind ng_source_sqlite = {

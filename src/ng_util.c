@@ -116,6 +116,66 @@ char *ng_buf_detach(struct ng_buf *b)
     return p;
 }
 
+static uint64_t str_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static void strmap_grow(struct ng_strmap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    char **nk = ng_xcalloc(ncap, sizeof *nk);
+    size_t *nv = ng_xcalloc(ncap, sizeof *nv);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i])
+            continue;
+        size_t j = str_hash(m->keys[i], strlen(m->keys[i])) & (ncap - 1);
+        while (nk[j])
+            j = (j + 1) & (ncap - 1);
+        nk[j] = m->keys[i];
+        nv[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = ncap;
+}
+
+size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t next_val,
+                     int *added)
+{
+    if ((m->used + 1) * 2 > m->cap)
+        strmap_grow(m);
+    size_t j = str_hash(key, len) & (m->cap - 1);
+    while (m->keys[j]) {
+        if (strncmp(m->keys[j], key, len) == 0 && m->keys[j][len] == '\0') {
+            if (added)
+                *added = 0;
+            return m->vals[j];
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->keys[j] = ng_xstrndup(key, len);
+    m->vals[j] = next_val;
+    m->used++;
+    if (added)
+        *added = 1;
+    return next_val;
+}
+
+void ng_strmap_release(struct ng_strmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid.
  * Rejects overlong forms, surrogates and code points past U+10FFFF. */
 static size_t utf8_seq(const unsigned char *s, size_t avail)

@@ -37,6 +37,23 @@ void *ng_xrealloc(void *p, size_t n);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
 
+/* A string -> index map (open addressing), for grouping by name.
+ * Ownership: the map copies its keys and frees them in ng_strmap_release(). */
+struct ng_strmap {
+    char **keys;
+    size_t *vals;
+    size_t cap;      /* power of two */
+    size_t used;
+};
+
+#define NG_STRMAP_INIT { NULL, NULL, 0, 0 }
+
+/* The index stored for key (len bytes), inserting next_val if absent;
+ * *added tells which happened (may be NULL). */
+size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t next_val,
+                     int *added);
+void ng_strmap_release(struct ng_strmap *m);
+
 /* Text cleaning.  Output is always valid UTF-8: each byte that is not part
  * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
  * controls and DEL become visible `\xNN` (so a terminal escape or a newline

@@ -2,11 +2,14 @@
  * reporter reads it, const, and never recomputes anything.
  *
  * Ownership: a verdict borrows the strings it points at (profile paths,
- * the gate name) from the profiles and settings it was made from, which
- * must outlive it; its message and error texts are its own arrays. */
+ * kernel names, the gate name, the metric) from the profiles and settings
+ * it was made from, which must outlive it.  It owns its arrays (runs,
+ * samples, kernels, warnings) and its message texts; ng_verdict_release()
+ * frees the arrays. */
 #ifndef NG_VERDICT_H
 #define NG_VERDICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -20,34 +23,87 @@ enum ng_outcome {
     NG_OUTCOME_ERROR,
 };
 
-struct ng_verdict_side {
-    const char *path;          /* NULL when the side was never named */
+/* One profile of a side (a side pools several repeat runs). */
+struct ng_verdict_run {
+    const char *path;
     enum ng_format format;
-    int loaded;                /* 0: the figures below are unknown (null in JSON) */
+    int loaded;                /* 0: total_ns and kernel_count are unknown */
     int64_t total_ns;
     int64_t kernel_count;
-    double ms_per_epoch;       /* valid when the verdict has_figures */
 };
+
+struct ng_verdict_side {
+    const char *path;          /* the first run's path; NULL when none was named */
+    enum ng_format format;     /* the first run's format */
+    int loaded;                /* every run loaded: the sums below are known */
+    int64_t total_ns;          /* sums over the runs */
+    int64_t kernel_count;
+    struct ng_verdict_run *runs;
+    size_t n_runs;
+    /* per-epoch samples in ms (total mode: one per run; NVTX mode: one per
+     * counted epoch, runs pooled) and their statistics; valid when the
+     * verdict has_figures */
+    double *samples;
+    size_t n_samples;
+    double ms_per_epoch;       /* the median of the samples */
+    double min_ms, max_ms, mean_ms;
+};
+
+enum ng_kernel_status {
+    NG_KERNEL_CHANGED = 0,     /* in both profiles */
+    NG_KERNEL_NEW,             /* only in current */
+    NG_KERNEL_GONE,            /* only in baseline */
+};
+
+/* One kernel's part in the change of per-epoch time. */
+struct ng_kernel_delta {
+    const char *name;          /* raw bytes: reporters clean them for their format */
+    enum ng_kernel_status status;
+    double baseline_ms_per_epoch;
+    double current_ms_per_epoch;
+    double delta_ms_per_epoch;         /* current - baseline */
+    double share;                      /* delta / total delta (signed); 0 when total is 0 */
+    double baseline_instances_per_epoch;
+    double current_instances_per_epoch;
+};
+
+#define NG_VERDICT_TEXT (NG_ERR_MAX + 64)
 
 struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
-    const char *mode;          /* "total" */
+    const char *mode;          /* "total" or "nvtx" */
+    const char *metric;        /* "kernel-sum" or "gpu-span" */
     double threshold;
-    long epochs;
-    int has_figures;           /* ms_per_epoch and ratio are known */
-    double ratio;
+    long epochs;               /* epochs per side actually used (the smaller side's count) */
+    int has_figures;           /* ms_per_epoch, samples and ratio are known */
+    double ratio;              /* current median / baseline median */
+    int has_p;                 /* a significance test ran */
+    double p_value;
+    double alpha;              /* 0: test off */
     struct ng_verdict_side baseline, current;
-    char message[NG_ERR_MAX + 64];  /* the first human line, e.g. "PASS: ..." */
-    char error[NG_ERR_MAX];         /* empty unless outcome is ERROR */
+    struct ng_kernel_delta *kernels;   /* the top kernels, by contribution to the change */
+    size_t n_kernels;
+    char **warnings;           /* one line each, e.g. different GPU models */
+    size_t n_warnings;
+    int verbose;               /* show the attribution even on PASS (--verbose) */
+    char message[NG_VERDICT_TEXT];   /* the first human line, e.g. "PASS: ..." */
+    char error[NG_ERR_MAX];          /* empty unless outcome is ERROR */
     time_t timestamp;
     double elapsed_s;
 };
 
 const char *ng_outcome_name(enum ng_outcome o);   /* "pass", "fail", ... */
+const char *ng_kernel_status_name(enum ng_kernel_status s);   /* "changed", "new", "gone" */
 
 /* Exit status for an outcome: 0 pass, 1 fail, 2 error; inconclusive is 0
  * unless fail_inconclusive. */
 int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive);
+
+/* Adds a warning line (copied). */
+void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+void ng_verdict_release(struct ng_verdict *v);
 
 #endif

@@ -143,7 +143,7 @@ static void test_paths_kept_on_error(void **state)
     assert_int_equal(ng_cli_parse(&s, 9, argv, &err), -1);
     assert_string_equal(s.json_path, "v.json");
     assert_string_equal(s.junit_path, "j.xml");
-    assert_string_equal(s.baseline, "a");
+    assert_string_equal(s.baselines[0], "a");
 }
 
 static void test_switches(void **state)

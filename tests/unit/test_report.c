@@ -21,8 +21,13 @@ static struct ng_verdict fail_verdict(void)
     v.epochs = 5;
     v.has_figures = 1;
     v.ratio = 1.5;
-    v.baseline = (struct ng_verdict_side){ "b.sqlite", NG_FORMAT_SQLITE, 1, 1000000000, 10, 200.0 };
-    v.current = (struct ng_verdict_side){ "c\x1b[31m\xff.csv", NG_FORMAT_CSV, 1, 1500000000, 12, 300.0 };
+    v.metric = "kernel-sum";
+    v.baseline = (struct ng_verdict_side){ .path = "b.sqlite", .format = NG_FORMAT_SQLITE,
+                                           .loaded = 1, .total_ns = 1000000000,
+                                           .kernel_count = 10, .ms_per_epoch = 200.0 };
+    v.current = (struct ng_verdict_side){ .path = "c\x1b[31m\xff.csv", .format = NG_FORMAT_CSV,
+                                          .loaded = 1, .total_ns = 1500000000,
+                                          .kernel_count = 12, .ms_per_epoch = 300.0 };
     strcpy(v.message, "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
     v.timestamp = 86400 * 365;
     v.elapsed_s = 0.12345;

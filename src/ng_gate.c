@@ -1,0 +1,103 @@
+#include "ng_gate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng_compare.h"
+#include "ng_source.h"
+#include "ng_util.h"
+
+/* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
+ * the number is the group, so the ranks of one epoch add up. */
+const char ng_gate_auto_epoch_pattern[] =
+    "^[[:space:]]*epoch[[:space:]]*[:=_-]?[[:space:]]*([0-9]+)"
+    "([[:space:]]*/[[:space:]]*[0-9]+)?"
+    "([[:space:]]*[-_,:]?[[:space:]]*rank[[:space:]]*[:=_-]?[[:space:]]*[0-9]+)?[[:space:]]*$";
+
+static int compile_pattern(struct ng_gate *g, const char *pattern, struct ng_err *err)
+{
+    const char *re = strcmp(pattern, "auto") == 0 ? ng_gate_auto_epoch_pattern : pattern;
+    int rc = regcomp(&g->epoch_re, re, REG_EXTENDED | REG_ICASE);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &g->epoch_re, why, sizeof why);
+        char *shown = ng_text_cleaned(pattern, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "--epoch-range='%s' is not a valid extended regular expression: %s",
+                   shown, why);
+        free(shown);
+        return -1;
+    }
+    g->have_re = 1;
+    return 0;
+}
+
+/* A profile that was never read still gets its kind, for the reports. */
+static void note_formats(struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct ng_err ignored;
+        if (!p[i].loaded && p[i].format == NG_FORMAT_UNKNOWN)
+            (void)ng_source_detect(p[i].path, &p[i].format, &ignored);
+    }
+}
+
+static int load_side(struct ng_profile *p, size_t n, const struct ng_source_opts *o,
+                     struct ng_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ng_source_load(&p[i], o, err) < 0)
+            return -1;
+    return 0;
+}
+
+void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err)
+{
+    struct ng_err err;
+    int ok = usage_err == NULL;
+
+    memset(g, 0, sizeof *g);
+    if (usage_err)
+        err = *usage_err;
+    g->nb = s->n_baselines;
+    g->nc = s->n_currents;
+    for (size_t i = 0; i < g->nb; i++)
+        ng_profile_init(&g->baseline[i], s->baselines[i]);
+    for (size_t i = 0; i < g->nc; i++)
+        ng_profile_init(&g->current[i], s->currents[i]);
+    if (ok && s->epoch_range)
+        ok = compile_pattern(g, s->epoch_range, &err) == 0;
+
+    struct ng_source_opts src = {
+        .nsys = s->nsys,
+        .nsys_timeout = s->nsys_timeout,
+        .epoch_re = g->have_re ? &g->epoch_re : NULL,
+        .epoch_pattern = s->epoch_range,
+        .metric = s->compare.metric,
+        .skip_epochs = s->compare.skip_epochs,
+    };
+    ok = ok && load_side(g->baseline, g->nb, &src, &err) == 0 &&
+         load_side(g->current, g->nc, &src, &err) == 0;
+    if (ok) {
+        ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+    } else {
+        note_formats(g->baseline, g->nb);
+        note_formats(g->current, g->nc);
+        ng_verdict_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_verdict_fail_with(&g->verdict, err.msg);
+    }
+    g->verdict.verbose = s->verbose;
+}
+
+void ng_gate_release(struct ng_gate *g)
+{
+    ng_verdict_release(&g->verdict);
+    for (size_t i = 0; i < g->nb; i++)
+        ng_profile_release(&g->baseline[i]);
+    for (size_t i = 0; i < g->nc; i++)
+        ng_profile_release(&g->current[i]);
+    if (g->have_re)
+        regfree(&g->epoch_re);
+    g->nb = g->nc = 0;
+    g->have_re = 0;
+}

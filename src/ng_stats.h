@@ -1,0 +1,26 @@
+/* ng_stats: the statistics of the decision: order statistics of a sample
+ * and the one-sided Mann-Whitney U test.  Pure functions on arrays.
+ *
+ * Ownership: inputs are borrowed and never modified (functions that sort
+ * work on a copy). */
+#ifndef NG_STATS_H
+#define NG_STATS_H
+
+#include <stddef.h>
+
+struct ng_summary {
+    double median, min, max, mean;
+};
+
+/* n >= 1.  The median of an even count is the mean of the middle two. */
+void ng_stats_summary(const double *x, size_t n, struct ng_summary *out);
+
+/* One-sided Mann-Whitney U test of H1 "y tends to be larger than x".
+ * Exact null distribution when there are no ties and both samples have at
+ * most NG_STATS_EXACT_MAX values; otherwise the normal approximation with
+ * tie correction and continuity correction.  Returns p in [0, 1]; *exact
+ * (may be NULL) tells which was used. */
+#define NG_STATS_EXACT_MAX 50
+double ng_stats_mwu_greater(const double *x, size_t nx, const double *y, size_t ny, int *exact);
+
+#endif

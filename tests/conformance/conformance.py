@@ -1,0 +1,1073 @@
+#!/usr/bin/python3
+"""Conformance of nsys-gate against real NVIDIA Nsight Systems data and real nsys binaries.
+
+usage: conformance.py --gate PATH --srcdir PROJECT_ROOT --shared SHARED_DIR
+
+The unit tests check the gate against what we *believe* nsys writes. This script checks it
+against what nsys *does* write: the real exports and reports in SHARED_DIR/nsys-samples, the
+saved console output of real `nsys stats` runs (SHARED_DIR/nsys-samples/generated), and live
+runs of Debian's nsys 2023.4 and 2022.4 (fetched by SRCDIR/ci/fetch-nsys.sh).
+
+Every figure the gate prints is compared with a figure computed here from nsys's own output,
+parsed by the small parsers below. They are written from the format notes
+(SHARED_DIR/notes/nsys-formats.md), not from the gate's code, so a misreading in the gate is
+not repeated here.
+
+Output: one `ok - ...` or `not ok - ...: details` line per check, then exactly one line
+`N passed, M failed`. Exit 0 when all passed, 1 when any failed, 77 (meson's "skipped") when
+the samples or nsys are not available -- except under CI=true, where a skip is a failure
+(unless NSYS_GATE_CONFORMANCE=optional says the pipeline has no samples on purpose).
+
+Only the Python standard library is used, so Debian's /usr/bin/python3 runs it as is.
+"""
+
+import argparse
+import decimal
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+EXIT_SKIP = 77          # meson's "test skipped"
+GATE_TIMEOUT = 300      # seconds; the gate reads these samples in well under a second
+NSYS_TIMEOUT = 300      # seconds; nsys stats/export of these samples take about a second
+
+# Samples that hold no kernel data at all (SOURCES.txt): nsys prints SKIPPED for them and
+# the gate must refuse them, never report 0 ms.
+NO_KERNEL_SAMPLES = ("extra/uvmTorch_*.sqlite", "extra/quasiben_quickstart_*.sqlite")
+
+# The .nsys-rep samples and the sqlite nsys 2023.4.4 derived from each (SOURCES.txt).
+NSYS_REP_SAMPLES = (
+    "05_ayush_vector_add_v3_nsys2023.1.2.nsys-rep",
+    "05b_ayush_vector_add_v2_nsys2023.1.2.nsys-rep",
+    "06_young768_nvfuser_report2_nsys2023.2.3.nsys-rep",
+)
+DERIVED_SUFFIX = "__exported_by_2023.4.4.sqlite"
+
+# Which sample a saved console output in generated/ was made from, by the start of its file
+# name (SOURCES.txt, and the file names inside the "Processing [X.sqlite]" lines).
+# from_nsys-rep_generating_sqlite_preamble ran on a copy of sample 06 named rep.nsys-rep
+# (its rows are nvFuser's CudaCodeGen kernels).
+SAVED_OUTPUT_SOURCES = (
+    ("workflow", "01_*.sqlite"),
+    ("cudf", "02_*.sqlite"),
+    ("vecadd_v3", "05_*" + DERIVED_SUFFIX),
+    ("nvfuser", "06_*" + DERIVED_SUFFIX),
+    ("from_nsys-rep_generating_sqlite", "06_*" + DERIVED_SUFFIX),
+    ("mfu_before", "07_*.sqlite"),
+)
+
+GATE_PROFILE_HEAD = re.compile(
+    r"^# (?P<path>.*) \((?P<format>[a-z-]+)\): (?P<total>\d+) ns in (?P<count>\d+) "
+    r"kernel launches, (?P<names>\d+) names$")
+GATE_ROWS_HEADER = "total_ns\tinstances\tname"
+TIME_UNIT_NS = {"ns": 1, "us": 1000, "ms": 10 ** 6, "s": 10 ** 9}
+KERNEL_SKIPPED = "does not contain CUDA kernel data"
+ELLIPSIS = "\u2026"     # nsys's column format ends a truncated name with it
+
+
+# ------------------------------------------------------------------------------------------
+# Results
+# ------------------------------------------------------------------------------------------
+
+class Results:
+    """Collects and prints ok / not ok lines as they happen (so a hang shows where)."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def ok(self, description):
+        self.passed += 1
+        print("ok - " + one_line(description), flush=True)
+
+    def not_ok(self, description, details):
+        self.failed += 1
+        print("not ok - %s: %s" % (one_line(description), one_line(details)), flush=True)
+
+    def expect(self, condition, description, details):
+        """Records a check; details (a string or a function making one) only on failure."""
+        if condition:
+            self.ok(description)
+        else:
+            self.not_ok(description, details() if callable(details) else details)
+        return bool(condition)
+
+
+def one_line(text, limit=1500):
+    text = " | ".join(part for part in str(text).splitlines() if part.strip())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def short(name, limit=70):
+    return name if len(name) <= limit else name[:limit] + "..."
+
+
+class Skip(Exception):
+    """A prerequisite (samples, nsys) is missing: skip, or fail under CI=true."""
+
+
+# ------------------------------------------------------------------------------------------
+# Running things
+# ------------------------------------------------------------------------------------------
+
+class Run:
+    def __init__(self, argv, rc, out, err, timed_out=False):
+        self.argv, self.rc, self.out, self.err, self.timed_out = argv, rc, out, err, timed_out
+
+    def err_lines(self):
+        return [line for line in self.err.splitlines() if line.strip()]
+
+    def describe(self):
+        return "`%s` -> exit %s; stdout %r; stderr %r" % (
+            " ".join(self.argv), "TIMEOUT" if self.timed_out else self.rc,
+            self.out[:300], self.err[:600])
+
+
+def run(argv, cwd=None, env=None, timeout=GATE_TIMEOUT):
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return Run(argv, None, decode(e.stdout or b""), decode(e.stderr or b""), True)
+    return Run(argv, p.returncode, decode(p.stdout), decode(p.stderr))
+
+
+def decode(data):
+    # Kernel names are UTF-8 in practice; the gate prints invalid bytes as U+FFFD, and so
+    # does this decoding.
+    return data.decode("utf-8", errors="replace")
+
+
+def clean_env(**extra):
+    """The caller's environment without NSYS_GATE_* (a stray NSYS_GATE_JSON or
+    NSYS_GATE_NSYS must not change what is being tested), plus extra."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NSYS_GATE_")}
+    env.update({k: v for k, v in extra.items() if v is not None})
+    return env
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def listing(directory):
+    return sorted(os.listdir(directory))
+
+
+# ------------------------------------------------------------------------------------------
+# Parsers, written from the format notes, independent of the gate
+# ------------------------------------------------------------------------------------------
+
+class KernelSummary:
+    """One kernel summary report block of `nsys stats` output.
+
+    rows: list of (name, total_ns, instances) in nsys's order; the _gb_ and 2022 gpukernsum
+    variants repeat a name once per grid/block shape. exact: False when the time unit cannot
+    represent nanoseconds exactly (ms with 4 decimals)."""
+
+    def __init__(self, kind, unit):
+        self.kind, self.unit = kind, unit      # kind: "csv" or "column"
+        self.rows = []
+        self.exact = True
+
+    @property
+    def total_ns(self):
+        return sum(r[1] for r in self.rows)
+
+    @property
+    def instances(self):
+        return sum(r[2] for r in self.rows)
+
+    def by_name(self):
+        """name -> (total_ns, instances), adding up rows that share a name."""
+        grouped = {}
+        for name, total, count in self.rows:
+            t, c = grouped.get(name, (0, 0))
+            grouped[name] = (t + total, c + count)
+        return grouped
+
+
+class ParsedOutput:
+    def __init__(self):
+        self.summaries = []          # KernelSummary blocks, in order
+        self.kernel_skipped = 0      # "SKIPPED: ... does not contain CUDA kernel data." lines
+
+
+def to_ns(text, unit, summary):
+    """A time cell in `unit` as integer ns; marks summary inexact when rounding was needed."""
+    value = decimal.Decimal(text.replace(",", "")) * TIME_UNIT_NS[unit]
+    if value != value.to_integral_value():
+        summary.exact = False
+    return int(value.to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
+
+
+def kernel_header_unit(cells):
+    """The time unit if these header cells are a kernel summary header, else None.
+
+    Kernel summaries (cuda_gpu_kern_sum, gpukernsum, cuda_gpu_kern_gb_sum, 2020..2026) are
+    the only reports whose header starts Time(%) / Total Time (unit) / Instances and ends with
+    Name: cuda_api_sum has "Num Calls", nvtx_sum ends with "Range", cuda_gpu_sum with
+    "Operation", nvtx_kern_sum starts with "NVTX Range"."""
+    if len(cells) < 4 or cells[0] not in ("Time (%)", "Time(%)"):
+        return None
+    m = re.fullmatch(r"Total Time \((ns|us|ms|s)\)", cells[1])
+    if not m or cells[2] != "Instances" or cells[-1] != "Name":
+        return None
+    return m.group(1)
+
+
+def parse_nsys_stats(text):
+    """Finds every kernel summary in `nsys stats` console output or a saved CSV file.
+
+    CSV (nsys-formats.md section 1): quoting is not RFC 4180 -- a cell is quoted only when it
+    holds a comma and inner quotes are not doubled -- but Name is the last column, so the
+    first N-1 cells are split on commas and the rest of the line is the name, less one pair
+    of surrounding quotes. A block ends at an empty line.
+
+    Column (the default console format): a header, a line of dash runs that gives each
+    column's extent, rows until an empty line. Numbers may carry thousands separators; long
+    names are cut and end with an ellipsis."""
+    parsed = ParsedOutput()
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip("\r")
+        i += 1
+        if line.startswith("SKIPPED:") and KERNEL_SKIPPED in line:
+            parsed.kernel_skipped += 1
+            continue
+        cells = line.split(",")
+        unit = kernel_header_unit(cells)
+        if unit:
+            summary = KernelSummary("csv", unit)
+            ncols = len(cells)
+            while i < len(lines) and lines[i].rstrip("\r") != "":
+                row = lines[i].rstrip("\r").split(",", ncols - 1)
+                i += 1
+                if len(row) != ncols:
+                    raise ValueError("CSV row with %d cells, header has %d: %r"
+                                     % (len(row), ncols, ",".join(row)[:200]))
+                name = row[-1]
+                if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
+                    name = name[1:-1]
+                summary.rows.append((name, to_ns(row[1], unit, summary), int(row[2])))
+            parsed.summaries.append(summary)
+            continue
+        # Column format: header cells separated by two or more spaces, then the dash line.
+        cells = re.split(r" {2,}", line.strip())
+        unit = kernel_header_unit(cells)
+        if unit and i < len(lines) and re.fullmatch(r"[ -]*-[ -]*", lines[i].rstrip("\r")):
+            spans = [m.span() for m in re.finditer(r"-+", lines[i].rstrip("\r"))]
+            i += 1
+            if len(spans) != len(cells):
+                raise ValueError("column header has %d cells but %d dash runs"
+                                 % (len(cells), len(spans)))
+            summary = KernelSummary("column", unit)
+            while i < len(lines) and lines[i].strip() != "":
+                row = lines[i].rstrip("\r")
+                i += 1
+                total = row[spans[1][0]:spans[1][1]].strip()
+                count = row[spans[2][0]:spans[2][1]].strip().replace(",", "")
+                name = row[spans[-1][0]:].rstrip(" ")
+                summary.rows.append((name, to_ns(total, unit, summary), int(count)))
+            parsed.summaries.append(summary)
+    return parsed
+
+
+class GateProfile:
+    def __init__(self, m):
+        self.path = m.group("path")
+        self.format = m.group("format")
+        self.total_ns = int(m.group("total"))
+        self.count = int(m.group("count"))
+        self.n_names = int(m.group("names"))
+        self.rows = {}           # name -> (total_ns, instances)
+        self.duplicates = []     # names printed twice (the gate should have merged them)
+
+
+def parse_gate_profiles(stdout):
+    """Parses `nsys-gate --print-profile` output into GateProfile objects."""
+    profiles = []
+    for line in stdout.split("\n"):
+        if line == "" or line == GATE_ROWS_HEADER:
+            continue
+        m = GATE_PROFILE_HEAD.match(line)
+        if m:
+            profiles.append(GateProfile(m))
+            continue
+        if not profiles:
+            raise ValueError("row before the '# PATH (FORMAT): ...' line: %r" % line[:200])
+        parts = line.split("\t", 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            raise ValueError("not a 'total_ns<TAB>instances<TAB>name' row: %r" % line[:200])
+        prof = profiles[-1]
+        if parts[2] in prof.rows:
+            prof.duplicates.append(parts[2])
+        prof.rows[parts[2]] = (int(parts[0]), int(parts[1]))
+    return profiles
+
+
+def gate_shown_name(name):
+    """A kernel name as --print-profile shows it: control characters as \\xNN."""
+    return "".join("\\x%02X" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7F else c
+                   for c in name)
+
+
+def rows_diff(expected, got, limit=4):
+    """'' when the two name -> (total_ns, instances) maps are equal, else what differs."""
+    problems = []
+    for name in sorted(set(expected) | set(got)):
+        e, g = expected.get(name), got.get(name)
+        if e == g:
+            continue
+        if g is None:
+            problems.append("missing in gate: %r %s" % (short(name), e))
+        elif e is None:
+            problems.append("only in gate: %r %s" % (short(name), g))
+        else:
+            problems.append("%r: expected %s, gate %s" % (short(name), e, g))
+    if not problems:
+        return ""
+    more = len(problems) - limit
+    return "; ".join(problems[:limit]) + ("; ... %d more" % more if more > 0 else "")
+
+
+# ------------------------------------------------------------------------------------------
+# Context: paths, binaries and memoised nsys runs shared by the checks
+# ------------------------------------------------------------------------------------------
+
+class Context:
+    def __init__(self, gate, srcdir, shared, tmp, results):
+        self.gate = gate
+        self.srcdir = srcdir
+        self.samples = os.path.join(shared, "nsys-samples")
+        self.tmp = tmp
+        self.results = results
+        self.nsys = {}               # "2023.4" -> path
+        self._stats_cache = {}
+        self._counter = 0
+
+    # -- files -----------------------------------------------------------------------------
+
+    def sample(self, pattern):
+        """The one sample matching a glob relative to nsys-samples/ (error if not one)."""
+        matches = sorted(p for p in self.sample_files() if fnmatch.fnmatch(p, pattern))
+        if len(matches) != 1:
+            raise RuntimeError("expected one sample matching %r, found %r" % (pattern, matches))
+        return matches[0]
+
+    def sample_files(self):
+        """Paths relative to nsys-samples/ of the top-level and extra/ samples."""
+        found = []
+        for sub in ("", "extra"):
+            d = os.path.join(self.samples, sub)
+            if os.path.isdir(d):
+                found += [os.path.join(sub, n) if sub else n for n in sorted(os.listdir(d))
+                          if os.path.isfile(os.path.join(d, n))]
+        return found
+
+    def path(self, rel):
+        return os.path.join(self.samples, rel)
+
+    def fresh_dir(self, label):
+        """A new empty directory under the run's temp dir."""
+        self._counter += 1
+        d = os.path.join(self.tmp, "%02d-%s" % (self._counter, label))
+        os.mkdir(d)
+        return d
+
+    def copy_sample(self, rel, directory, name=None):
+        """A writable copy, so nsys (which writes beside its input) and a gate that wrongly
+        wrote would both be free to: the checks then see what they did."""
+        dst = os.path.join(directory, name or os.path.basename(rel))
+        shutil.copyfile(self.path(rel), dst)
+        os.chmod(dst, 0o644)
+        return dst
+
+    # -- the gate --------------------------------------------------------------------------
+
+    def gate_run(self, args, cwd=None, **env):
+        return run([self.gate] + args, cwd=cwd, env=clean_env(**env))
+
+    def gate_profile(self, path, args=(), cwd=None, **env):
+        """(Run, GateProfile or None, problem text or '') for --print-profile PATH."""
+        r = self.gate_run(list(args) + ["--print-profile", path], cwd=cwd, **env)
+        if r.rc != 0:
+            return r, None, "gate failed: " + r.describe()
+        try:
+            profiles = parse_gate_profiles(r.out)
+        except ValueError as e:
+            return r, None, "unparsable --print-profile output: %s" % e
+        if len(profiles) != 1:
+            return r, None, "expected 1 profile in the output, got %d" % len(profiles)
+        if profiles[0].duplicates:
+            return r, None, "gate printed kernel names twice: %r" % profiles[0].duplicates[:3]
+        return r, profiles[0], ""
+
+    # -- nsys ------------------------------------------------------------------------------
+
+    def nsys_stats(self, version, rel, extra_args=(), label="stats"):
+        """Runs real nsys `stats` on a private copy of sample rel (nsys may write beside its
+        input). Returns (Run, ParsedOutput or None, problem text). Memoised."""
+        key = (version, rel, tuple(extra_args))
+        if key not in self._stats_cache:
+            d = self.fresh_dir("nsys%s-%s" % (version, label))
+            copy = self.copy_sample(rel, d)
+            r = run([self.nsys[version], "stats"] + list(extra_args) + [os.path.basename(copy)],
+                    cwd=d, env=clean_env(), timeout=NSYS_TIMEOUT)
+            parsed, problem = None, ""
+            if r.rc != 0:
+                problem = "nsys failed: " + r.describe()
+            else:
+                try:
+                    parsed = parse_nsys_stats(r.out)
+                except ValueError as e:
+                    problem = "cannot parse nsys output: %s" % e
+            self._stats_cache[key] = (r, parsed, problem)
+        return self._stats_cache[key]
+
+    def nsys_kern_sum_csv(self, rel):
+        """nsys 2023.4's cuda_gpu_kern_sum of sample rel as CSV, with -q (no framing):
+        (Run, KernelSummary or None, problem)."""
+        r, parsed, problem = self.nsys_stats(
+            "2023.4", rel, ["--report", "cuda_gpu_kern_sum", "--format", "csv", "-q"], "csv")
+        if problem:
+            return r, None, problem
+        if len(parsed.summaries) != 1:
+            return r, None, "nsys printed %d kernel summaries (SKIPPED lines: %d)" % (
+                len(parsed.summaries), parsed.kernel_skipped)
+        return r, parsed.summaries[0], ""
+
+
+def expect_profile_matches(ctx, description, prof, summary):
+    """Gate profile vs a KernelSummary: total (to the ns when the unit allows), launch count
+    and per-name rows (names as nsys printed them: rows whose names the column format cut to
+    the same text are one kernel to the gate too)."""
+    res = ctx.results
+    problems = []
+    if summary.exact and prof.total_ns != summary.total_ns:
+        problems.append("total: gate %d ns, nsys %d ns (diff %+d)"
+                        % (prof.total_ns, summary.total_ns, prof.total_ns - summary.total_ns))
+    # ms has 4 decimals (100 ns): each row may be off by half of that.
+    if not summary.exact and abs(prof.total_ns - summary.total_ns) > \
+            len(summary.rows) * TIME_UNIT_NS[summary.unit] // 10000:
+        problems.append("total: gate %d ns, nsys ~%d ns (inexact unit %s)"
+                        % (prof.total_ns, summary.total_ns, summary.unit))
+    if prof.count != summary.instances:
+        problems.append("launches: gate %d, nsys %d" % (prof.count, summary.instances))
+    expected = {gate_shown_name(n): v for n, v in summary.by_name().items()}
+    got = prof.rows
+    if not summary.exact:  # per-row times are rounded: compare instances only
+        expected = {n: (None, c) for n, (t, c) in expected.items()}
+        got = {n: (None, c) for n, (t, c) in got.items()}
+    diff = rows_diff(expected, got)
+    if diff:
+        problems.append("rows: " + diff)
+    if prof.n_names != len(prof.rows):
+        problems.append("header says %d names, %d rows printed" % (prof.n_names, len(prof.rows)))
+    return res.expect(not problems, description, "; ".join(problems))
+
+
+# ------------------------------------------------------------------------------------------
+# Checks
+# ------------------------------------------------------------------------------------------
+
+def kernel_sqlite_samples(ctx):
+    no_kernel = [p for p in ctx.sample_files()
+                 if any(fnmatch.fnmatch(p, pat) for pat in NO_KERNEL_SAMPLES)]
+    return [p for p in ctx.sample_files() if p.endswith(".sqlite") and p not in no_kernel]
+
+
+def check_sqlite_against_nsys_stats(ctx):
+    """1. Every SQLite sample with kernels: the gate's figures equal nsys 2023.4's
+    cuda_gpu_kern_sum (CSV and column format), and the gate reads nsys's saved output of it
+    (2023.4 CSV, 2023.4 column, 2022.4 gpukernsum CSV) to the same figures."""
+    res = ctx.results
+    for rel in kernel_sqlite_samples(ctx):
+        tag = rel  # shown in every line of this sample
+        r, csv_sum, problem = ctx.nsys_kern_sum_csv(rel)
+        if problem:
+            res.not_ok("%s: nsys 2023.4 cuda_gpu_kern_sum --format csv -q" % tag, problem)
+            continue
+        # -q must leave nothing but the report: the header is the very first line.
+        res.expect(r.out.startswith("Time (%),Total Time (ns),Instances,"),
+                   "%s: nsys 2023.4 stats -q prints the CSV header first" % tag,
+                   lambda: "first line %r" % r.out.split("\n", 1)[0][:200])
+        # nsys's own report groups by (demangled) name: one row per name.
+        names = [row[0] for row in csv_sum.rows]
+        res.expect(len(names) == len(set(names)),
+                   "%s: nsys cuda_gpu_kern_sum has one row per name" % tag,
+                   lambda: "repeated: %r" % sorted({short(n) for n in names
+                                                   if names.count(n) > 1})[:3])
+
+        # The gate on the ORIGINAL shared file (it must read it in place, read-only).
+        _, prof, problem = ctx.gate_profile(ctx.path(rel))
+        if problem:
+            res.not_ok("%s: gate --print-profile" % tag, problem)
+        else:
+            res.expect(prof.format == "sqlite", "%s: gate reads it as sqlite" % tag,
+                       "format %r" % prof.format)
+            expect_profile_matches(
+                ctx, "%s: gate total %d ns, %d launches, %d rows == nsys 2023.4 "
+                "cuda_gpu_kern_sum" % (tag, csv_sum.total_ns, csv_sum.instances,
+                                       len(csv_sum.rows)), prof, csv_sum)
+
+        # Round trip: nsys's CSV text saved to a file, read back by the gate's text parser.
+        d = ctx.fresh_dir("saved-csv")
+        saved = os.path.join(d, "kern_sum.csv")
+        with open(saved, "w", encoding="utf-8") as f:
+            f.write(r.out)
+        _, prof, problem = ctx.gate_profile(saved)
+        if problem:
+            res.not_ok("%s: gate reads nsys's saved CSV" % tag, problem)
+        else:
+            expect_profile_matches(ctx, "%s: gate reads nsys 2023.4's saved CSV to the same "
+                                   "total and rows" % tag, prof, csv_sum)
+
+        # The human column format (the default), with nsys's console framing. Its times are
+        # integer ns, so exact; long names are cut, so the gate can only see cut names.
+        r, parsed, problem = ctx.nsys_stats("2023.4", rel, ["--report", "cuda_gpu_kern_sum"],
+                                            "column")
+        if problem or len(parsed.summaries) != 1:
+            res.not_ok("%s: nsys 2023.4 cuda_gpu_kern_sum column format" % tag,
+                       problem or "%d kernel summaries found" % len(parsed.summaries))
+        else:
+            col = parsed.summaries[0]
+            uncut = {n: v for n, v in col.by_name().items() if not n.endswith(ELLIPSIS)}
+            full = csv_sum.by_name()
+            res.expect(col.total_ns == csv_sum.total_ns and col.instances == csv_sum.instances
+                       and all(full.get(n) == v for n, v in uncut.items()),
+                       "%s: nsys's column and CSV formats agree" % tag,
+                       lambda: "column %d ns/%d, csv %d ns/%d" % (
+                           col.total_ns, col.instances, csv_sum.total_ns, csv_sum.instances))
+            saved = os.path.join(d, "kern_sum_column.txt")
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write(r.out)
+            _, prof, problem = ctx.gate_profile(saved)
+            if problem:
+                res.not_ok("%s: gate reads nsys's saved column output" % tag, problem)
+            else:
+                # Rows whose cut names coincide are one kernel to the gate: compare by the
+                # names as printed.
+                expect_profile_matches(ctx, "%s: gate reads nsys 2023.4's column output "
+                                       "(framing, %d cut names) to the same total and rows"
+                                       % (tag, len(col.rows) - len(uncut)), prof, col)
+
+        # nsys 2022.4's gpukernsum (GridXYZ/BlockXYZ columns; one name may span several
+        # rows) saved as text: the gate must add the rows up to the same total.
+        r, parsed, problem = ctx.nsys_stats("2022.4", rel, ["--report", "gpukernsum",
+                                                           "--format", "csv", "-q"], "csv")
+        if problem or len(parsed.summaries) != 1:
+            res.not_ok("%s: nsys 2022.4 gpukernsum CSV" % tag,
+                       problem or "%d kernel summaries found" % len(parsed.summaries))
+            continue
+        old = parsed.summaries[0]
+        res.expect(old.by_name() == csv_sum.by_name(),
+                   "%s: nsys 2022.4 gpukernsum (per name) == nsys 2023.4 cuda_gpu_kern_sum" % tag,
+                   lambda: rows_diff(csv_sum.by_name(), old.by_name()))
+        saved = os.path.join(d, "gpukernsum_2022.csv")
+        with open(saved, "w", encoding="utf-8") as f:
+            f.write(r.out)
+        _, prof, problem = ctx.gate_profile(saved)
+        if problem:
+            res.not_ok("%s: gate reads nsys 2022.4's saved gpukernsum CSV" % tag, problem)
+        else:
+            expect_profile_matches(ctx, "%s: gate reads nsys 2022.4's gpukernsum CSV (%d rows "
+                                   "for %d names) to the same total and rows"
+                                   % (tag, len(old.rows), len(old.by_name())), prof, old)
+
+
+def expect_no_kernel_error(ctx, description, r):
+    """Exit 2, nothing on stdout, one `ERROR: ... no CUDA kernel data ...` line."""
+    lines = r.err_lines()
+    ctx.results.expect(
+        r.rc == 2 and r.out == "" and len(lines) == 1 and lines[0].startswith("ERROR:")
+        and "no CUDA kernel data" in lines[0],
+        description, lambda: r.describe())
+
+
+def check_no_kernel_samples(ctx):
+    """2. Samples without kernels: nsys says SKIPPED; the gate refuses them (exit 2), in
+    --print-profile and as either side of a comparison, never reporting 0 ms."""
+    res = ctx.results
+    good = ctx.sample("01_*.sqlite")
+    for pattern in NO_KERNEL_SAMPLES:
+        rel = ctx.sample(pattern)
+        r, parsed, problem = ctx.nsys_stats("2023.4", rel, ["--report", "cuda_gpu_kern_sum",
+                                                           "--format", "csv"], "skipped")
+        res.expect(not problem and parsed.kernel_skipped == 1 and not parsed.summaries,
+                   "%s: nsys 2023.4 prints SKIPPED (no CUDA kernel data)" % rel,
+                   lambda: problem or r.describe())
+        expect_no_kernel_error(ctx, "%s: gate --print-profile exits 2 with one 'ERROR: ... no "
+                               "CUDA kernel data' line" % rel,
+                               ctx.gate_run(["--print-profile", ctx.path(rel)]))
+        d = ctx.fresh_dir("nokernel")
+        out_json = os.path.join(d, "verdict.json")
+        r = ctx.gate_run(["--json", out_json, ctx.path(good), ctx.path(rel)])
+        lines = r.err_lines()
+        verdict = read_json(out_json)
+        res.expect(r.rc == 2 and "PASS" not in r.out and "FAIL" not in r.out
+                   and any(l.startswith("ERROR:") and "no CUDA kernel data" in l for l in lines)
+                   and isinstance(verdict, dict) and verdict.get("verdict") == "error"
+                   and verdict.get("current_ms_per_epoch") is None,
+                   "%s: as CURRENT of a comparison: exit 2, JSON verdict error, no ms figure"
+                   % rel, lambda: "%s; json %r" % (r.describe(), verdict))
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        return "unreadable (%s)" % e
+
+
+def snapshot(directory, files):
+    """What must not change while the gate reads: listing, and bytes + mtime of files."""
+    state = {"listing": listing(directory)}
+    for f in files:
+        st = os.stat(f)
+        state[os.path.basename(f)] = (sha256(f), st.st_mtime_ns, st.st_size)
+    return state
+
+
+def check_sqlite_read_only(ctx):
+    """3. The gate opens SQLite exports read-only: on a writable copy in a writable
+    directory (where SQLite could create -journal/-wal/-shm files), comparing the file with
+    itself changes neither its bytes, its mtime nor the directory listing."""
+    res = ctx.results
+    for pattern in ("01_*.sqlite", "07_*.sqlite"):
+        rel = ctx.sample(pattern)
+        d = ctx.fresh_dir("readonly")
+        copy = ctx.copy_sample(rel, d)
+        # Back-date the mtime, so that a write within the same second would still show.
+        os.utime(copy, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+        before = snapshot(d, [copy])
+        r = ctx.gate_run([copy, copy], cwd=d)
+        r2 = ctx.gate_run(["--print-profile", copy, copy], cwd=d)
+        after = snapshot(d, [copy])
+        res.expect(r.rc == 0 and r.out.startswith("PASS:") and "ratio=1.000x" in r.out,
+                   "%s: comparing a profile with itself passes at ratio 1.000x" % rel,
+                   r.describe())
+        res.expect(r2.rc == 0 and len(parse_gate_profiles(r2.out)) == 2,
+                   "%s: --print-profile FILE FILE2 prints both profiles" % rel, r2.describe())
+        res.expect(before == after, "%s: the gate leaves the file's bytes and mtime and the "
+                   "directory listing unchanged" % rel,
+                   lambda: "before %r, after %r" % (before, after))
+
+    # Same, with the copy switched to WAL journal mode (what `PRAGMA journal_mode=WAL` in
+    # any SQLite tool leaves behind; it is stored in the file header). A plain read-only
+    # open of a WAL database creates -wal and -shm files beside it; a reader that must not
+    # write anything beside the user's file has to avoid that.
+    rel = ctx.sample("01_*.sqlite")
+    d = ctx.fresh_dir("readonly-wal")
+    copy = ctx.copy_sample(rel, d)
+    set_wal_mode(copy)
+    before = snapshot(d, [copy])
+    r = ctx.gate_run([copy, copy], cwd=d)
+    after = snapshot(d, [copy])
+    res.expect(r.rc == 0 and before == after,
+               "%s switched to WAL mode: the gate reads it and leaves no -wal/-shm beside it"
+               % rel, lambda: "exit %s; listing before %r, after %r; file %s"
+               % (r.rc, before["listing"], after["listing"],
+                  "unchanged" if before.get(os.path.basename(copy)) ==
+                  after.get(os.path.basename(copy)) else "CHANGED"))
+
+
+def set_wal_mode(path):
+    """Writes the WAL marker into the SQLite header (file format bytes 18 and 19 = 2), which
+    is all PRAGMA journal_mode=WAL changes in a database with no pending writes. Done by
+    hand so the test does not depend on Python's optional sqlite3 module."""
+    with open(path, "r+b") as f:
+        head = f.read(20)
+        if not head.startswith(b"SQLite format 3\0"):
+            raise RuntimeError("%s is not an SQLite file" % path)
+        f.seek(18)
+        f.write(b"\x02\x02")
+
+
+def derived_sqlite(rep_rel):
+    return rep_rel[:-len(".nsys-rep")] + DERIVED_SUFFIX
+
+
+def check_nsys_rep_end_to_end(ctx):
+    """4. .nsys-rep reports through real nsys 2023.4: the gate's rows equal those of the
+    sqlite derived from the same report and those of `nsys stats` on the report itself;
+    nothing is written beside the report and no private temp dir is left behind; a stale
+    X.sqlite beside X.nsys-rep is ignored; comparing two reports works and says so in JSON."""
+    res = ctx.results
+    nsys = ctx.nsys["2023.4"]
+    for rel in NSYS_REP_SAMPLES:
+        if not os.path.isfile(ctx.path(rel)):
+            res.not_ok("%s: sample present" % rel, "missing in %s" % ctx.samples)
+            continue
+        d = ctx.fresh_dir("rep")
+        tmpdir = ctx.fresh_dir("rep-TMPDIR")
+        copy = ctx.copy_sample(rel, d)
+        before = snapshot(d, [copy])
+        _, prof, problem = ctx.gate_profile(os.path.basename(copy), ["--nsys", nsys], cwd=d,
+                                            TMPDIR=tmpdir)
+        after = snapshot(d, [copy])
+        leftovers = listing(tmpdir)
+        if problem:
+            res.not_ok("%s: gate --nsys 2023.4 --print-profile" % rel, problem)
+        else:
+            res.expect(prof.format == "nsys-rep", "%s: gate reads it as nsys-rep" % rel,
+                       "format %r" % prof.format)
+            # The sqlite nsys 2023.4.4 exported from this report (shared, read in place).
+            _, derived, problem = ctx.gate_profile(ctx.path(derived_sqlite(rel)))
+            if problem:
+                res.not_ok("%s: gate on the derived sqlite" % rel, problem)
+            else:
+                res.expect(prof.total_ns == derived.total_ns and prof.count == derived.count
+                           and prof.rows == derived.rows,
+                           "%s: gate rows == gate rows of the derived %s" % (rel, DERIVED_SUFFIX),
+                           lambda: "total %d vs %d; %s" % (prof.total_ns, derived.total_ns,
+                                                           rows_diff(derived.rows, prof.rows)))
+            # nsys stats on the report itself (it exports X.sqlite beside its own copy).
+            r, parsed, problem = ctx.nsys_stats(
+                "2023.4", rel, ["--report", "cuda_gpu_kern_sum", "--format", "csv", "-q",
+                                "--force-export=true"], "rep")
+            if problem or len(parsed.summaries) != 1:
+                res.not_ok("%s: nsys 2023.4 stats on the report" % rel,
+                           problem or "%d kernel summaries" % len(parsed.summaries))
+            else:
+                expect_profile_matches(ctx, "%s: gate rows == nsys 2023.4 stats on the report"
+                                       % rel, prof, parsed.summaries[0])
+        res.expect(before == after, "%s: nothing written beside the report, report unchanged"
+                   % rel, lambda: "before %r, after %r" % (before, after))
+        res.expect(not [n for n in leftovers if n.startswith("nsys-gate")],
+                   "%s: no nsys-gate.* temp dir left in $TMPDIR" % rel,
+                   lambda: "left in TMPDIR: %r" % leftovers)
+
+    # A report whose name has a space and a comma, beside a NEWER sqlite of the same name
+    # from another run (what `nsys stats` leaves; nsys 2022.4's stats silently reuses such a
+    # file, 2023.4's refuses it). The gate exports privately: it must read the report itself
+    # and neither read nor touch the sibling.
+    rel = NSYS_REP_SAMPLES[0]
+    d, tmpdir, copy, sibling = stale_sibling_setup(ctx, rel)
+    before = snapshot(d, [copy, sibling])
+    _, prof, problem = ctx.gate_profile(os.path.basename(copy), ["--nsys", nsys], cwd=d,
+                                        TMPDIR=tmpdir)
+    after = snapshot(d, [copy, sibling])
+    _, derived, problem2 = ctx.gate_profile(ctx.path(derived_sqlite(rel)))
+    res.expect(not problem and not problem2 and prof.rows == derived.rows
+               and prof.total_ns == derived.total_ns,
+               "%r beside a newer stale %r: gate reads the report, not the sibling"
+               % (os.path.basename(copy), os.path.basename(sibling)),
+               lambda: problem or problem2 or "gate %d ns, report's own %d ns; %s" % (
+                   prof.total_ns, derived.total_ns, rows_diff(derived.rows, prof.rows)))
+    res.expect(before == after and listing(tmpdir) == [],
+               "stale sibling: report and sibling unchanged, nothing added, $TMPDIR empty",
+               lambda: "before %r, after %r, TMPDIR %r" % (before, after, listing(tmpdir)))
+
+    # A full comparison of two reports, nsys chosen by the environment variable this time.
+    d = ctx.fresh_dir("rep-compare")
+    tmpdir = ctx.fresh_dir("rep-compare-TMPDIR")
+    base = ctx.copy_sample(NSYS_REP_SAMPLES[1], d)
+    cur = ctx.copy_sample(NSYS_REP_SAMPLES[0], d)
+    out_json = os.path.join(ctx.fresh_dir("rep-compare-json"), "out.json")
+    r = ctx.gate_run(["--nsys", nsys, "--json", out_json, os.path.basename(base),
+                      os.path.basename(cur)], cwd=d, TMPDIR=tmpdir)
+    verdict = read_json(out_json)
+    res.expect(r.rc == 0 and r.out.startswith("PASS:") and isinstance(verdict, dict)
+               and verdict.get("verdict") == "pass"
+               and (verdict.get("baseline") or {}).get("format") == "nsys-rep"
+               and (verdict.get("current") or {}).get("format") == "nsys-rep",
+               "gate --nsys 2023.4 --json out.json 05b.nsys-rep 05.nsys-rep: exit 0, "
+               "baseline.format == current.format == nsys-rep",
+               lambda: "%s; json %r" % (r.describe(), verdict))
+    r = ctx.gate_run(["--print-profile", os.path.basename(base)], cwd=d, TMPDIR=tmpdir,
+                     NSYS_GATE_NSYS=nsys)
+    res.expect(r.rc == 0 and "(nsys-rep)" in r.out,
+               "NSYS_GATE_NSYS selects the nsys binary like --nsys", r.describe())
+    res.expect(listing(d) == sorted([os.path.basename(base), os.path.basename(cur)])
+               and listing(tmpdir) == [],
+               "comparison of two reports leaves nothing beside them nor in $TMPDIR",
+               lambda: "beside: %r, TMPDIR: %r" % (listing(d), listing(tmpdir)))
+
+
+def stale_sibling_setup(ctx, rel):
+    """A copy of report rel named with a space and a comma, in a directory with a space,
+    and beside it an .sqlite of the same base name holding ANOTHER run (sample 05b's
+    export), dated in the future so that any nsys takes it for a fresh export.
+    Returns (dir, TMPDIR for the gate, report copy, sibling)."""
+    d = ctx.fresh_dir("stale sibling")
+    tmpdir = ctx.fresh_dir("stale-sibling-TMPDIR")
+    copy = ctx.copy_sample(rel, d, "my report, v1.nsys-rep")
+    sibling = ctx.copy_sample(derived_sqlite(NSYS_REP_SAMPLES[1]), d, "my report, v1.sqlite")
+    future = int(time.time() + 86400 * 365) * 10 ** 9
+    os.utime(sibling, ns=(future, future))
+    return d, tmpdir, copy, sibling
+
+
+def check_old_nsys_on_newer_report(ctx):
+    """5. nsys 2022.4 cannot read a report made by nsys 2023.1 (sample 05): it prints a
+    protobuf error, writes a stub sqlite and exits 1 (export) or prints SKIPPED and exits 0
+    (stats). The gate must turn that into an error that carries nsys's own words -- never a
+    0 ms verdict -- and must not leave the stub anywhere."""
+    res = ctx.results
+    old = ctx.nsys["2022.4"]
+    rel = NSYS_REP_SAMPLES[0]
+
+    # What nsys itself says, to look for in the gate's message.
+    d = ctx.fresh_dir("old-export")
+    copy = ctx.copy_sample(rel, d)
+    r = run([old, "export", "--type", "sqlite", "--force-overwrite=true", "--output",
+             "out.sqlite", os.path.basename(copy)], cwd=d, env=clean_env(),
+            timeout=NSYS_TIMEOUT)
+    nsys_words = [l.strip() for l in r.err_lines() if "Exception" in l or "error" in l.lower()]
+    if not res.expect(r.rc != 0 and nsys_words,
+                      "nsys 2022.4 export of the 2023.1 report fails with an error on stderr",
+                      r.describe()):
+        return
+    tail = nsys_words[-1]   # e.g. "std::exception::what: ProtobufParseException"
+
+    d = ctx.fresh_dir("old")
+    tmpdir = ctx.fresh_dir("old-TMPDIR")
+    copy = ctx.copy_sample(rel, d)
+    before = snapshot(d, [copy])
+    r = ctx.gate_run(["--nsys", old, "--print-profile", os.path.basename(copy)], cwd=d,
+                     TMPDIR=tmpdir)
+    lines = r.err_lines()
+    res.expect(r.rc == 2 and r.out == "" and len(lines) == 1 and lines[0].startswith("ERROR:")
+               and "nsys" in lines[0] and tail in lines[0],
+               "%s with nsys 2022.4: --print-profile exits 2, one ERROR line carrying nsys's "
+               "%r" % (rel, tail), r.describe())
+
+    out_json = os.path.join(ctx.fresh_dir("old-json"), "out.json")
+    r = ctx.gate_run(["--nsys", old, "--json", out_json, os.path.basename(copy),
+                      os.path.basename(copy)], cwd=d, TMPDIR=tmpdir)
+    lines = r.err_lines()
+    verdict = read_json(out_json)
+    res.expect(r.rc == 2 and r.out == "" and len(lines) == 1 and lines[0].startswith("ERROR:")
+               and tail in lines[0] and not re.search(r"\b0(\.0+)?ms", r.out + r.err),
+               "%s with nsys 2022.4: comparison exits 2 with one ERROR line, no verdict line"
+               % rel, r.describe())
+    res.expect(isinstance(verdict, dict) and verdict.get("verdict") == "error"
+               and "ratio" in verdict and verdict["ratio"] is None
+               and verdict.get("baseline_ms_per_epoch") is None
+               and tail in str(verdict.get("error")),
+               "%s with nsys 2022.4: JSON verdict 'error', ratio null, error text from nsys"
+               % rel, lambda: "json %r" % verdict)
+    after = snapshot(d, [copy])
+    res.expect(before == after and listing(tmpdir) == [],
+               "%s with nsys 2022.4: no stub sqlite beside the report nor in $TMPDIR" % rel,
+               lambda: "beside: %r -> %r; TMPDIR: %r" % (before["listing"], after["listing"],
+                                                          listing(tmpdir)))
+
+    # nsys 2022.4's own `stats` would silently use a fresh-looking X.sqlite beside X.nsys-rep
+    # (nsys-formats.md): the gate must still fail rather than report the sibling's figures.
+    d, tmpdir, copy, sibling = stale_sibling_setup(ctx, rel)
+    before = snapshot(d, [copy, sibling])
+    r = ctx.gate_run(["--nsys", old, "--print-profile", os.path.basename(copy)], cwd=d,
+                     TMPDIR=tmpdir)
+    after = snapshot(d, [copy, sibling])
+    res.expect(r.rc == 2 and r.out == "" and tail in r.err and before == after
+               and listing(tmpdir) == [],
+               "%s with nsys 2022.4 beside a newer stale .sqlite: still an error, sibling "
+               "neither read nor touched" % rel,
+               lambda: "%s; before %r, after %r" % (r.describe(), before, after))
+
+
+def saved_outputs(ctx):
+    """(relative path, absolute path) of every saved nsys console output / -o file."""
+    gen = os.path.join(ctx.samples, "generated")
+    found = []
+    for root, _, files in os.walk(gen):
+        for name in sorted(files):
+            if name.endswith(".stdout.txt") or name.endswith(".csv"):
+                full = os.path.join(root, name)
+                found.append((os.path.relpath(full, ctx.samples), full))
+    return sorted(found)
+
+
+def source_sample_of(ctx, filename):
+    for prefix, pattern in SAVED_OUTPUT_SOURCES:
+        if filename.startswith(prefix):
+            return ctx.sample(pattern)
+    return None
+
+
+def check_saved_nsys_outputs(ctx):
+    """6. The saved console output of real nsys 2022.4 / 2023.4 runs (and the files nsys
+    wrote with -o): the gate reads a file with one kernel summary to the total of the sample
+    it was made from; refuses SKIPPED-only files as "no CUDA kernel data"; refuses files with
+    two kernel summaries (cuda_gpu_kern_sum + cuda_gpu_kern_gb_sum would double count) and
+    files with no kernel summary at all."""
+    res = ctx.results
+    for rel, full in saved_outputs(ctx):
+        with open(full, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        try:
+            parsed = parse_nsys_stats(text)
+        except ValueError as e:
+            res.not_ok("%s: this script parses it" % rel, str(e))
+            continue
+        n = len(parsed.summaries)
+        if n == 1:
+            summary = parsed.summaries[0]
+            _, prof, problem = ctx.gate_profile(full)
+            if problem:
+                res.not_ok("%s: gate reads its kernel summary" % rel, problem)
+                continue
+            cut = any(name.endswith(ELLIPSIS) for name, _, _ in summary.rows)
+            expect_profile_matches(ctx, "%s (%s, %s): gate total and rows == this script's "
+                                   "parse" % (rel, summary.kind, summary.unit), prof, summary)
+            src = source_sample_of(ctx, os.path.basename(full))
+            if src is None:
+                res.not_ok("%s: mapped to the sample it was made from" % rel,
+                           "no entry in SAVED_OUTPUT_SOURCES for this file name")
+                continue
+            _, live, problem = ctx.nsys_kern_sum_csv(src)
+            if problem:
+                res.not_ok("%s: live nsys on %s" % (rel, src), problem)
+                continue
+            res.expect(prof.total_ns == live.total_ns and prof.count == live.instances,
+                       "%s: gate total %d ns == nsys 2023.4 total of %s%s"
+                       % (rel, live.total_ns, src, " (names cut)" if cut else ""),
+                       lambda: "gate %d ns / %d launches, sample %d ns / %d launches" % (
+                           prof.total_ns, prof.count, live.total_ns, live.instances))
+        elif n >= 2:
+            r = ctx.gate_run(["--print-profile", full])
+            lines = r.err_lines()
+            res.expect(r.rc == 2 and r.out == "" and len(lines) == 1
+                       and lines[0].startswith("ERROR:")
+                       and re.search(r"\b%d kernel summar" % n, lines[0]),
+                       "%s: %d kernel summaries: gate refuses (would double count)" % (rel, n),
+                       r.describe())
+        elif parsed.kernel_skipped:
+            expect_no_kernel_error(ctx, "%s: kernel report SKIPPED: gate exits 2, 'no CUDA "
+                                   "kernel data'" % rel, ctx.gate_run(["--print-profile", full]))
+        else:
+            r = ctx.gate_run(["--print-profile", full])
+            lines = r.err_lines()
+            res.expect(r.rc == 2 and r.out == "" and len(lines) == 1
+                       and lines[0].startswith("ERROR:"),
+                       "%s: no kernel summary (%s): gate exits 2 with one ERROR line"
+                       % (rel, "empty" if not text.strip() else "other reports"), r.describe())
+
+
+def check_csv_samples(ctx):
+    """7. The saved CSV files from a public repo (nsys 2025.x, -o output without framing):
+    the gate's total and rows equal this script's parse."""
+    res = ctx.results
+    csvs = [p for p in ctx.sample_files() if p.endswith(".csv")]
+    res.expect(len(csvs) >= 2, "the CSV samples 03/03b are present", "found %r" % csvs)
+    for rel in csvs:
+        with open(ctx.path(rel), encoding="utf-8", errors="replace") as f:
+            parsed = parse_nsys_stats(f.read())
+        if len(parsed.summaries) != 1:
+            res.not_ok("%s: one kernel summary" % rel, "found %d" % len(parsed.summaries))
+            continue
+        summary = parsed.summaries[0]
+        _, prof, problem = ctx.gate_profile(ctx.path(rel))
+        if problem:
+            res.not_ok("%s: gate --print-profile" % rel, problem)
+            continue
+        res.expect(prof.format == "nsys-stats", "%s: gate reads it as nsys-stats" % rel,
+                   "format %r" % prof.format)
+        expect_profile_matches(ctx, "%s: gate total %d ns, %d launches, %d rows == this "
+                               "script's parse" % (rel, summary.total_ns, summary.instances,
+                                                   len(summary.rows)), prof, summary)
+
+
+CHECKS = [
+    check_sqlite_against_nsys_stats,
+    check_no_kernel_samples,
+    check_sqlite_read_only,
+    check_nsys_rep_end_to_end,
+    check_old_nsys_on_newer_report,
+    check_saved_nsys_outputs,
+    check_csv_samples,
+]
+
+
+# ------------------------------------------------------------------------------------------
+# Main
+# ------------------------------------------------------------------------------------------
+
+def fetch_nsys(srcdir, version):
+    """Path of a working real nsys (ci/fetch-nsys.sh), or raise Skip."""
+    script = os.path.join(srcdir, "ci", "fetch-nsys.sh")
+    if not os.path.isfile(script):
+        raise Skip("%s not found" % script)
+    r = run(["bash", script, version], env=clean_env(), timeout=900)
+    path = r.out.strip()
+    if r.rc != 0 or not path or not os.access(path, os.X_OK):
+        raise Skip("cannot get nsys %s: ci/fetch-nsys.sh %s exited %s: %s"
+                   % (version, version, "TIMEOUT" if r.timed_out else r.rc,
+                      one_line(r.err[-800:])))
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gate", required=True, help="the nsys-gate executable")
+    ap.add_argument("--srcdir", required=True, help="the project's root")
+    ap.add_argument("--shared", required=True, help="the shared dir holding nsys-samples/")
+    args = ap.parse_args()
+
+    started = time.monotonic()
+    results = Results()
+    # CI=true makes a skip a failure, unless the pipeline says it has no
+    # samples on purpose (a public CI without ../shared).
+    in_ci = (os.environ.get("CI", "").lower() == "true"
+             and os.environ.get("NSYS_GATE_CONFORMANCE", "") != "optional")
+    gate = os.path.abspath(args.gate)
+    srcdir = os.path.abspath(args.srcdir)
+    shared = os.path.abspath(args.shared)
+
+    if not (os.path.isfile(gate) and os.access(gate, os.X_OK)):
+        # Not a missing optional prerequisite: the thing under test is missing.
+        results.not_ok("the gate executable", "%s is not an executable file" % gate)
+        print("%d passed, %d failed" % (results.passed, results.failed))
+        return 1
+
+    tmp = tempfile.mkdtemp(prefix="nsys-gate-conformance.")
+    try:
+        try:
+            if not os.path.isdir(os.path.join(shared, "nsys-samples")):
+                raise Skip("%s not found: no real nsys samples to test against"
+                           % os.path.join(shared, "nsys-samples"))
+            ctx = Context(gate, srcdir, shared, tmp, results)
+            for version in ("2023.4", "2022.4"):
+                ctx.nsys[version] = fetch_nsys(srcdir, version)
+                print("# nsys %s: %s" % (version, ctx.nsys[version]), flush=True)
+        except Skip as e:
+            if in_ci:
+                results.not_ok("prerequisites", "%s (CI=true: a skip counts as a failure)" % e)
+                print("%d passed, %d failed" % (results.passed, results.failed))
+                return 1
+            print("# SKIP: %s" % e)
+            print("%d passed, %d failed" % (results.passed, results.failed))
+            return EXIT_SKIP
+
+        for check in CHECKS:
+            print("# " + one_line(" ".join(check.__doc__.split("\n\n")[0].split())),
+                  flush=True)
+            try:
+                check(ctx)
+            except Exception as e:  # a crash in one check must not hide the others
+                results.not_ok(check.__name__, "crashed: %s: %s" % (type(e).__name__, e))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print("# finished in %.1f s" % (time.monotonic() - started))
+    print("%d passed, %d failed" % (results.passed, results.failed))
+    return 1 if results.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
