@@ -87,6 +87,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_verdict_fail_with(&g->verdict, err.msg);
     }
     g->verdict.verbose = s->verbose;
+    g->verdict.fail_inconclusive = s->fail_inconclusive;
 }
 
 void ng_gate_release(struct ng_gate *g)

@@ -1,5 +1,6 @@
-/* The human reporter: the prototype's first line, byte for byte.  On ERROR
- * it prints nothing: main prints the one ERROR line on stderr. */
+/* The human reporter: the prototype's first line, byte for byte, then on
+ * FAIL/INCONCLUSIVE (or --verbose) indented detail lines.  On ERROR it
+ * prints nothing: main prints the one ERROR line on stderr. */
 #include <string.h>
 
 #include "ng_reporter.h"
@@ -12,6 +13,8 @@ static int human_render(const struct ng_verdict *v, struct ng_buf *out, struct n
     /* the message holds no user text, but keep the rule in one place */
     ng_text_clean(out, v->message, strlen(v->message), NG_TEXT_ESCAPE_CONTROLS);
     ng_buf_adds(out, "\n");
+    if (ng_report_wants_details(v))
+        ng_report_details(v, out);
     return 0;
 }
 

@@ -64,6 +64,9 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
     add_number_property(props, "current_ms_per_epoch", v->has_figures, v->current.ms_per_epoch);
     add_number_property(props, "ratio", v->has_figures, v->ratio);
     add_number_property(props, "threshold", v->threshold > 0, v->threshold);
+    add_number_property(props, "p_value", v->has_p, v->p_value);
+    add_number_property(props, "alpha", 1, v->alpha);
+    add_property(props, "metric", v->metric);
     if (v->epochs > 0) {
         snprintf(buf, sizeof buf, "%ld", v->epochs);
         add_property(props, "epochs", buf);
@@ -74,17 +77,30 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
         add_property(props, "current", v->current.path);
 }
 
+/* The summary line, then the detail lines: GitLab shows only this text. */
+static char *summary_text(const struct ng_verdict *v)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_buf_adds(&b, v->message);
+    if (ng_report_wants_details(v)) {
+        ng_buf_adds(&b, "\n");
+        ng_report_details(v, &b);
+    }
+    return ng_buf_detach(&b);
+}
+
 static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v, const char *time)
 {
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
     xmlNodePtr n;
+    char *text = summary_text(v);
 
     set_attr(tc, "classname", NG_TOOL_NAME);
     set_attr(tc, "name", v->name);
     set_attr(tc, "time", time);
     switch (v->outcome) {
     case NG_OUTCOME_FAIL:
-        n = add_text_child(tc, "failure", v->message);
+        n = add_text_child(tc, "failure", text);
         set_attr(n, "type", "regression");
         set_attr(n, "message", v->message);
         break;
@@ -93,10 +109,17 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v, const cha
         set_attr(n, "type", "error");
         set_attr(n, "message", v->error);
         break;
-    case NG_OUTCOME_PASS:
     case NG_OUTCOME_INCONCLUSIVE:
+        if (v->fail_inconclusive) {   /* the job fails: the report must say so too */
+            n = add_text_child(tc, "failure", text);
+            set_attr(n, "type", "inconclusive");
+            set_attr(n, "message", v->message);
+        }
+        break;
+    case NG_OUTCOME_PASS:
         break;
     }
+    free(text);
 }
 
 static void host_name(char *buf, size_t size)
@@ -123,13 +146,18 @@ static int junit_render(const struct ng_verdict *v, struct ng_buf *out, struct n
     set_attr(suite, "timestamp", ts);
     set_attr(suite, "hostname", host);
     set_attr(suite, "tests", "1");
-    set_attr(suite, "failures", v->outcome == NG_OUTCOME_FAIL ? "1" : "0");
+    set_attr(suite, "failures",
+             v->outcome == NG_OUTCOME_FAIL ||
+                     (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->fail_inconclusive)
+                 ? "1" : "0");
     set_attr(suite, "errors", v->outcome == NG_OUTCOME_ERROR ? "1" : "0");
     set_attr(suite, "skipped", "0");
     set_attr(suite, "time", time);
     add_properties(suite, v);
     add_testcase(suite, v, time);
-    add_text_child(suite, "system-out", v->outcome == NG_OUTCOME_ERROR ? "" : v->message);
+    char *out_text = v->outcome == NG_OUTCOME_ERROR ? NULL : summary_text(v);
+    add_text_child(suite, "system-out", out_text ? out_text : "");
+    free(out_text);
     add_text_child(suite, "system-err", v->outcome == NG_OUTCOME_ERROR ? v->message : "");
 
     xmlDocDumpFormatMemoryEnc(doc, &mem, &size, "UTF-8", 1);

@@ -17,6 +17,15 @@ struct ng_reporter {
     int (*render)(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err);
 };
 
+/* The detail lines under the first human line (significance, samples, the
+ * kernels that moved most), each starting with two spaces and ending in a
+ * newline; shared by the reporters that show text to a person. */
+void ng_report_details(const struct ng_verdict *v, struct ng_buf *out);
+
+/* Whether those lines are shown: on FAIL and INCONCLUSIVE, and on PASS
+ * with --verbose. */
+int ng_report_wants_details(const struct ng_verdict *v);
+
 extern const struct ng_reporter ng_reporter_human;
 extern const struct ng_reporter ng_reporter_json;
 extern const struct ng_reporter ng_reporter_junit;

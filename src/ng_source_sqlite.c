@@ -609,30 +609,42 @@ static int no_match_error(const struct nvtx *nv, const char *shown, const char *
     return -1;
 }
 
-/* Per epoch, by the metric: kernel-sum adds kernel durations; gpu-span adds
- * each range's projected span (ranges of one epoch on several ranks add up). */
+/* Per epoch, by the metric: kernel-sum adds the durations of its kernels
+ * over all its ranges (ranks and threads add up); gpu-span is the last end
+ * minus the first start over those same kernels, i.e. the GPU wall time of
+ * the epoch, however many ranks ran it side by side. */
 static void emit_epochs(const struct nvtx *nv, enum ng_metric metric, struct ng_profile *p)
 {
-    int64_t *ns = ng_xcalloc(nv->n_epochs, sizeof *ns);
+    int64_t *sum = ng_xcalloc(nv->n_epochs, sizeof *sum);
+    int64_t *first = ng_xcalloc(nv->n_epochs, sizeof *first);
+    int64_t *last = ng_xcalloc(nv->n_epochs, sizeof *last);
     int64_t *kernels = ng_xcalloc(nv->n_epochs, sizeof *kernels);
     struct epoch_key **order = ng_xcalloc(nv->n_epochs, sizeof *order);
 
     for (size_t i = 0; i < nv->n; i++) {
         const struct range *r = &nv->r[i];
+        size_t e = r->epoch;
         if (r->kcount == 0)
             continue;
-        ns[r->epoch] += metric == NG_METRIC_GPU_SPAN ? r->kmax - r->kmin : r->ksum;
-        kernels[r->epoch] += r->kcount;
+        if (kernels[e] == 0 || r->kmin < first[e])
+            first[e] = r->kmin;
+        if (kernels[e] == 0 || r->kmax > last[e])
+            last[e] = r->kmax;
+        sum[e] += r->ksum;
+        kernels[e] += r->kcount;
     }
     for (size_t i = 0; i < nv->n_epochs; i++)
         order[nv->epochs[i].rank] = &nv->epochs[i];
     for (size_t k = (size_t)nv->skip; k < nv->n_epochs; k++) {
         size_t e = (size_t)(order[k] - nv->epochs);
-        ng_profile_add_epoch(p, order[k]->name, order[k]->first_start, ns[e], kernels[e]);
+        int64_t ns = metric == NG_METRIC_GPU_SPAN ? last[e] - first[e] : sum[e];
+        ng_profile_add_epoch(p, order[k]->name, order[k]->first_start, ns, kernels[e]);
     }
     p->nvtx = 1;
     p->skipped_epochs = (size_t)nv->skip;
-    free(ns);
+    free(sum);
+    free(first);
+    free(last);
     free(kernels);
     free(order);
 }

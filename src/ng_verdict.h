@@ -87,6 +87,7 @@ struct ng_verdict {
     char **warnings;           /* one line each, e.g. different GPU models */
     size_t n_warnings;
     int verbose;               /* show the attribution even on PASS (--verbose) */
+    int fail_inconclusive;     /* INCONCLUSIVE counts as a failure (--fail-inconclusive) */
     char message[NG_VERDICT_TEXT];   /* the first human line, e.g. "PASS: ..." */
     char error[NG_ERR_MAX];          /* empty unless outcome is ERROR */
     time_t timestamp;

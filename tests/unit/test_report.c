@@ -10,6 +10,15 @@
 
 #include "ng_report.h"
 
+static double base_samples[] = { 190.0, 200.0, 210.0 };
+static double cur_samples[] = { 290.0, 300.0, 310.0 };
+static struct ng_kernel_delta kernels[] = {
+    { "gemm<\x1b[1m&>", NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
+    { "fresh_kernel", NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0 },
+};
+static char warning[] = "baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless";
+static char *warnings[] = { warning };
+
 static struct ng_verdict fail_verdict(void)
 {
     struct ng_verdict v;
@@ -29,6 +38,23 @@ static struct ng_verdict fail_verdict(void)
                                           .loaded = 1, .total_ns = 1500000000,
                                           .kernel_count = 12, .ms_per_epoch = 300.0 };
     strcpy(v.message, "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
+    v.baseline.samples = base_samples;
+    v.baseline.n_samples = 3;
+    v.baseline.min_ms = 190.0;
+    v.baseline.max_ms = 210.0;
+    v.baseline.mean_ms = 200.0;
+    v.current.samples = cur_samples;
+    v.current.n_samples = 3;
+    v.current.min_ms = 290.0;
+    v.current.max_ms = 310.0;
+    v.current.mean_ms = 300.0;
+    v.has_p = 1;
+    v.p_value = 0.05;
+    v.alpha = 0.05;
+    v.kernels = kernels;
+    v.n_kernels = 2;
+    v.warnings = warnings;
+    v.n_warnings = 1;
     v.timestamp = 86400 * 365;
     v.elapsed_s = 0.12345;
     return v;
@@ -47,7 +73,14 @@ static void test_human(void **state)
     struct ng_verdict v = fail_verdict();
     char *s = render("human", &v);
     (void)state;
-    assert_string_equal(s, "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n");
+    assert_string_equal(s, 
+        "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
+        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
+        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
+        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  kernels by contribution to the change, per epoch:\n"
+        "    +90.000 ms ( 90.0%) changed 150.000 -> 240.000 ms, 10.0 -> 10.0 launches  gemm<\\x1B[1m&>\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -> 10.000 ms, 0.0 -> 2.0 launches  fresh_kernel\n");
     free(s);
     v.outcome = NG_OUTCOME_ERROR;
     s = render("human", &v);
@@ -63,17 +96,67 @@ static void test_json(void **state)
     assert_string_equal(s,
         "{\n"
         "\t\"schema_version\":\t1,\n"
-        "\t\"tool\":\t{\n\t\t\"name\":\t\"nsys-gate\",\n\t\t\"version\":\t\"" NG_VERSION "\"\n\t},\n"
+        "\t\"tool\":\t{\n"
+        "\t\t\"name\":\t\"nsys-gate\",\n"
+        "\t\t\"version\":\t\"" NG_VERSION "\"\n"
+        "\t},\n"
         "\t\"name\":\t\"bert <large> & \\\"friends\\\"\",\n"
         "\t\"verdict\":\t\"fail\",\n"
         "\t\"mode\":\t\"total\",\n"
+        "\t\"metric\":\t\"kernel-sum\",\n"
         "\t\"baseline_ms_per_epoch\":\t200,\n"
         "\t\"current_ms_per_epoch\":\t300,\n"
         "\t\"ratio\":\t1.5,\n"
         "\t\"threshold\":\t1.2,\n"
         "\t\"epochs\":\t5,\n"
-        "\t\"baseline\":\t{\n\t\t\"path\":\t\"b.sqlite\",\n\t\t\"format\":\t\"sqlite\",\n\t\t\"total_gpu_ms\":\t1000,\n\t\t\"kernel_count\":\t10\n\t},\n"
-        "\t\"current\":\t{\n\t\t\"path\":\t\"c\\u001b[31m\xef\xbf\xbd.csv\",\n\t\t\"format\":\t\"nsys-stats\",\n\t\t\"total_gpu_ms\":\t1500,\n\t\t\"kernel_count\":\t12\n\t},\n"
+        "\t\"p_value\":\t0.05,\n"
+        "\t\"alpha\":\t0.05,\n"
+        "\t\"baseline\":\t{\n"
+        "\t\t\"path\":\t\"b.sqlite\",\n"
+        "\t\t\"format\":\t\"sqlite\",\n"
+        "\t\t\"total_gpu_ms\":\t1000,\n"
+        "\t\t\"kernel_count\":\t10,\n"
+        "\t\t\"median_ms\":\t200,\n"
+        "\t\t\"min_ms\":\t190,\n"
+        "\t\t\"max_ms\":\t210,\n"
+        "\t\t\"mean_ms\":\t200,\n"
+        "\t\t\"runs\":\t[]\n"
+        "\t},\n"
+        "\t\"current\":\t{\n"
+        "\t\t\"path\":\t\"c\\u001b[31m\xef""\xbf""\xbd"".csv\",\n"
+        "\t\t\"format\":\t\"nsys-stats\",\n"
+        "\t\t\"total_gpu_ms\":\t1500,\n"
+        "\t\t\"kernel_count\":\t12,\n"
+        "\t\t\"median_ms\":\t300,\n"
+        "\t\t\"min_ms\":\t290,\n"
+        "\t\t\"max_ms\":\t310,\n"
+        "\t\t\"mean_ms\":\t300,\n"
+        "\t\t\"runs\":\t[]\n"
+        "\t},\n"
+        "\t\"samples\":\t{\n"
+        "\t\t\"baseline\":\t[190, 200, 210],\n"
+        "\t\t\"current\":\t[290, 300, 310]\n"
+        "\t},\n"
+        "\t\"kernels\":\t[{\n"
+        "\t\t\t\"name\":\t\"gemm<\\u001b[1m&>\",\n"
+        "\t\t\t\"status\":\t\"changed\",\n"
+        "\t\t\t\"baseline_ms_per_epoch\":\t150,\n"
+        "\t\t\t\"current_ms_per_epoch\":\t240,\n"
+        "\t\t\t\"delta_ms_per_epoch\":\t90,\n"
+        "\t\t\t\"share\":\t0.9,\n"
+        "\t\t\t\"baseline_instances_per_epoch\":\t10,\n"
+        "\t\t\t\"current_instances_per_epoch\":\t10\n"
+        "\t\t}, {\n"
+        "\t\t\t\"name\":\t\"fresh_kernel\",\n"
+        "\t\t\t\"status\":\t\"new\",\n"
+        "\t\t\t\"baseline_ms_per_epoch\":\t0,\n"
+        "\t\t\t\"current_ms_per_epoch\":\t10,\n"
+        "\t\t\t\"delta_ms_per_epoch\":\t10,\n"
+        "\t\t\t\"share\":\t0.1,\n"
+        "\t\t\t\"baseline_instances_per_epoch\":\t0,\n"
+        "\t\t\t\"current_instances_per_epoch\":\t2\n"
+        "\t\t}],\n"
+        "\t\"warnings\":\t[\"baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless\"],\n"
         "\t\"message\":\t\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\",\n"
         "\t\"error\":\tnull,\n"
         "\t\"timestamp\":\t\"1971-01-01T00:00:00Z\"\n"
@@ -123,14 +206,31 @@ static void test_junit(void **state)
         "    <property name=\"current_ms_per_epoch\" value=\"300\"/>\n"
         "    <property name=\"ratio\" value=\"1.5\"/>\n"
         "    <property name=\"threshold\" value=\"1.2\"/>\n"
+        "    <property name=\"p_value\" value=\"0.05\"/>\n"
+        "    <property name=\"alpha\" value=\"0.05\"/>\n"
+        "    <property name=\"metric\" value=\"kernel-sum\"/>\n"
         "    <property name=\"epochs\" value=\"5\"/>\n"
         "    <property name=\"baseline\" value=\"b.sqlite\"/>\n"
-        "    <property name=\"current\" value=\"c\\x1B[31m\xef\xbf\xbd.csv\"/>\n"
+        "    <property name=\"current\" value=\"c\\x1B[31m\xef""\xbf""\xbd"".csv\"/>\n"
         "  </properties>\n"
         "  <testcase classname=\"nsys-gate\" name=\"bert &lt;large&gt; &amp; &quot;friends&quot;\" time=\"0.123\">\n"
-        "    <failure type=\"regression\" message=\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\">FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)</failure>\n"
+        "    <failure type=\"regression\" message=\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\">FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
+        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
+        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
+        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  kernels by contribution to the change, per epoch:\n"
+        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10.0 -&gt; 10.0 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0.0 -&gt; 2.0 launches  fresh_kernel\n"
+        "</failure>\n"
         "  </testcase>\n"
-        "  <system-out>FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)</system-out>\n"
+        "  <system-out>FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
+        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
+        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
+        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  kernels by contribution to the change, per epoch:\n"
+        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10.0 -&gt; 10.0 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0.0 -&gt; 2.0 launches  fresh_kernel\n"
+        "</system-out>\n"
         "  <system-err></system-err>\n"
         "</testsuite>\n");
     free(s);
