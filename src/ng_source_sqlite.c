@@ -255,6 +255,19 @@ struct corr_slot {
     int used;
 };
 
+/* Correlation ids are dense per process, so a process's calls map to
+ * ranges through a plain array indexed by id - base (4 bytes a call,
+ * 0 = no range), not a hash table 8x that size.  Ids too far apart for an
+ * array go to the hash table instead. */
+#define DENSE_MAX_SPAN ((size_t)1 << 26)
+
+struct dense_map {
+    int64_t gpid;
+    int64_t base;
+    uint32_t *slot;      /* range index + 1 */
+    size_t len;
+};
+
 struct nvtx {
     const regex_t *re;
     long skip;
@@ -268,9 +281,12 @@ struct nvtx {
     size_t n_counts;
     struct thread_slice *threads;
     size_t n_threads;
-    struct corr_slot *map;
+    struct dense_map *dense;
+    size_t n_dense;
+    struct corr_slot *map;          /* the fallback for sparse ids */
     size_t map_cap, map_used;
     int64_t taken;                  /* kernels counted in epochs */
+    const char *problem;            /* a bad runtime row, reported after the query */
 };
 
 static void nvtx_release(struct nvtx *nv)
@@ -281,6 +297,9 @@ static void nvtx_release(struct nvtx *nv)
     free(nv->r);
     free(nv->counts);
     free(nv->threads);
+    for (size_t i = 0; i < nv->n_dense; i++)
+        free(nv->dense[i].slot);
+    free(nv->dense);
     free(nv->map);
     ng_strmap_release(&nv->keys);
     ng_strmap_release(&nv->names);
@@ -330,6 +349,69 @@ static const struct corr_slot *corr_get(const struct nvtx *nv, int64_t gpid, int
     return NULL;
 }
 
+static struct dense_map *dense_for(struct nvtx *nv, int64_t gpid, int create)
+{
+    for (size_t i = 0; i < nv->n_dense; i++)
+        if (nv->dense[i].gpid == gpid)
+            return &nv->dense[i];
+    if (!create)
+        return NULL;
+    nv->dense = ng_xrealloc(nv->dense, (nv->n_dense + 1) * sizeof *nv->dense);
+    nv->dense[nv->n_dense] = (struct dense_map){ gpid, 0, NULL, 0 };
+    return &nv->dense[nv->n_dense++];
+}
+
+/* Stores in the array when the id fits (growing it at either end), else
+ * in the hash table. */
+static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
+{
+    struct dense_map *d = dense_for(nv, gpid, 1);
+
+    if (d->len == 0) {
+        d->base = corr;
+    } else if (corr < d->base) {
+        size_t grow = (size_t)(d->base - corr);
+        if (grow > DENSE_MAX_SPAN || d->len + grow > DENSE_MAX_SPAN) {
+            corr_put(nv, gpid, corr, range);
+            return;
+        }
+        d->slot = ng_xrealloc(d->slot, (d->len + grow) * sizeof *d->slot);
+        memmove(d->slot + grow, d->slot, d->len * sizeof *d->slot);
+        memset(d->slot, 0, grow * sizeof *d->slot);
+        d->len += grow;
+        d->base = corr;
+    }
+    uint64_t at = (uint64_t)(corr - d->base);
+    if (at >= DENSE_MAX_SPAN) {
+        corr_put(nv, gpid, corr, range);
+        return;
+    }
+    if (at >= d->len) {
+        size_t nlen = d->len ? d->len : 1024;
+        while (nlen <= at)
+            nlen *= 2;
+        if (nlen > DENSE_MAX_SPAN)
+            nlen = DENSE_MAX_SPAN;
+        d->slot = ng_xrealloc(d->slot, nlen * sizeof *d->slot);
+        memset(d->slot + d->len, 0, (nlen - d->len) * sizeof *d->slot);
+        d->len = nlen;
+    }
+    d->slot[at] = (uint32_t)(range + 1);
+}
+
+/* The range whose call launched (gpid, corr), or -1. */
+static long launch_get(struct nvtx *nv, int64_t gpid, int64_t corr)
+{
+    struct dense_map *d = dense_for(nv, gpid, 0);
+    if (d && corr >= d->base && (uint64_t)(corr - d->base) < d->len) {
+        uint32_t v = d->slot[corr - d->base];
+        if (v)
+            return (long)v - 1;
+    }
+    const struct corr_slot *c = corr_get(nv, gpid, corr);
+    return c ? (long)c->range : -1;
+}
+
 static int epoch_counted(const struct nvtx *nv, size_t epoch)
 {
     return nv->epochs[epoch].rank >= (size_t)nv->skip;
@@ -339,10 +421,10 @@ static int epoch_counted(const struct nvtx *nv, size_t epoch)
 static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
                             int64_t end)
 {
-    const struct corr_slot *c = corr_get(nv, gpid & ~(int64_t)0xFFFFFF, corr);
-    if (!c)
+    long at = launch_get(nv, gpid & ~(int64_t)0xFFFFFF, corr);
+    if (at < 0)
         return 0;
-    struct range *r = &nv->r[c->range];
+    struct range *r = &nv->r[at];
     if (!epoch_counted(nv, r->epoch))
         return 0;
     if (r->kcount == 0 || start < r->kmin)
@@ -540,29 +622,51 @@ static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_
     return end <= r->end ? (long)(a - 1) : -1;
 }
 
+/* One runtime/driver call: remembered when it lies inside an epoch range
+ * of its thread.  An aggregate, like the kernel pass, so the runtime table
+ * is read in one SELECT. */
+static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct nvtx *nv = sqlite3_user_data(ctx);
+    (void)argc;
+
+    if (nv->problem)
+        return;
+    if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+        sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
+        return;   /* no thread or no correlation id: it launched nothing we can tie */
+    if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
+        sqlite3_value_type(argv[3]) != SQLITE_INTEGER) {
+        nv->problem = "a CUDA API call whose start or end is not an integer";
+        sqlite3_result_error(ctx, nv->problem, -1);
+        return;
+    }
+    int64_t tid = sqlite3_value_int64(argv[0]);
+    long r = find_range(nv, tid, sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
+    if (r >= 0)
+        launch_put(nv, tid & ~(int64_t)0xFFFFFF, sqlite3_value_int64(argv[1]), (size_t)r);
+}
+
 static int map_launches(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
 {
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db,
-        "SELECT globalTid, correlationId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-        " WHERE correlationId IS NOT NULL", -1, &st, NULL);
+    int rc;
 
-    if (rc != SQLITE_OK) {
-        if (!table_exists(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
-            return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
-                              "table) to tie kernels to epoch ranges", shown);
+    if (!table_exists(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
+                          "table) to tie kernels to epoch ranges", shown);
+    rc = sqlite3_create_function(db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, nv, NULL,
+                                 call_step, kern_final);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "SELECT ng_call(globalTid, correlationId, start, \"end\")"
+                                " FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
+    if (rc != SQLITE_OK)
         return db_error(err, db, shown, rc);
-    }
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
-            continue;
-        int64_t tid = sqlite3_column_int64(st, 0);
-        long r = find_range(nv, tid, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-        if (r >= 0)
-            corr_put(nv, tid & ~(int64_t)0xFFFFFF, sqlite3_column_int64(st, 1), (size_t)r);
-    }
+    rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+    if (nv->problem)
+        return ng_err_set(err, "'%s': CUPTI_ACTIVITY_KIND_RUNTIME has %s", shown, nv->problem);
+    if (rc != SQLITE_ROW)
         return db_error(err, db, shown, rc);
     return 0;
 }

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The measuring half of ci/bench.sh (see there)."""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+KERNEL_SUM = 'select sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL'
+GEN_ARGS = ["--names", "50", "--epochs", "1000", "--jitter", "0.02"]
+TRACE_VERSION = "1"   # bump when GEN_ARGS or the generator's output changes
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def traces(gentrace, cache, millions):
+    """The cached baseline/current pair for this size, made if missing."""
+    os.makedirs(cache, exist_ok=True)
+    pair = []
+    for side, seed, extra in (("b", "1", []), ("c", "2", ["--slow", "3:1.1"])):
+        path = os.path.join(cache, "%s%dm-v%s.sqlite" % (side, millions, TRACE_VERSION))
+        if not os.path.exists(path):
+            log("generating %s" % path)
+            t = time.monotonic()
+            subprocess.run([gentrace, "-o", path, "--kernels", str(millions * 1000000),
+                            "--seed", seed] + GEN_ARGS + extra, check=True,
+                           stdout=subprocess.DEVNULL)
+            log("  %.1f s" % (time.monotonic() - t))
+        pair.append(path)
+    return pair
+
+
+def measure(argv, env=None):
+    """Wall seconds and peak RSS (KiB, the largest process) of one run."""
+    t = time.monotonic()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True,
+                       env=env)
+    wall = time.monotonic() - t
+    if r.returncode not in (0, 1):
+        raise RuntimeError("%s exited %d: %s" % (argv, r.returncode, r.stderr[-500:]))
+    rss = int(r.stderr.strip().splitlines()[-1])
+    return wall, rss
+
+
+def commands(args, b, c, nsys):
+    gate = os.path.abspath(args.gate)
+    cmds = [
+        ("sqlite3 floor (both files)", ["sh", "-c", 'sqlite3 "$1" "$3" >/dev/null && '
+                                        'sqlite3 "$2" "$3" >/dev/null', "_", b, c, KERNEL_SUM]),
+        ("gate total mode", [gate, "--quiet", b, c]),
+        ("gate NVTX mode (1000 epochs)", [gate, "--quiet", "--epoch-range", "auto", b, c]),
+    ]
+    if nsys:
+        cmds.append(("nsys stats cuda_gpu_kern_sum (both files)",
+                     ["sh", "-c", '"$1" stats -q --report cuda_gpu_kern_sum --format csv "$2" '
+                      '>/dev/null && "$1" stats -q --report cuda_gpu_kern_sum --format csv "$3" '
+                      '>/dev/null', "_", nsys, b, c]))
+        if os.path.exists(args.prototype):
+            cmds.append(("Python prototype with real nsys", ["sh", "-c",
+                         'PATH="$(dirname "$1"):$PATH" python3 "$2" "$3" "$4" >/dev/null; '
+                         'test $? -le 1', "_", nsys, args.prototype, b, c]))
+    return cmds
+
+
+def run_size(args, millions, nsys):
+    b, c = traces(args.gentrace, args.cache, millions)
+    cmds = commands(args, b, c, nsys if millions == 5 else None)
+    results = {name: {"wall": [], "rss": []} for name, _ in cmds}
+    log("size %dM: warm-up" % millions)
+    for name, argv in cmds:
+        measure(argv)
+    for i in range(args.runs):
+        log("size %dM: run %d/%d" % (millions, i + 1, args.runs))
+        for name, argv in cmds:       # alternated: drift hits every command alike
+            w, r = measure(argv)
+            results[name]["wall"].append(w)
+            results[name]["rss"].append(r)
+    out = []
+    for name, _ in cmds:
+        out.append({"command": name, "size_millions": millions,
+                    "wall_s": statistics.median(results[name]["wall"]),
+                    "peak_rss_mib": max(results[name]["rss"]) / 1024.0,
+                    "runs": results[name]["wall"]})
+    return out
+
+
+def ratio(rows, size, a, b):
+    get = {(r["size_millions"], r["command"]): r for r in rows}
+    if (size, a) in get and (size, b) in get:
+        return get[(size, a)]["wall_s"] / get[(size, b)]["wall_s"]
+    return None
+
+
+def targets(rows):
+    get = {(r["size_millions"], r["command"]): r for r in rows}
+    t = []
+
+    def add(what, value, limit, better="<="):
+        if value is None:
+            t.append({"target": what, "value": None, "limit": limit, "met": None})
+            return
+        met = value <= limit if better == "<=" else value >= limit
+        t.append({"target": what, "value": value, "limit": limit, "met": met})
+
+    add("total mode / sqlite3 floor, 5M", ratio(rows, 5, "gate total mode",
+                                                 "sqlite3 floor (both files)"), 1.3)
+    add("prototype with real nsys / total mode, 5M",
+        ratio(rows, 5, "Python prototype with real nsys", "gate total mode"), 10, ">=")
+    add("NVTX mode / total mode, 5M", ratio(rows, 5, "gate NVTX mode (1000 epochs)",
+                                            "gate total mode"), 3)
+    tot = lambda s: get.get((s, "gate total mode"))
+    nv = lambda s: get.get((s, "gate NVTX mode (1000 epochs)"))
+    add("total mode peak RSS MiB, 5M", tot(5)["peak_rss_mib"] if tot(5) else None, 32)
+    if tot(10) and tot(1):
+        add("total mode RSS 10M / 1M", tot(10)["peak_rss_mib"] / tot(1)["peak_rss_mib"], 1.10)
+        add("total mode time 10M / 1M", tot(10)["wall_s"] / tot(1)["wall_s"], 11)
+    add("NVTX mode peak RSS MiB, 10M", nv(10)["peak_rss_mib"] if nv(10) else None, 64)
+    return t
+
+
+def markdown(rows, tgts, machine):
+    lines = ["Machine: %s" % machine, "",
+             "| size | command | wall (median) | peak RSS |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %dM kernels | %s | %.3f s | %.1f MiB |" % (
+            r["size_millions"], r["command"], r["wall_s"], r["peak_rss_mib"]))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        v = "n/a" if t["value"] is None else "%.2f" % t["value"]
+        met = "n/a" if t["met"] is None else ("yes" if t["met"] else "NO")
+        lines.append("| %s | %s | %s %s | %s |" % (
+            t["target"], v, ">=" if "prototype" in t["target"] else "<=", t["limit"], met))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gate", required=True)
+    ap.add_argument("--gentrace", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--sizes", default="1 5 10")
+    ap.add_argument("--no-nsys", action="store_true")
+    ap.add_argument("--cache", default=os.environ.get(
+        "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
+    ap.add_argument("--prototype", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "seed",
+        "compare-nsys-profiles.py"))
+    args = ap.parse_args()
+
+    nsys = None
+    if not args.no_nsys:
+        r = subprocess.run(["ci/fetch-nsys.sh", "2023.4"], capture_output=True, text=True)
+        nsys = r.stdout.strip() if r.returncode == 0 else None
+        if not nsys:
+            log("note: no real nsys (%s); its rows are left out" % r.stderr.strip()[-200:])
+    rows = []
+    for s in args.sizes.split():
+        rows += run_size(args, int(s), nsys)
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    machine = "%s, %d cores, %s, %s" % (cpu or platform.processor(), os.cpu_count(),
+                                        platform.system(), platform.release())
+    tgts = targets(rows)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"machine": machine, "runs": args.runs, "results": rows, "targets": tgts},
+                  f, indent=2)
+    md = markdown(rows, tgts, machine)
+    with open(os.path.join(args.out, "bench.md"), "w") as f:
+        f.write(md)
+    sys.stdout.write(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

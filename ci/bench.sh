@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the gate against the floor (sqlite3 summing the
+# kernel table), real `nsys stats`, and the Python prototype, on generated
+# traces of 1, 5 and 10 million kernels.  Ratios come from one run of this
+# script, commands alternated, median of N runs after a warm-up.
+#
+#   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys]
+#
+# Traces are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
+# Writes build-bench/bench.json and build-bench/bench.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. ci/deps.sh
+NG_BUILD_PACKAGES="$NG_BUILD_PACKAGES sqlite3 time python3" ng_need_packages build
+
+if [ -d build-bench ]; then
+    meson setup --reconfigure build-bench --buildtype=release >/dev/null
+else
+    meson setup build-bench --buildtype=release >/dev/null
+fi
+ninja -C build-bench >/dev/null
+exec /usr/bin/python3 ci/bench.py --gate build-bench/src/nsys-gate \
+    --gentrace build-bench/tests/tools/gentrace --out build-bench "$@"
