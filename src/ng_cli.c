@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ng_util.h"
@@ -14,6 +15,8 @@
 #define DEFAULT_NSYS_TIMEOUT 600.0
 #define DEFAULT_ALPHA 0.05
 #define DEFAULT_TOP 5
+#define DEFAULT_CACHE_MAX_MB 10240
+#define DEFAULT_CACHE_MAX_DAYS 30
 
 typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
 
@@ -287,6 +290,34 @@ static int p_current(struct ng_settings *s, const char *v, const char **problem)
     return p_run(v, s->currents, &s->n_currents, problem);
 }
 
+static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->cache.dir, problem);
+}
+
+static int p_no_cache(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->no_cache, v, problem);
+}
+
+static int p_cache_max_mb(struct ng_settings *s, const char *v, const char **problem)
+{
+    long mb;
+    if (p_nonneg_int(v, &mb, problem) < 0)
+        return -1;
+    s->cache.max_bytes = (uint64_t)mb << 20;
+    return 0;
+}
+
+static int p_cache_max_days(struct ng_settings *s, const char *v, const char **problem)
+{
+    long days;
+    if (p_nonneg_int(v, &days, problem) < 0)
+        return -1;
+    s->cache.max_age_days = (double)days;
+    return 0;
+}
+
 static int *f_help(struct ng_settings *s) { return &s->show_help; }
 static int *f_version(struct ng_settings *s) { return &s->show_version; }
 static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
@@ -322,6 +353,14 @@ static const struct opt_spec specs[] = {
     { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5" },
     { "verbose", "NSYS_GATE_VERBOSE", 0, p_verbose, NULL, NULL,
       "always print the kernel attribution lines" },
+    { "cache-dir", "NSYS_GATE_CACHE_DIR", 1, p_cache_dir, NULL, "DIR",
+      "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate" },
+    { "no-cache", "NSYS_GATE_NO_CACHE", 0, p_no_cache, NULL, NULL,
+      "export .nsys-rep inputs afresh every time" },
+    { "cache-max-mb", "NSYS_GATE_CACHE_MAX_MB", 1, p_cache_max_mb, NULL, "MB",
+      "prune the export cache past this size (0 = no cap); default 10240" },
+    { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
+      "prune exports unused this long (0 = never); default 30" },
     { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout" },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
       "print what is read from each operand (kernel rows, total) and exit" },
@@ -349,6 +388,8 @@ static void defaults(struct ng_settings *s)
     s->compare.metric = NG_METRIC_KERNEL_SUM;
     s->compare.alpha = DEFAULT_ALPHA;
     s->compare.top = DEFAULT_TOP;
+    s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
+    s->cache.max_age_days = DEFAULT_CACHE_MAX_DAYS;
 }
 
 /* Values shown in messages are cleaned: a terminal escape in an argument
@@ -391,6 +432,13 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_operands || a[0] != '-' || a[1] == '\0') {
+            /* "$BASE" of an unset variable: say so, not "unable to open ''" */
+            if (a[0] == '\0') {
+                if (!failed)
+                    ng_err_set(err, "an operand is empty (expected a profile path)");
+                failed = 1;
+                continue;
+            }
             if (*noperands >= 2)
                 scan_problem(&failed, err,
                              "too many operands: '%s' (expected BASELINE CURRENT)", a);
@@ -459,7 +507,7 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
     for (const char *p = env_value; ; ) {
         const char *colon = strchr(p, ':');
         size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        if (s->n_owned == sizeof s->owned / sizeof s->owned[0])
+        if (s->n_owned + 1 >= sizeof s->owned / sizeof s->owned[0])
             return ret == 0 ? ng_err_set(err, "%s lists too many files", where) : ret;
         char *piece = ng_xstrndup(p, n);
         s->owned[s->n_owned++] = piece;
@@ -539,6 +587,11 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     }
     if (applied < 0)
         return -1;
+    if (s->no_cache) {
+        s->cache.dir = NULL;
+    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir()) != NULL) {
+        s->owned[s->n_owned++] = (char *)s->cache.dir;
+    }
     if (s->show_help || s->show_version)
         return 0;
     if (s->print_profile) {

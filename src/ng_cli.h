@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "ng_cache.h"
 #include "ng_compare.h"
 #include "ng_err.h"
 
@@ -34,7 +35,11 @@ struct ng_settings {
     size_t n_baselines;
     const char *currents[NG_MAX_RUNS];
     size_t n_currents;
-    char *owned[2 * NG_MAX_RUNS];     /* pieces of ':'-separated variables */
+    /* the .nsys-rep export cache: cache.dir is --cache-dir, else the
+     * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */
+    struct ng_cache cache;
+    int no_cache;
+    char *owned[2 * NG_MAX_RUNS + 1]; /* pieces of ':'-separated variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;

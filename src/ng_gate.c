@@ -75,6 +75,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .epoch_pattern = s->epoch_range,
         .metric = s->compare.metric,
         .skip_epochs = s->compare.skip_epochs,
+        .cache = s->cache.dir ? &s->cache : NULL,
     };
     ok = ok && load_side(g->baseline, g->nb, &src, &err) == 0 &&
          load_side(g->current, g->nc, &src, &err) == 0;

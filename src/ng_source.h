@@ -14,6 +14,8 @@
 
 #include <regex.h>
 
+#include "ng_cache.h"
+
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
     double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
@@ -23,6 +25,7 @@ struct ng_source_opts {
     const char *epoch_pattern; /* as the user gave it, for messages */
     enum ng_metric metric;
     long skip_epochs;
+    const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
 };
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,

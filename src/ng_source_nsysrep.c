@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ng_cache.h"
 #include "ng_proc.h"
 #include "ng_source_kind.h"
 #include "ng_util.h"
@@ -86,8 +87,15 @@ static int find_nsys(const char *nsys, const char *input, struct ng_buf *found,
                       input, nsys);
 }
 
-static int make_tmp_dir(struct ng_err *err)
+/* The private directory nsys exports into: under $TMPDIR, or inside the
+ * cache (scratch, non-NULL) so the export can be renamed into it. */
+static int make_tmp_dir(const char *scratch, struct ng_err *err)
 {
+    if (scratch) {
+        snprintf(tmp_dir, sizeof tmp_dir, "%s", scratch);
+        snprintf(tmp_file, sizeof tmp_file, "%s/%s", tmp_dir, EXPORT_NAME);
+        return 0;
+    }
     const char *base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
@@ -127,8 +135,15 @@ static int nsys_failed(const char *input, const struct ng_proc_result *r, double
     return ret;
 }
 
+/* Where to keep the export: the cache entry for key, or nowhere. */
+struct keep {
+    const struct ng_cache *cache;
+    const char *key;
+};
+
 static int export_and_read(struct ng_profile *p, const char *nsys, const char *input,
-                           const struct ng_source_opts *opts, struct ng_err *err)
+                           const struct ng_source_opts *opts, const struct keep *keep,
+                           struct ng_err *err)
 {
     struct ng_buf in_arg = NG_BUF_INIT, tmp_env = NG_BUF_INIT;
     struct ng_proc_result r;
@@ -164,7 +179,14 @@ static int export_and_read(struct ng_profile *p, const char *nsys, const char *i
         ng_proc_result_release(&r);
         goto out;
     }
-    ret = ng_sqlite_read(p, tmp_file, input, opts, err);
+    struct ng_buf stored = NG_BUF_INIT;
+    struct ng_err ignored;
+    const char *db = tmp_file;
+    /* a cache that cannot take the export costs speed, not the verdict */
+    if (keep && ng_cache_store(keep->cache, keep->key, tmp_file, &stored, &ignored) == 0)
+        db = stored.data;
+    ret = ng_sqlite_read(p, db, input, opts, err);
+    ng_buf_release(&stored);
     if (ret < 0) {
         /* e.g. an older nsys that half-read a newer report: its words explain */
         struct ng_buf tail = NG_BUF_INIT;
@@ -181,26 +203,95 @@ out:
     return ret;
 }
 
+/* `nsys --version`'s first line: part of the cache key, since another nsys
+ * may export the same report differently.  Returns 1 when nsys hung (the
+ * export would too: that is the error to report), 0 with the version, -1
+ * when there is none (the cache is then skipped). */
+static int nsys_version(const char *nsys, double timeout, struct ng_buf *out,
+                        struct ng_err *err)
+{
+    const char *argv[] = { nsys, "--version", NULL };
+    struct ng_proc_result r;
+    struct ng_err ignored;
+
+    if (ng_proc_run(argv, NULL, timeout, &r, &ignored) < 0)
+        return -1;
+    int hung = r.timed_out;
+    int ok = !hung && r.exited && r.exit_code == 0 && r.out_tail.len > 0;
+    if (ok)
+        ng_buf_add(out, r.out_tail.data, strcspn(r.out_tail.data, "\r\n"));
+    ng_proc_result_release(&r);
+    if (hung)
+        return ng_err_set(err, "'%s --version' did not finish in %g s and was killed "
+                          "(raise --nsys-timeout)", nsys, timeout), 1;
+    return ok && out->len ? 0 : -1;
+}
+
+/* The cache entry for this report, if the cache is on and has it; else
+ * a scratch directory in the cache to export into (scratch left empty
+ * when the cache cannot be used). */
+static int try_cache(struct ng_profile *p, const char *nsys, const char *path,
+                     const struct ng_source_opts *opts, struct ng_buf *key,
+                     struct ng_buf *scratch, struct ng_err *err)
+{
+    struct ng_buf version = NG_BUF_INIT, entry = NG_BUF_INIT;
+    struct ng_err ignored;
+    int hit = 0;
+    int v = nsys_version(nsys, opts->nsys_timeout > 0 ? opts->nsys_timeout : 120, &version, err);
+
+    if (v == 1) {
+        ng_buf_release(&version);
+        return -1;
+    }
+    if (v == 0 && ng_cache_key(path, version.data, key, &ignored) == 0) {
+        if (ng_cache_lookup(opts->cache, key->data, &entry, &ignored) == 1) {
+            hit = 1;
+        } else if (ng_cache_scratch(opts->cache, scratch, &ignored) < 0) {
+            ng_buf_release(scratch);
+        }
+    }
+    ng_buf_release(&version);
+    if (!hit) {
+        ng_buf_release(&entry);
+        return 0;
+    }
+    int ret = ng_sqlite_read(p, entry.data, path, opts, err);
+    ng_buf_release(&entry);
+    return ret < 0 ? -1 : 1;
+}
+
 static int nsysrep_load(struct ng_profile *p, const char *path,
                         const struct ng_source_opts *opts, struct ng_err *err)
 {
-    struct ng_buf nsys = NG_BUF_INIT;
+    struct ng_buf nsys = NG_BUF_INIT, key = NG_BUF_INIT, scratch = NG_BUF_INIT;
     int ret;
 
     if (find_nsys(opts && opts->nsys ? opts->nsys : "nsys", path, &nsys, err) < 0) {
         ng_buf_release(&nsys);
         return -1;
     }
-    if (make_tmp_dir(err) < 0) {
+    if (opts && opts->cache && opts->cache->dir) {
+        ret = try_cache(p, nsys.data, path, opts, &key, &scratch, err);
+        if (ret != 0) {
+            ng_buf_release(&nsys);
+            ng_buf_release(&key);
+            return ret < 0 ? -1 : 0;
+        }
+    }
+    if (make_tmp_dir(scratch.len ? scratch.data : NULL, err) < 0) {
         ng_buf_release(&nsys);
+        ng_buf_release(&key);
         return -1;
     }
+    struct keep keep = { opts ? opts->cache : NULL, key.data };
     ng_proc_set_cleanup(remove_tmp_on_signal);
-    ret = export_and_read(p, nsys.data, path, opts, err);
+    ret = export_and_read(p, nsys.data, path, opts, scratch.len ? &keep : NULL, err);
     ng_proc_set_cleanup(NULL);
     remove_tree(tmp_dir);
     tmp_dir[0] = tmp_file[0] = '\0';
     ng_buf_release(&nsys);
+    ng_buf_release(&key);
+    ng_buf_release(&scratch);
     return ret;
 }
 

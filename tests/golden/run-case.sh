@@ -23,7 +23,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ng-golden.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "golden $name: $*" >&2; exit 1; }
 
-gate_env=(SOURCE_DATE_EPOCH=1700000000 TZ=UTC LC_ALL=C)
+# XDG_CACHE_HOME: the export cache stays inside the case's directory
+gate_env=(SOURCE_DATE_EPOCH=1700000000 TZ=UTC LC_ALL=C XDG_CACHE_HOME="$work/.cache")
 args=()
 want_exit=
 outputs=()
