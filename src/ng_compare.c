@@ -46,20 +46,12 @@ void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
 {
     struct ng_buf b = NG_BUF_INIT;
     va_list ap;
-    int n;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    ng_buf_add(&b, "", 0);
-    b.data = ng_xrealloc(b.data, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+    ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
     v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
-    v->warnings[v->n_warnings++] = b.data;
+    v->warnings[v->n_warnings++] = ng_buf_detach(&b);
 }
 
 void ng_verdict_release(struct ng_verdict *v)

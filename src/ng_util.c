@@ -80,21 +80,28 @@ void ng_buf_adds(struct ng_buf *b, const char *s)
     ng_buf_add(b, s, strlen(s));
 }
 
+void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
+{
+    va_list again;
+    int n;
+
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    if (n >= 0) {
+        buf_grow(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
+    }
+    va_end(again);
+}
+
 void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
 {
     va_list ap;
-    int n;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    ng_buf_vaddf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    buf_grow(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 void ng_buf_release(struct ng_buf *b)

@@ -9,6 +9,7 @@
 #ifndef NG_UTIL_H
 #define NG_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -27,6 +28,8 @@ void ng_buf_add(struct ng_buf *b, const void *data, size_t len);
 void ng_buf_adds(struct ng_buf *b, const char *s);
 void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void ng_buf_release(struct ng_buf *b);
 /* Hands the bytes to the caller (never NULL) and leaves b empty. */
 char *ng_buf_detach(struct ng_buf *b);
