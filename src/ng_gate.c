@@ -1,8 +1,10 @@
 #include "ng_gate.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ng_compare.h"
 #include "ng_source.h"
@@ -42,13 +44,72 @@ static void note_formats(struct ng_profile *p, size_t n)
     }
 }
 
-static int load_side(struct ng_profile *p, size_t n, const struct ng_source_opts *o,
-                     struct ng_err *err)
+/* Every profile of both sides, loaded side by side: two exports of a few
+ * hundred MB each take the time of one on a two-core runner.  A job is one
+ * profile with its own error; the first failure in order (baseline runs,
+ * then current runs) is the one reported, as if loaded one by one. */
+struct load_job {
+    struct ng_profile *p;
+    int rc;
+    struct ng_err err;
+};
+
+struct load_pool {
+    struct load_job *jobs;
+    size_t n;
+    size_t next;
+    const struct ng_source_opts *opts;
+    pthread_mutex_t lock;
+};
+
+static void *load_worker(void *arg)
 {
+    struct load_pool *pool = arg;
+
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t i = pool->next++;
+        pthread_mutex_unlock(&pool->lock);
+        if (i >= pool->n)
+            return NULL;
+        pool->jobs[i].rc = ng_source_load(pool->jobs[i].p, pool->opts, &pool->jobs[i].err);
+    }
+}
+
+#define MAX_LOAD_THREADS 4
+
+static int load_all(struct ng_gate *g, const struct ng_source_opts *o, struct ng_err *err)
+{
+    size_t n = g->nb + g->nc;
+    struct load_job *jobs = ng_xcalloc(n ? n : 1, sizeof *jobs);
+    struct load_pool pool = { jobs, n, 0, o, PTHREAD_MUTEX_INITIALIZER };
+    pthread_t tid[MAX_LOAD_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t workers = cpus > 1 ? (size_t)cpus : 1, started = 0;
+    int ret = 0;
+
     for (size_t i = 0; i < n; i++)
-        if (ng_source_load(&p[i], o, err) < 0)
-            return -1;
-    return 0;
+        jobs[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+    if (workers > MAX_LOAD_THREADS)
+        workers = MAX_LOAD_THREADS;
+    if (workers > n)
+        workers = n;
+    /* this thread is one of the workers */
+    for (; started + 1 < workers; started++)
+        if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0)
+            break;
+    load_worker(&pool);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].rc < 0) {
+            *err = jobs[i].err;
+            ret = -1;
+            break;
+        }
+    }
+    free(jobs);
+    return ret;
 }
 
 void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err)
@@ -77,8 +138,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .skip_epochs = s->compare.skip_epochs,
         .cache = s->cache.dir ? &s->cache : NULL,
     };
-    ok = ok && load_side(g->baseline, g->nb, &src, &err) == 0 &&
-         load_side(g->current, g->nc, &src, &err) == 0;
+    ok = ok && load_all(g, &src, &err) == 0;
     if (ok) {
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
     } else {

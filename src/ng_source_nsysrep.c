@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,8 +261,25 @@ static int try_cache(struct ng_profile *p, const char *nsys, const char *path,
     return ret < 0 ? -1 : 1;
 }
 
+/* One export at a time: the temporary directory the signal handler
+ * removes is process-wide, and two nsys exports of big reports at once
+ * would only fight over memory. */
+static pthread_mutex_t one_export = PTHREAD_MUTEX_INITIALIZER;
+
+static int nsysrep_load_locked(struct ng_profile *p, const char *path,
+                               const struct ng_source_opts *opts, struct ng_err *err);
+
 static int nsysrep_load(struct ng_profile *p, const char *path,
                         const struct ng_source_opts *opts, struct ng_err *err)
+{
+    pthread_mutex_lock(&one_export);
+    int ret = nsysrep_load_locked(p, path, opts, err);
+    pthread_mutex_unlock(&one_export);
+    return ret;
+}
+
+static int nsysrep_load_locked(struct ng_profile *p, const char *path,
+                               const struct ng_source_opts *opts, struct ng_err *err)
 {
     struct ng_buf nsys = NG_BUF_INIT, key = NG_BUF_INIT, scratch = NG_BUF_INIT;
     int ret;
