@@ -247,6 +247,25 @@ static void check_machines(struct ng_verdict *v, const struct ng_profile *b, siz
     (void)nb;
 }
 
+/* Epochs the source left out, and samples too far apart to be one kind of
+ * epoch (a pattern that matches different kinds of ranges): the median
+ * of such a mix can land anywhere, so say so. */
+#define SPREAD_WARN 10.0
+
+static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
+                          const struct ng_verdict_side *s, const char *side)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].empty_epochs)
+            ng_verdict_warn(v, "%zu matching epoch%s of '%s' launched no kernel and %s left out",
+                            p[i].empty_epochs, p[i].empty_epochs == 1 ? "" : "s", p[i].path,
+                            p[i].empty_epochs == 1 ? "was" : "were");
+    if (s->n_samples >= 2 && s->min_ms > 0 && s->max_ms > SPREAD_WARN * s->min_ms)
+        ng_verdict_warn(v, "the %s samples range from %.3f to %.3f ms: ranges this different "
+                        "may not be comparable epochs (check --epoch-range)", side, s->min_ms,
+                        s->max_ms);
+}
+
 /* ---- the decision ---- */
 
 static void format_epochs(char *buf, size_t size, const struct ng_verdict *v,
@@ -267,9 +286,12 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     check_machines(v, baseline, nb, current, nc);
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);
-    if (opts->nvtx)
+    if (opts->nvtx) {
         v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
                                ? v->baseline.n_samples : v->current.n_samples);
+        check_samples(v, baseline, nb, &v->baseline, "baseline");
+        check_samples(v, current, nc, &v->current, "current");
+    }
     if (v->baseline.ms_per_epoch == 0) {
         char msg[NG_ERR_MAX];
         snprintf(msg, sizeof msg,

@@ -56,6 +56,7 @@ struct ng_profile {
     struct ng_epoch *epochs;
     size_t n_epochs;
     size_t skipped_epochs;
+    size_t empty_epochs;   /* matching epochs left out: no kernel launched in them */
     /* what the profile says of its machine, NULL when it does not say */
     char *gpu;             /* GPU model names, ", "-joined, sorted */
     char *driver;          /* NVIDIA driver version */

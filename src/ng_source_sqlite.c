@@ -121,11 +121,17 @@ static void kern_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
     /* NVTX mode: only kernels launched inside a counted epoch (a kernel
      * without a correlation id was launched by no call we know) */
-    if (a->nvtx && (argc < 5 || sqlite3_value_type(argv[3]) != SQLITE_INTEGER ||
-                    sqlite3_value_type(argv[4]) != SQLITE_INTEGER ||
-                    !nvtx_take_kernel(a->nvtx, sqlite3_value_int64(argv[3]),
-                                      sqlite3_value_int64(argv[4]), start, end)))
-        return;
+    if (a->nvtx) {
+        int taken = argc >= 5 && sqlite3_value_type(argv[3]) == SQLITE_INTEGER &&
+                    sqlite3_value_type(argv[4]) == SQLITE_INTEGER
+                    ? nvtx_take_kernel(a->nvtx, sqlite3_value_int64(argv[3]),
+                                       sqlite3_value_int64(argv[4]), start, end)
+                    : 0;
+        if (taken < 0)
+            acc_fail(ctx, a, "epoch kernel times that overflow 64 bits");
+        if (taken <= 0)
+            return;
+    }
     struct acc_slot *s = acc_find(a, sqlite3_value_int64(argv[0]));
     if (__builtin_add_overflow(s->total_ns, dur, &s->total_ns)) {
         acc_fail(ctx, a, "kernel time that overflows 64 bits");
@@ -253,6 +259,7 @@ struct corr_slot {
     int64_t gpid, corr;
     size_t range;
     int used;
+    int extra;       /* a further range of the same launch */
 };
 
 /* Correlation ids are dense per process, so a process's calls map to
@@ -286,6 +293,10 @@ struct nvtx {
     struct corr_slot *map;          /* the fallback for sparse ids */
     size_t map_cap, map_used;
     int64_t taken;                  /* kernels counted in epochs */
+    /* every counted duration, and the first start and last end over all
+     * counted kernels: bounds of every per-range and per-epoch sum and span,
+     * so checking these two for overflow covers them all */
+    int64_t taken_ns, span_min, span_max;
     const char *problem;            /* a bad runtime row, reported after the query */
 };
 
@@ -311,7 +322,9 @@ static size_t corr_hash(int64_t gpid, int64_t corr, size_t cap)
     return (size_t)(x >> 20) & (cap - 1);
 }
 
-static void corr_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
+/* extra = 0: the launch's range (replacing an earlier one); extra = 1: one
+ * more range the same launch lies in (kept beside the others). */
+static void corr_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range, int extra)
 {
     if ((nv->map_used + 1) * 2 > nv->map_cap) {
         size_t ncap = nv->map_cap ? nv->map_cap * 2 : 1024;
@@ -329,24 +342,29 @@ static void corr_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
         nv->map_cap = ncap;
     }
     size_t j = corr_hash(gpid, corr, nv->map_cap);
-    while (nv->map[j].used && !(nv->map[j].gpid == gpid && nv->map[j].corr == corr))
+    while (nv->map[j].used && (extra || nv->map[j].extra || nv->map[j].gpid != gpid ||
+                               nv->map[j].corr != corr))
         j = (j + 1) & (nv->map_cap - 1);
     if (!nv->map[j].used)
         nv->map_used++;
-    nv->map[j] = (struct corr_slot){ gpid, corr, range, 1 };
+    nv->map[j] = (struct corr_slot){ gpid, corr, range, 1, extra };
 }
 
-static const struct corr_slot *corr_get(const struct nvtx *nv, int64_t gpid, int64_t corr)
+/* Every range the hash table holds for a launch; returns how many (at
+ * most max). */
+static size_t corr_get(const struct nvtx *nv, int64_t gpid, int64_t corr, long *out,
+                       size_t max)
 {
+    size_t n = 0;
     if (!nv->map_cap)
-        return NULL;
+        return 0;
     size_t j = corr_hash(gpid, corr, nv->map_cap);
-    while (nv->map[j].used) {
+    while (nv->map[j].used && n < max) {
         if (nv->map[j].gpid == gpid && nv->map[j].corr == corr)
-            return &nv->map[j];
+            out[n++] = (long)nv->map[j].range;
         j = (j + 1) & (nv->map_cap - 1);
     }
-    return NULL;
+    return n;
 }
 
 static struct dense_map *dense_for(struct nvtx *nv, int64_t gpid, int create)
@@ -372,7 +390,7 @@ static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range
     } else if (corr < d->base) {
         size_t grow = (size_t)(d->base - corr);
         if (grow > DENSE_MAX_SPAN || d->len + grow > DENSE_MAX_SPAN) {
-            corr_put(nv, gpid, corr, range);
+            corr_put(nv, gpid, corr, range, 0);
             return;
         }
         d->slot = ng_xrealloc(d->slot, (d->len + grow) * sizeof *d->slot);
@@ -383,7 +401,7 @@ static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range
     }
     uint64_t at = (uint64_t)(corr - d->base);
     if (at >= DENSE_MAX_SPAN) {
-        corr_put(nv, gpid, corr, range);
+        corr_put(nv, gpid, corr, range, 0);
         return;
     }
     if (at >= d->len) {
@@ -399,17 +417,20 @@ static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range
     d->slot[at] = (uint32_t)(range + 1);
 }
 
-/* The range whose call launched (gpid, corr), or -1. */
-static long launch_get(struct nvtx *nv, int64_t gpid, int64_t corr)
+#define MAX_RANGES_PER_LAUNCH 8
+
+/* The ranges whose thread made the launch (gpid, corr) inside them: the
+ * array's one, then any the hash table holds; returns how many. */
+static size_t launch_get(struct nvtx *nv, int64_t gpid, int64_t corr, long *out)
 {
     struct dense_map *d = dense_for(nv, gpid, 0);
+    size_t n = 0;
     if (d && corr >= d->base && (uint64_t)(corr - d->base) < d->len) {
         uint32_t v = d->slot[corr - d->base];
         if (v)
-            return (long)v - 1;
+            out[n++] = (long)v - 1;
     }
-    const struct corr_slot *c = corr_get(nv, gpid, corr);
-    return c ? (long)c->range : -1;
+    return n + corr_get(nv, gpid, corr, out + n, MAX_RANGES_PER_LAUNCH - n);
 }
 
 static int epoch_counted(const struct nvtx *nv, size_t epoch)
@@ -417,24 +438,40 @@ static int epoch_counted(const struct nvtx *nv, size_t epoch)
     return nv->epochs[epoch].rank >= (size_t)nv->skip;
 }
 
-/* Called by kern_step: 1 when the kernel falls in a counted epoch. */
+/* Called by kern_step: 1 when the kernel falls in a counted epoch, 0 when
+ * not, -1 when counting it would overflow 64 bits (hostile timestamps). */
 static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
                             int64_t end)
 {
-    long at = launch_get(nv, gpid & ~(int64_t)0xFFFFFF, corr);
-    if (at < 0)
-        return 0;
-    struct range *r = &nv->r[at];
-    if (!epoch_counted(nv, r->epoch))
-        return 0;
-    if (r->kcount == 0 || start < r->kmin)
-        r->kmin = start;
-    if (r->kcount == 0 || end > r->kmax)
-        r->kmax = end;
-    r->ksum += end - start;   /* kern_step checked end >= start */
-    r->kcount++;
-    nv->taken++;
-    return 1;
+    long at[MAX_RANGES_PER_LAUNCH];
+    size_t n = launch_get(nv, gpid & ~(int64_t)0xFFFFFF, corr, at);
+    int taken = 0;
+
+    /* usually one range; a launch on the boundary of two (a zero-length
+     * call where one range ends and the next begins) lies in both, and
+     * counts in both, as nsys's nvtx_kern_sum counts it */
+    for (size_t i = 0; i < n; i++) {
+        struct range *r = &nv->r[at[i]];
+        if (!epoch_counted(nv, r->epoch))
+            continue;
+        int64_t span_min = nv->taken && nv->span_min < start ? nv->span_min : start;
+        int64_t span_max = nv->taken && nv->span_max > end ? nv->span_max : end;
+        int64_t unused;
+        if (__builtin_add_overflow(nv->taken_ns, end - start, &nv->taken_ns) ||
+            __builtin_sub_overflow(span_max, span_min, &unused))
+            return -1;
+        nv->span_min = span_min;
+        nv->span_max = span_max;
+        if (r->kcount == 0 || start < r->kmin)
+            r->kmin = start;
+        if (r->kcount == 0 || end > r->kmax)
+            r->kmax = end;
+        r->ksum += end - start;   /* kern_step checked end >= start */
+        r->kcount++;
+        nv->taken++;
+        taken = 1;
+    }
+    return taken;
 }
 
 /* The epoch key of a matching text: the pattern's first group when it has
@@ -594,8 +631,13 @@ static void rank_epochs(struct nvtx *nv)
     free(order);
 }
 
-/* The range of thread tid that contains [start, end], or -1. */
-static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_t end)
+/* The range of thread tid that contains [start, end], or -1; *begin gets
+ * the first range of that thread.  Kept ranges are not nested, so their
+ * ends rise with their starts: only the last range starting at or before
+ * the call can contain it, or ranges just before it that end where it
+ * does (a zero-length call on a shared boundary). */
+static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_t end,
+                       size_t *begin)
 {
     size_t lo = 0, hi = nv->n_threads;
     while (lo < hi) {
@@ -609,6 +651,7 @@ static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_
         return -1;
     /* the last range starting at or before the call */
     size_t a = nv->threads[lo].begin, b = nv->threads[lo].end;
+    *begin = a;
     while (a < b) {
         size_t mid = (a + b) / 2;
         if (nv->r[mid].start <= start)
@@ -642,9 +685,16 @@ static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         return;
     }
     int64_t tid = sqlite3_value_int64(argv[0]);
-    long r = find_range(nv, tid, sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
-    if (r >= 0)
-        launch_put(nv, tid & ~(int64_t)0xFFFFFF, sqlite3_value_int64(argv[1]), (size_t)r);
+    int64_t start = sqlite3_value_int64(argv[2]), end = sqlite3_value_int64(argv[3]);
+    int64_t gpid = tid & ~(int64_t)0xFFFFFF, corr = sqlite3_value_int64(argv[1]);
+    size_t begin = 0;
+    long r = find_range(nv, tid, start, end, &begin);
+    if (r < 0)
+        return;
+    launch_put(nv, gpid, corr, (size_t)r);
+    for (long i = r - 1; i >= (long)begin && nv->r[i].end >= end; i--)
+        if (nv->r[i].start <= start)
+            corr_put(nv, gpid, corr, (size_t)i, 1);
 }
 
 static int map_launches(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
@@ -741,6 +791,12 @@ static void emit_epochs(const struct nvtx *nv, enum ng_metric metric, struct ng_
         order[nv->epochs[i].rank] = &nv->epochs[i];
     for (size_t k = (size_t)nv->skip; k < nv->n_epochs; k++) {
         size_t e = (size_t)(order[k] - nv->epochs);
+        if (kernels[e] == 0) {
+            /* no GPU work to measure (often a range cut off by the capture
+             * window): a 0 ms sample would only drag the median */
+            p->empty_epochs++;
+            continue;
+        }
         int64_t ns = metric == NG_METRIC_GPU_SPAN ? last[e] - first[e] : sum[e];
         ng_profile_add_epoch(p, order[k]->name, order[k]->first_start, ns, kernels[e]);
     }

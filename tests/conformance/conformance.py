@@ -18,10 +18,16 @@ Output: one `ok - ...` or `not ok - ...: details` line per check, then exactly o
 the samples or nsys are not available -- except under CI=true, where a skip is a failure
 (unless NSYS_GATE_CONFORMANCE=optional says the pipeline has no samples on purpose).
 
+The NVTX per-epoch checks compare the gate's epochs with nsys's nvtx_kern_sum and
+nvtx_gpu_proj_trace the same way; where the two differ, this script's own projection of the
+ranges (from the SQLite export, by nsys's definition) says why. Some of them edit a copy of a
+sample, through Python's sqlite3 module or else the sqlite3 shell.
+
 Only the Python standard library is used, so Debian's /usr/bin/python3 runs it as is.
 """
 
 import argparse
+import bisect
 import decimal
 import fnmatch
 import hashlib
@@ -33,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 EXIT_SKIP = 77          # meson's "test skipped"
 GATE_TIMEOUT = 300      # seconds; the gate reads these samples in well under a second
@@ -983,6 +990,746 @@ def check_csv_samples(ctx):
                                                    len(summary.rows)), prof, summary)
 
 
+# ------------------------------------------------------------------------------------------
+# NVTX per-epoch mode: the gate's projection of NVTX ranges onto the GPU against nsys's own
+# nvtx_kern_sum and nvtx_gpu_proj_trace reports (nsys-formats.md sections 1 and 3)
+# ------------------------------------------------------------------------------------------
+
+NVTX_KERN_SUM_HEADER = ("NVTX Range,Style,PID,TID,NVTX Inst,Kern Inst,Total Time (ns),Avg (ns),"
+                        "Med (ns),Min (ns),Max (ns),StdDev (ns),Kernel Name")
+NVTX_GPU_PROJ_HEADER = ("Name,Projected Start (ns),Projected Duration (ns),Orig Start (ns),"
+                        "Orig Duration (ns),Style,PID,TID,NumGPUOps,Lvl,NumChild,RangeId,"
+                        "ParentId,RangeStack")
+NVTX_SUM_HEADER = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+                   "StdDev (ns),Style,Range")
+# NVTX Range and Kernel Name may both hold commas (then the cell is quoted, inner quotes not
+# doubled); the eleven cells between them never do, so they anchor the split.
+NVTX_KERN_SUM_ROW = re.compile(
+    r'^(?P<range>".*?"|[^,]*),(?P<style>PushPop|StartEnd|),(?P<pid>\d*),(?P<tid>\d*),'
+    r'(?P<ninst>\d+),(?P<kinst>\d+),(?P<total>\d+),[-\d.]*,[-\d.]*,\d*,\d*,[-\d.]*,'
+    r'(?P<kernel>.*)$')
+NVTX_RANGE_TYPES = (59, 60, 70, 71)     # push/pop, start/end and their NVTXT variants
+GATE_EPOCHS_HEADER = "epoch_ns\tkernels\tepoch"
+
+# Sample 06 with its 1000 per-iteration `test` ranges renamed epoch=0..epoch=999 in start
+# order, on a copy (nsys-formats.md section 3: no public trace has epoch ranges).
+EPOCH_RENAME_SQL = """
+CREATE TEMP TABLE ren AS
+    SELECT e.rowid AS rid, row_number() OVER (ORDER BY e.start, e.rowid) - 1 AS n
+    FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId
+    WHERE e.eventType IN (59, 60, 70, 71) AND coalesce(e.text, s.value) = 'test';
+CREATE TEMP TABLE base AS SELECT coalesce(max(id), 0) + 1 AS id FROM StringIds;
+"""
+EPOCH_RENAME_INLINE_SQL = EPOCH_RENAME_SQL + """
+UPDATE NVTX_EVENTS SET text = 'epoch=' || (SELECT n FROM ren WHERE rid = NVTX_EVENTS.rowid),
+                       textId = NULL
+    WHERE rowid IN (SELECT rid FROM ren);
+"""
+EPOCH_RENAME_REGISTERED_SQL = EPOCH_RENAME_SQL + """
+INSERT INTO StringIds (id, value) SELECT (SELECT id FROM base) + n, 'epoch=' || n FROM ren;
+UPDATE NVTX_EVENTS SET text = NULL,
+                       textId = (SELECT id FROM base)
+                                + (SELECT n FROM ren WHERE rid = NVTX_EVENTS.rowid)
+    WHERE rowid IN (SELECT rid FROM ren);
+"""
+
+# The 2-GPU before/after pair (samples 07/07b) has no step or layer ranges, only PyTorch's
+# per-op ranges (`aten::linear, seq = 45337, op_id = 990384`). Per-layer samples: every
+# aten::linear of the transformer layers, keyed by its autograd sequence number, which both
+# ranks share (op_id does not), so one epoch = the same layer GEMM on both GPUs.
+FSDP_EPOCH_RANGE = r"^aten::linear, seq = ([0-9]+),"
+
+
+def sqlite_exec(path, sql):
+    """Runs SQL statements on a writable SQLite file: Python's sqlite3 module when this
+    Python has it (it is optional), else the sqlite3 command-line shell. '' or a problem."""
+    try:
+        import sqlite3
+    except ImportError:
+        sqlite3 = None
+    if sqlite3 is not None:
+        try:
+            db = sqlite3.connect(path)
+            try:
+                db.executescript(sql)
+                db.commit()
+            finally:
+                db.close()
+        except sqlite3.Error as e:
+            return "sqlite3 module: %s" % e
+        return ""
+    if not shutil.which("sqlite3"):
+        return "neither Python's sqlite3 module nor the sqlite3 shell is available"
+    r = run(["sqlite3", "-bail", path, sql], env=clean_env())
+    return "" if r.rc == 0 and not r.err.strip() else "sqlite3 shell: " + r.describe()
+
+
+def sqlite_rows(path, sql):
+    """Rows (tuples) of one SELECT on an SQLite file opened read-only; raises RuntimeError."""
+    try:
+        import sqlite3
+    except ImportError:
+        sqlite3 = None
+    if sqlite3 is not None:
+        try:
+            db = sqlite3.connect("file:%s?mode=ro" % urllib.request.pathname2url(path),
+                                 uri=True)
+            try:
+                return [tuple(row) for row in db.execute(sql)]
+            finally:
+                db.close()
+        except sqlite3.Error as e:
+            raise RuntimeError("sqlite3 module on %s: %s" % (path, e))
+    if not shutil.which("sqlite3"):
+        raise RuntimeError("neither Python's sqlite3 module nor the sqlite3 shell is available")
+    # The shell's JSON mode keeps text with tabs or newlines intact; columns come back in
+    # SELECT order (Python dicts keep insertion order), so their names must be unique.
+    r = run(["sqlite3", "-readonly", "-json", path, sql], env=clean_env())
+    if r.rc != 0 or r.err.strip():
+        raise RuntimeError("sqlite3 shell: " + r.describe())
+    return [tuple(row.values()) for row in json.loads(r.out)] if r.out.strip() else []
+
+
+def report_block(text, header):
+    """The data lines of the first report block whose header line is exactly `header` in
+    `nsys stats` console output (framing or not), up to the empty line; None if absent."""
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    if header not in lines:
+        return None
+    rows = []
+    for line in lines[lines.index(header) + 1:]:
+        if line == "":
+            break
+        rows.append(line)
+    return rows
+
+
+def nsys_range_name(cell):
+    """A range name cell as nsys printed it, less one pair of quotes and the ':' that 2024+
+    put before names in the default domain (nsys-formats.md section 3)."""
+    if len(cell) >= 2 and cell.startswith('"') and cell.endswith('"'):
+        cell = cell[1:-1]
+    return cell[1:] if cell.startswith(":") else cell
+
+
+def parse_nvtx_kern_sum(rows):
+    """nvtx_kern_sum rows as dicts: range, pid, tid, kern_inst, total_ns, kernel."""
+    parsed = []
+    for row in rows:
+        m = NVTX_KERN_SUM_ROW.match(row)
+        if not m:
+            raise ValueError("not an nvtx_kern_sum row: %r" % row[:200])
+        kernel = m.group("kernel")
+        if len(kernel) >= 2 and kernel.startswith('"') and kernel.endswith('"'):
+            kernel = kernel[1:-1]
+        parsed.append({"range": nsys_range_name(m.group("range")), "pid": m.group("pid"),
+                       "tid": m.group("tid"), "kern_inst": int(m.group("kinst")),
+                       "total_ns": int(m.group("total")), "kernel": kernel})
+    return parsed
+
+
+def parse_nvtx_gpu_proj(rows):
+    """nvtx_gpu_proj_trace rows as dicts: name, proj_start, proj_dur, orig_start, orig_dur,
+    pid, tid, ops. Only Name may hold commas, and it is the first column."""
+    parsed = []
+    for row in rows:
+        cells = row.rsplit(",", 13)
+        if len(cells) != 14 or not cells[1].isdigit() or not cells[2].isdigit():
+            raise ValueError("not an nvtx_gpu_proj_trace row: %r" % row[:200])
+        parsed.append({"name": nsys_range_name(cells[0]), "proj_start": int(cells[1]),
+                       "proj_dur": int(cells[2]),
+                       "orig_start": int(cells[3]) if cells[3] else None,
+                       "orig_dur": int(cells[4]) if cells[4] else None,
+                       "pid": cells[6], "tid": cells[7], "ops": int(cells[8])})
+    return parsed
+
+
+class GateEpochs:
+    """`nsys-gate --print-profile --epoch-range R FILE`: the header figures, the epoch rows
+    [(name, ns, kernels)] in the printed order, and the kernel rows name -> (ns, count)."""
+
+    def __init__(self, m):
+        self.total_ns = int(m.group("total"))
+        self.count = int(m.group("count"))
+        self.epochs = []
+        self.rows = {}
+
+
+def parse_gate_epochs(stdout):
+    lines = [line for line in stdout.split("\n") if line != ""]
+    m = GATE_PROFILE_HEAD.match(lines[0]) if lines else None
+    if not m or len(lines) < 2 or lines[1] != GATE_EPOCHS_HEADER:
+        raise ValueError("expected the '# PATH (FORMAT): ...' line then %r, got %r"
+                         % (GATE_EPOCHS_HEADER, lines[:2]))
+    prof = GateEpochs(m)
+    i = 2
+    while i < len(lines) and lines[i] != GATE_ROWS_HEADER:
+        parts = lines[i].split("\t", 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            raise ValueError("not an 'epoch_ns<TAB>kernels<TAB>epoch' row: %r" % lines[i][:200])
+        prof.epochs.append((parts[2], int(parts[0]), int(parts[1])))
+        i += 1
+    if i == len(lines):
+        raise ValueError("no %r line after the epoch rows" % GATE_ROWS_HEADER)
+    for line in lines[i + 1:]:
+        parts = line.split("\t", 2)
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+            raise ValueError("not a 'total_ns<TAB>instances<TAB>name' row: %r" % line[:200])
+        if parts[2] in prof.rows:
+            raise ValueError("kernel name printed twice: %r" % short(parts[2]))
+        prof.rows[parts[2]] = (int(parts[0]), int(parts[1]))
+    return prof
+
+
+def epoch_key(pattern, name):
+    """The epoch a range name belongs to under an --epoch-range regex (the first capture
+    group's text if the regex has one, else the name), or None. The patterns used here mean
+    the same in Python's re and in POSIX ERE."""
+    m = pattern.search(name)
+    if not m:
+        return None
+    return m.group(1) if pattern.groups else name
+
+
+class EpochFigures:
+    """One epoch's figures from one source; first/last bound the kernels (None if none)."""
+
+    def __init__(self):
+        self.ns = 0
+        self.kernels = 0
+        self.first = self.last = None
+
+    def span(self, first, last):
+        self.first = first if self.first is None else min(self.first, first)
+        self.last = last if self.last is None else max(self.last, last)
+
+    @property
+    def span_ns(self):
+        return 0 if self.first is None else self.last - self.first
+
+
+class Projection:
+    """This script's own projection of NVTX ranges onto the GPU, from the SQLite export, by
+    nsys's definition (nsys-formats.md section 3): ranges of types 59/60/70/71 that end on
+    the thread they started on (an open range ends at the last NVTX timestamp); a GPU
+    operation belongs to EVERY such range of its launching call's thread with range.start <=
+    call.start and call.end <= range.end (call = the runtime/driver row of the same
+    correlationId and process). It is not the gate's code; it serves to explain where the
+    gate and nsys differ. Per epoch key: kernels (sum, count, span), the span of all GPU
+    operations (kernels, memcpy, memset), the memory operations, and the kernels that also
+    lie in a range of another epoch."""
+
+    def __init__(self, path, pattern):
+        self.kernel = {}         # key -> EpochFigures over kernels
+        self.all_ops = {}        # key -> EpochFigures over kernels + memcpy + memset
+        self.memops = {}         # key -> number of memcpy/memset launched in its ranges
+        self.shared = {}         # key -> (kernels, ns, other keys, where their calls lie)
+        self.n_shared = 0        # kernels inside ranges of two or more epochs
+        self.n_ranges = 0
+        ranges = sqlite_rows(path, "SELECT e.start, e.\"end\", e.globalTid, e.text, s.value "
+                             "FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId "
+                             "WHERE e.eventType IN (%s) AND e.endGlobalTid IS NULL"
+                             % ",".join(str(t) for t in NVTX_RANGE_TYPES))
+        # nsys ends an open range at the last timestamp of any range row
+        last_ts = sqlite_rows(path, "SELECT max(max(start), max(\"end\")) AS ts FROM NVTX_EVENTS "
+                              "WHERE eventType IN (%s)"
+                              % ",".join(str(t) for t in NVTX_RANGE_TYPES))[0][0]
+        per_tid = {}
+        for start, end, tid, text, value in ranges:
+            # nsys prefers the StringIds value, and puts "domain:" before the names of
+            # non-default domains: the samples used here have none (05, 06), or lost their
+            # domain rows to trimming (07), so the bare text is nsys's name too.
+            name = value if value is not None else text
+            key = epoch_key(pattern, name) if name is not None else None
+            if key is None:
+                continue
+            per_tid.setdefault(tid, []).append((start, last_ts if end is None else end, key))
+            self.n_ranges += 1
+        index = {}
+        for tid, rs in per_tid.items():
+            rs.sort()
+            reach, top = [], None
+            for _, end, _ in rs:
+                top = end if top is None else max(top, end)
+                reach.append(top)
+            index[tid] = ([r[0] for r in rs], reach, rs)
+
+        tables = {row[0] for row in sqlite_rows(
+            path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        selects = []
+        for table, kind in (("CUPTI_ACTIVITY_KIND_KERNEL", "kernel"),
+                            ("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"),
+                            ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+            if table in tables:
+                selects.append("SELECT r.globalTid AS tid, r.start AS c_start, r.\"end\" AS "
+                               "c_end, o.start AS o_start, o.\"end\" AS o_end, '%s' AS kind "
+                               "FROM %s o JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                               "ON r.correlationId = o.correlationId "
+                               "AND (r.globalTid & -16777216) = o.globalPid" % (kind, table))
+        for tid, c_start, c_end, o_start, o_end, kind in sqlite_rows(
+                path, " UNION ALL ".join(selects)):
+            if tid not in index:
+                continue
+            starts, reach, rs = index[tid]
+            inside = []         # (start, end, key) of every matched range holding the call
+            i = bisect.bisect_right(starts, c_start) - 1
+            while i >= 0 and reach[i] >= c_end:
+                if rs[i][1] >= c_end:
+                    inside.append(rs[i])
+                i -= 1
+            keys = [r[2] for r in inside]
+            if kind == "kernel" and len(set(keys)) > 1:
+                self.n_shared += 1
+            for key in keys:
+                self.all_ops.setdefault(key, EpochFigures()).span(o_start, o_end)
+                if kind != "kernel":
+                    self.memops[key] = self.memops.get(key, 0) + 1
+                    continue
+                fig = self.kernel.setdefault(key, EpochFigures())
+                fig.ns += o_end - o_start
+                fig.kernels += 1
+                fig.span(o_start, o_end)
+                if len(set(keys)) > 1:
+                    n, ns, others, calls = self.shared.get(key, (0, 0, set(), set()))
+                    where = "call [%d, %d] in %s" % (c_start, c_end, " and ".join(
+                        "%r [%d, %d]" % (k, a, b) for a, b, k in sorted(inside)))
+                    self.shared[key] = (n + 1, ns + o_end - o_start,
+                                        others | (set(keys) - {key}), calls | {where})
+
+    def explain(self, key, memops=True):
+        """Why a gate figure of this epoch may differ from nsys's, or ''. Memory operations
+        matter to the projected span only (memops=False for kernel sums)."""
+        why = []
+        if key in self.shared:
+            n, ns, others, calls = self.shared[key]
+            why.append("%d kernel(s), %d ns, were launched by calls that lie inside a range of "
+                       "this epoch AND a range of %s (%s%s): nsys counts such a kernel in "
+                       "every range that contains its call, the gate in one epoch only"
+                       % (n, ns, ", ".join(repr(k) for k in sorted(others)),
+                          "; ".join(sorted(calls)[:2]),
+                          "; ... %d more" % (len(calls) - 2) if len(calls) > 2 else ""))
+        if memops and self.memops.get(key):
+            why.append("its ranges launch %d memcpy/memset, which nvtx_gpu_proj_trace projects "
+                       "too (span over all GPU operations %d ns, over kernels only %d ns)"
+                       % (self.memops[key], self.all_ops[key].span_ns,
+                          self.kernel.get(key, EpochFigures()).span_ns))
+        return "; ".join(why)
+
+
+class NsysEpochs:
+    """nsys 2023.4's figures per epoch key: from nvtx_kern_sum (sum of Total Time and Kern
+    Inst over the rows of the key's ranges; kernel name -> (ns, count) over them) and from
+    nvtx_gpu_proj_trace (span = last projected end - first projected start over the key's
+    range rows; ops = NumGPUOps added up)."""
+
+    def __init__(self):
+        self.kern = {}           # key -> EpochFigures (ns, kernels)
+        self.proj = {}           # key -> EpochFigures (span)
+        self.ops = {}            # key -> NumGPUOps
+        self.rows = {}           # kernel name -> (ns, count) over the epoch ranges
+        self.proj_rows = []      # the parsed proj trace rows
+
+
+def nsys_epochs(kern_rows, proj_rows, pattern):
+    ne = NsysEpochs()
+    for row in kern_rows:
+        key = epoch_key(pattern, row["range"]) if row["range"] else None
+        if key is None:
+            continue
+        fig = ne.kern.setdefault(key, EpochFigures())
+        fig.ns += row["total_ns"]
+        fig.kernels += row["kern_inst"]
+        ns, count = ne.rows.get(row["kernel"], (0, 0))
+        ne.rows[row["kernel"]] = (ns + row["total_ns"], count + row["kern_inst"])
+    for row in proj_rows:
+        key = epoch_key(pattern, row["name"]) if row["name"] else None
+        if key is None:
+            continue
+        ne.proj.setdefault(key, EpochFigures()).span(row["proj_start"],
+                                                     row["proj_start"] + row["proj_dur"])
+        ne.ops[key] = ne.ops.get(key, 0) + row["ops"]
+    ne.proj_rows = proj_rows
+    return ne
+
+
+def nsys_csv_report(ctx, path, report):
+    """Real nsys 2023.4 `stats -q --report REPORT --format csv` on an SQLite file (run in
+    its directory): (Run, data rows of the report or None, problem)."""
+    r = run([ctx.nsys["2023.4"], "stats", "-q", "--report", report, "--format", "csv",
+             os.path.basename(path)], cwd=os.path.dirname(path), env=clean_env(),
+            timeout=NSYS_TIMEOUT)
+    if r.rc != 0:
+        return r, None, "nsys failed: " + r.describe()
+    header = {"nvtx_kern_sum": NVTX_KERN_SUM_HEADER,
+              "nvtx_gpu_proj_trace": NVTX_GPU_PROJ_HEADER}[report]
+    rows = report_block(r.out, header)
+    if rows is None:
+        return r, None, "no %s header %r in nsys's output: %r" % (report, header, r.out[:400])
+    return r, rows, ""
+
+
+def gate_epochs(ctx, path, pattern, metric, **env):
+    """(Run, GateEpochs or None, problem) of --print-profile --epoch-range in NVTX mode."""
+    r = ctx.gate_run(["--print-profile", "--epoch-range", pattern, "--metric", metric, path],
+                     **env)
+    if r.rc != 0:
+        return r, None, "gate failed: " + r.describe()
+    try:
+        return r, parse_gate_epochs(r.out), ""
+    except ValueError as e:
+        return r, None, "unparsable --print-profile output: %s; %s" % (e, r.describe())
+
+
+def epoch_mismatches(keys, got, want, explain, limit=5):
+    """'' when got[k] == want[k] for every key, else the first differences, explained."""
+    bad = [k for k in keys if got.get(k) != want.get(k)]
+    if not bad:
+        return ""
+    text = []
+    for k in bad[:limit]:
+        why = explain(k)
+        text.append("%r: gate %s, nsys %s%s" % (k, got.get(k), want.get(k),
+                                                 " -- " + why if why else ""))
+    return "%d of %d epoch(s) differ: %s%s" % (len(bad), len(keys), "; ".join(text),
+                                              "; ..." if len(bad) > limit else "")
+
+
+class EpochComparison:
+    def __init__(self, gsum, gspan, ne, ref):
+        self.gsum, self.gspan, self.nsys, self.ref = gsum, gspan, ne, ref
+
+
+def compare_epochs_with_nsys(ctx, tag, path, pattern_text):
+    """The gate's NVTX epochs of an SQLite file against nsys 2023.4's nvtx_kern_sum and
+    nvtx_gpu_proj_trace on the same file, per epoch, to the nanosecond. Returns an
+    EpochComparison, or None when a prerequisite failed (reported)."""
+    res = ctx.results
+    pattern = re.compile(pattern_text, re.IGNORECASE)
+    _, gsum, problem = gate_epochs(ctx, path, pattern_text, "kernel-sum")
+    _, gspan, problem2 = gate_epochs(ctx, path, pattern_text, "gpu-span")
+    if problem or problem2:
+        res.not_ok("%s: gate --print-profile --epoch-range %r" % (tag, pattern_text),
+                   problem or problem2)
+        return None
+    _, kern_rows, problem = nsys_csv_report(ctx, path, "nvtx_kern_sum")
+    _, proj_rows, problem2 = nsys_csv_report(ctx, path, "nvtx_gpu_proj_trace")
+    if problem or problem2:
+        res.not_ok("%s: nsys 2023.4 nvtx_kern_sum / nvtx_gpu_proj_trace" % tag,
+                   problem or problem2)
+        return None
+    try:
+        ne = nsys_epochs(parse_nvtx_kern_sum(kern_rows), parse_nvtx_gpu_proj(proj_rows),
+                         pattern)
+    except ValueError as e:
+        res.not_ok("%s: this script parses nsys's NVTX reports" % tag, str(e))
+        return None
+    ref = Projection(path, pattern)
+
+    # The epochs: the gate names each by the text of its first range.
+    gate_keys = [epoch_key(pattern, name) for name, _, _ in gsum.epochs]
+    span_keys = [epoch_key(pattern, name) for name, _, _ in gspan.epochs]
+    nsys_keys = set(ne.kern) | set(ne.proj)
+    if not res.expect(None not in gate_keys and len(set(gate_keys)) == len(gate_keys)
+                      and gate_keys == span_keys and set(gate_keys) >= nsys_keys,
+                      "%s: the gate prints one row per epoch (%d), under both metrics, "
+                      "covering every epoch nsys projects (%d)" % (tag, len(gate_keys),
+                                                                   len(nsys_keys)),
+                      lambda: "gate epochs %r...; metrics agree on them: %s; nsys-only: %r" % (
+                          gate_keys[:5], gate_keys == span_keys,
+                          sorted(k for k in nsys_keys if k not in gate_keys)[:5])):
+        return None
+
+    # This script's projection must reproduce nsys before it may explain anything.
+    ref_kern = {k: (f.ns, f.kernels) for k, f in ref.kernel.items()}
+    want_kern = {k: (f.ns, f.kernels) for k, f in ne.kern.items()}
+    ref_span = {k: f.span_ns for k, f in ref.all_ops.items()}
+    want_span = {k: f.span_ns for k, f in ne.proj.items()}
+    res.expect(ref_kern == want_kern and ref_span == want_span,
+               "%s: this script's projection (nsys-formats.md section 3) reproduces nsys's "
+               "nvtx_kern_sum and nvtx_gpu_proj_trace for all %d epochs" % (tag, len(nsys_keys)),
+               lambda: "kern_sum: %s | proj: %s" % (
+                   epoch_mismatches(sorted(set(ref_kern) | set(want_kern)), ref_kern, want_kern,
+                                    lambda k: "") or "same",
+                   epoch_mismatches(sorted(set(ref_span) | set(want_span)), ref_span, want_span,
+                                    lambda k: "") or "same"))
+
+    # kernel-sum: nvtx_kern_sum's Total Time over the epoch's rows, and its Kern Inst.
+    got = {k: (ns, n) for k, (_, ns, n) in zip(gate_keys, gsum.epochs)}
+    want = {k: want_kern.get(k, (0, 0)) for k in gate_keys}
+    def explain_sum(k):
+        why = ref.explain(k, memops=False)
+        n, ns, _, _ = ref.shared.get(k, (0, 0, None, None))
+        if n and (got[k][0] + ns, got[k][1] + n) == want[k]:
+            why += " (gate + those kernels == nsys exactly)"
+        return why
+
+    res.expect(got == want, "%s: per epoch, gate --metric kernel-sum (ns, kernels) == sum of "
+               "nsys nvtx_kern_sum Total Time (ns) and Kern Inst over the epoch's rows, all %d "
+               "epochs" % (tag, len(gate_keys)),
+               lambda: epoch_mismatches(gate_keys, got, want, explain_sum))
+
+    # gpu-span: nvtx_gpu_proj_trace's projected span, which also covers memcpy/memset. The
+    # gate's documented metric is over kernels only: epochs whose ranges launch memory
+    # operations are compared with this script's kernels-only projection instead.
+    got = {k: ns for k, (_, ns, _) in zip(gate_keys, gspan.epochs)}
+    plain = [k for k in gate_keys if not ref.memops.get(k)]
+    with_mem = [k for k in gate_keys if ref.memops.get(k)]
+    want = {k: want_span.get(k, 0) for k in plain}
+    res.expect(all(got[k] == want[k] for k in plain),
+               "%s: per epoch, gate --metric gpu-span == nsys nvtx_gpu_proj_trace Projected "
+               "Duration (last end - first start over the epoch's ranges), %d epochs without "
+               "memcpy/memset" % (tag, len(plain)),
+               lambda: epoch_mismatches(plain, got, want, ref.explain))
+    if with_mem:
+        kernels_only = {k: ref.kernel.get(k, EpochFigures()).span_ns for k in with_mem}
+        differ = [k for k in with_mem if want_span.get(k, 0) != kernels_only[k]]
+        res.expect(all(got[k] == kernels_only[k] for k in with_mem)
+                   and all(want_span.get(k, 0) == ref_span.get(k, 0) for k in with_mem),
+                   "%s: %d epoch(s) launch memcpy/memset (%d memory operations; nsys's span "
+                   "differs from the kernels-only span in %d of them, by up to %d ns): gate "
+                   "gpu-span == kernels-only span, nsys == span over all GPU operations"
+                   % (tag, len(with_mem), sum(ref.memops[k] for k in with_mem), len(differ),
+                      max([want_span.get(k, 0) - kernels_only[k] for k in with_mem] or [0])),
+                   lambda: epoch_mismatches(with_mem, got, kernels_only, ref.explain))
+
+    # Kernel rows in NVTX mode: only kernels inside counted epochs, per name, each kernel
+    # once. A kernel launched on the boundary of two epochs counts in both epochs (as in
+    # nsys) but once in the rows: then the rows may only fall short of nsys's per-range
+    # sums, and the epochs add up to more than the rows by those kernels.
+    expected = {gate_shown_name(n): v for n, v in ne.rows.items()}
+    shared = ref.n_shared
+    epochs_ns = sum(ns for _, ns, _ in gsum.epochs)
+    epochs_n = sum(n for _, _, n in gsum.epochs)
+    if shared:
+        rows_ok = (set(gsum.rows) == set(expected)
+                   and all(gsum.rows[k][0] <= expected[k][0] and gsum.rows[k][1] <= expected[k][1]
+                           for k in expected)
+                   and gsum.total_ns < epochs_ns and epochs_n - gsum.count == shared)
+    else:
+        rows_ok = (gsum.rows == expected and gsum.total_ns == epochs_ns
+                   and gsum.count == epochs_n)
+    res.expect(rows_ok,
+               "%s: gate kernel rows (%d names) == nsys nvtx_kern_sum per kernel name over the "
+               "epochs' rows, each kernel once (%d on an epoch boundary); header total == sum "
+               "of the epochs less those" % (tag, len(expected), shared),
+               lambda: "rows: %s; header %d ns / %d launches, epochs add up to %d ns / %d%s" % (
+                   rows_diff(expected, gsum.rows) or "same", gsum.total_ns, gsum.count,
+                   sum(ns for _, ns, _ in gsum.epochs), sum(n for _, _, n in gsum.epochs),
+                   "; nsys counts %d kernel(s) in the ranges of two or more epochs (see the "
+                   "per-epoch lines)" % shared if shared else ""))
+    return EpochComparison(gsum, gspan, ne, ref)
+
+
+def check_nvtx_renamed_epochs(ctx):
+    """8. NVTX epochs against nsys: a copy of sample 06 whose 1000 per-iteration `test`
+    ranges are renamed `epoch=0`..`epoch=999` (start order; inline text, then registered
+    strings): with --epoch-range '^epoch=([0-9]+)$' the gate's kernel-sum and gpu-span of
+    every epoch equal nsys 2023.4's nvtx_kern_sum and nvtx_gpu_proj_trace to the
+    nanosecond."""
+    res = ctx.results
+    rel = ctx.sample("06_*" + DERIVED_SUFFIX)
+    pattern_text = r"^epoch=([0-9]+)$"
+    for label, sql in (("inline text", EPOCH_RENAME_INLINE_SQL),
+                       ("registered strings", EPOCH_RENAME_REGISTERED_SQL)):
+        tag = "06 with epoch=N ranges (%s)" % label
+        d = ctx.fresh_dir("nvtx-epochs")
+        copy = ctx.copy_sample(rel, d, "epochs.sqlite")
+        problem = sqlite_exec(copy, sql)
+        if problem:
+            res.not_ok("%s: rename the `test` ranges on a copy" % tag, problem)
+            continue
+        kinds = sqlite_rows(copy, "SELECT text IS NOT NULL, textId IS NOT NULL, count(*) FROM "
+                            "NVTX_EVENTS WHERE eventType = 59 AND coalesce(text, (SELECT value "
+                            "FROM StringIds WHERE id = textId)) GLOB 'epoch=*' GROUP BY 1, 2")
+        names = [row[0] for row in sqlite_rows(
+            copy, "SELECT coalesce(e.text, s.value) FROM NVTX_EVENTS e LEFT JOIN StringIds s "
+            "ON s.id = e.textId WHERE e.eventType IN (59, 60, 70, 71) AND (coalesce(e.text, "
+            "s.value) IN ('test', 'test_outer') OR coalesce(e.text, s.value) GLOB 'epoch=*') "
+            "ORDER BY e.start, e.rowid")]
+        inline = label == "inline text"
+        if not res.expect(names == ["test_outer"] + ["epoch=%d" % i for i in range(1000)]
+                          and kinds == [(1 if inline else 0, 0 if inline else 1, 1000)],
+                          "%s: the copy holds test_outer, then epoch=0..epoch=999 in start "
+                          "order, as %s" % (tag, label),
+                          lambda: "names %r ... %r; (text?, textId?, count) %r"
+                          % (names[:3], names[-2:], kinds)):
+            continue
+        cmp = compare_epochs_with_nsys(ctx, tag, copy, pattern_text)
+        if cmp is not None:
+            res.expect([e[0] for e in cmp.gsum.epochs] == ["epoch=%d" % i for i in range(1000)],
+                       "%s: the gate prints the epochs in start order, each named by its "
+                       "range" % tag, lambda: "first rows %r" % cmp.gsum.epochs[:3])
+
+
+def check_nvtx_custom_regex(ctx):
+    """9. NVTX epochs against nsys with a custom regex: sample 05's `Warmup` and
+    `Profile_Loop` ranges (--epoch-range '^(Warmup|Profile_Loop)$'), kernel-sum and gpu-span
+    per range vs nsys 2023.4; the 3,481,709 ns its source repository shows for Profile_Loop
+    is the CPU duration of the range, not a GPU figure."""
+    res = ctx.results
+    rel = ctx.sample("05_*" + DERIVED_SUFFIX)
+    d = ctx.fresh_dir("nvtx-vecadd")
+    copy = ctx.copy_sample(rel, d)
+    cmp = compare_epochs_with_nsys(ctx, "05 (Warmup|Profile_Loop)", copy,
+                                   r"^(Warmup|Profile_Loop)$")
+    if cmp is None:
+        return
+    loop = [row for row in cmp.nsys.proj_rows if row["name"] == "Profile_Loop"]
+    figures = {name: ns for name, ns, _ in cmp.gsum.epochs}
+    spans = {name: ns for name, ns, _ in cmp.gspan.epochs}
+    res.expect(len(loop) == 1 and loop[0]["orig_dur"] == 3481709 and loop[0]["ops"] == 1000
+               and figures.get("Profile_Loop") != 3481709 and spans.get("Profile_Loop") != 3481709,
+               "05: Profile_Loop's 3,481,709 ns (the sample repository's README) is nsys's Orig "
+               "Duration, the CPU time of the range, with 1000 GPU ops: the gate's GPU figures "
+               "are %s ns (kernel-sum) and %s ns (gpu-span)"
+               % (figures.get("Profile_Loop"), spans.get("Profile_Loop")),
+               lambda: "nsys rows %r" % loop)
+
+
+def saved_report(ctx, name, header):
+    """The data rows of one report block in a saved 2023.4 console output, or None."""
+    full = os.path.join(ctx.samples, "generated", "nsys-2023.4.4", name)
+    if not os.path.isfile(full):
+        return None
+    with open(full, encoding="utf-8", errors="replace") as f:
+        return report_block(f.read(), header)
+
+
+def check_nvtx_saved_outputs(ctx):
+    """10. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
+    sample 06, the gate's single `test` epoch (1000 same-name ranges add up) equals the sum
+    of nvtx_kern_sum's `test` rows and the span of nvtx_gpu_proj_trace's `test` rows, and
+    `test_outer` its one row; on sample 05, Profile_Loop's projected duration; the saved
+    projection rows equal those of a live nsys 2023.4 run."""
+    res = ctx.results
+    nvfuser = ctx.path(ctx.sample("06_*" + DERIVED_SUFFIX))
+    kern = saved_report(ctx, "nvfuser_nvtx_kern_sum_csv.stdout.txt", NVTX_KERN_SUM_HEADER)
+    proj = saved_report(ctx, "nvfuser_nvtx_gpu_proj_trace_csv.stdout.txt", NVTX_GPU_PROJ_HEADER)
+    if kern is None or proj is None:
+        res.not_ok("saved nvfuser nvtx_kern_sum / nvtx_gpu_proj_trace outputs",
+                   "missing, or without the 2023.4 header")
+    else:
+        kern, proj = parse_nvtx_kern_sum(kern), parse_nvtx_gpu_proj(proj)
+        for name in ("test", "test_outer"):
+            pattern_text = "^%s$" % name
+            krows = [row for row in kern if row["range"] == name]
+            prows = [row for row in proj if row["name"] == name]
+            _, gsum, problem = gate_epochs(ctx, nvfuser, pattern_text, "kernel-sum")
+            _, gspan, problem2 = gate_epochs(ctx, nvfuser, pattern_text, "gpu-span")
+            if problem or problem2:
+                res.not_ok("06: gate --epoch-range %r" % pattern_text, problem or problem2)
+                continue
+            want_sum = (sum(r["total_ns"] for r in krows), sum(r["kern_inst"] for r in krows))
+            res.expect(len(gsum.epochs) == 1 and gsum.epochs[0][1:] == want_sum,
+                       "06 --epoch-range %r: the gate's one epoch, kernel-sum %d ns / %d "
+                       "kernels == saved nvtx_kern_sum over its %d '%s' row(s)"
+                       % (pattern_text, want_sum[0], want_sum[1], len(krows), name),
+                       lambda: "gate epochs %r" % gsum.epochs[:3])
+            want_span = (max(r["proj_start"] + r["proj_dur"] for r in prows)
+                         - min(r["proj_start"] for r in prows)) if prows else None
+            res.expect(len(gspan.epochs) == 1 and gspan.epochs[0][1] == want_span,
+                       "06 --epoch-range %r: the gate's gpu-span %s ns == last end - first "
+                       "start over the saved nvtx_gpu_proj_trace's %d '%s' row(s)"
+                       % (pattern_text, want_span, len(prows), name),
+                       lambda: "gate epochs %r" % gspan.epochs[:3])
+
+    vecadd = saved_report(ctx, "vecadd_v3_kern_nvtxsum_gpuproj_csv.stdout.txt",
+                          NVTX_GPU_PROJ_HEADER)
+    nvtx_sum = saved_report(ctx, "vecadd_v3_kern_nvtxsum_gpuproj_csv.stdout.txt",
+                            NVTX_SUM_HEADER)
+    if vecadd is None or nvtx_sum is None:
+        res.not_ok("saved vecadd_v3 nvtx_gpu_proj_trace / nvtx_sum output", "missing")
+        return
+    saved = [row for row in parse_nvtx_gpu_proj(vecadd) if row["name"]]
+    rel = ctx.sample("05_*" + DERIVED_SUFFIX)
+    copy = ctx.copy_sample(rel, ctx.fresh_dir("nvtx-vecadd-saved"))
+    _, live, problem = nsys_csv_report(ctx, copy, "nvtx_gpu_proj_trace")
+    live = [row for row in parse_nvtx_gpu_proj(live) if row["name"]] if not problem else None
+    res.expect(live == saved, "05: saved nvtx_gpu_proj_trace rows (Warmup, Profile_Loop) == a "
+               "live nsys 2023.4 run", lambda: problem or "saved %r, live %r" % (saved, live))
+    _, gspan, problem = gate_epochs(ctx, ctx.path(rel), r"^(Warmup|Profile_Loop)$", "gpu-span")
+    loop = [row for row in saved if row["name"] == "Profile_Loop"]
+    spans = {name: (ns, n) for name, ns, n in gspan.epochs} if gspan else {}
+    res.expect(not problem and len(loop) == 1
+               and spans.get("Profile_Loop") == (loop[0]["proj_dur"], loop[0]["ops"]),
+               "05: gate gpu-span of Profile_Loop %s == saved Projected Duration and NumGPUOps"
+               % (spans.get("Profile_Loop"),),
+               lambda: problem or "saved %r" % loop)
+    cpu = [line for line in nvtx_sum if line.endswith(",PushPop,Profile_Loop")]
+    res.expect(len(cpu) == 1 and cpu[0].split(",")[1] == "3481709"
+               and loop and loop[0]["orig_dur"] == 3481709,
+               "05: saved nvtx_sum Total Time of Profile_Loop == its Orig Duration == 3481709 ns "
+               "(CPU range time, the figure in the sample repository's README)",
+               lambda: "nvtx_sum %r, proj %r" % (cpu, loop))
+
+
+def check_nvtx_gate_end_to_end(ctx):
+    """11. NVTX mode end to end on the real 2-GPU before/after pair (07/07b, nsys 2026.2
+    exports): per-layer samples (--epoch-range '^aten::linear, seq = ([0-9]+),', both
+    ranks' GEMMs of one layer op per sample) give a sane verdict -- exit 0/1, JSON
+    verdict pass/fail/inconclusive with samples on both sides, kernels and a p-value -- and
+    the epochs of each side equal nsys 2023.4's projection."""
+    res = ctx.results
+    base = ctx.sample("07_*.sqlite")
+    cur = ctx.sample("07b_*.sqlite")
+    for label, rel in (("07", base), ("07b", cur)):
+        d = ctx.fresh_dir("nvtx-fsdp")
+        copy = ctx.copy_sample(rel, d)
+        compare_epochs_with_nsys(ctx, "%s %r" % (label, FSDP_EPOCH_RANGE), copy,
+                                 FSDP_EPOCH_RANGE)
+
+    d = ctx.fresh_dir("nvtx-fsdp-gate")
+    out_json = os.path.join(d, "out.json")
+    r = ctx.gate_run(["--epoch-range", FSDP_EPOCH_RANGE, "--json", out_json, ctx.path(base),
+                      ctx.path(cur)])
+    verdict = read_json(out_json)
+    print("# 07 -> 07b, --epoch-range %r: exit %s; %s" % (
+        FSDP_EPOCH_RANGE, r.rc, " | ".join(r.out.splitlines()[:2])), flush=True)
+    if not res.expect(r.rc in (0, 1) and isinstance(verdict, dict)
+                      and verdict.get("verdict") in ("pass", "fail", "inconclusive"),
+                      "07 -> 07b --epoch-range %r: exit 0/1, JSON verdict pass/fail/"
+                      "inconclusive" % FSDP_EPOCH_RANGE,
+                      lambda: "%s; json %r" % (r.describe(), verdict)):
+        return
+    word = {"pass": "PASS:", "fail": "FAIL:", "inconclusive": "INCONCLUSIVE:"}[verdict["verdict"]]
+    samples = verdict.get("samples") or {}
+    sb, sc = samples.get("baseline") or [], samples.get("current") or []
+    kernels = verdict.get("kernels") or []
+    p = verdict.get("p_value")
+    res.expect(r.out.startswith(word) and r.rc == (1 if verdict["verdict"] == "fail" else 0)
+               and verdict.get("mode") == "nvtx" and verdict.get("metric") == "kernel-sum",
+               "07 -> 07b: the human line says %s, the exit status agrees, mode nvtx, metric "
+               "kernel-sum" % word.rstrip(":"),
+               lambda: "%s; json mode %r metric %r" % (r.describe(), verdict.get("mode"),
+                                                       verdict.get("metric")))
+    res.expect(sb and sc and kernels and all(k.get("name") for k in kernels)
+               and (len(sb) < 3 or len(sc) < 3
+                    or (isinstance(p, (int, float)) and 0 <= p <= 1)),
+               "07 -> 07b: samples on both sides (%d, %d), %d kernels named, p_value %s"
+               % (len(sb), len(sc), len(kernels), p),
+               lambda: "json %r" % {k: verdict.get(k) for k in ("samples", "kernels",
+                                                                  "p_value")})
+    # The JSON samples are the --print-profile epochs, in ms.
+    problems = []
+    for label, rel, got in (("baseline", base, sb), ("current", cur, sc)):
+        _, prof, problem = gate_epochs(ctx, ctx.path(rel), FSDP_EPOCH_RANGE, "kernel-sum")
+        if problem:
+            problems.append(problem)
+            continue
+        want = [ns / 1e6 for _, ns, _ in prof.epochs]
+        if len(want) != len(got) or any(abs(a - b) > 1e-9 * max(1.0, abs(a))
+                                         for a, b in zip(want, got)):
+            problems.append("%s: json %d samples %r..., --print-profile %d epochs %r..."
+                            % (label, len(got), got[:3], len(want), want[:3]))
+    res.expect(not problems, "07 -> 07b: the JSON samples are the --print-profile epoch "
+               "values of each side, in ms, in order", "; ".join(problems))
+    print("# 07 -> 07b: verdict %s, p=%s; top kernels: %s" % (
+        verdict["verdict"], p, "; ".join("%s (%s, %+.6f ms/epoch)" % (
+            short(k.get("name", ""), 60), k.get("status"), k.get("delta_ms_per_epoch") or 0)
+            for k in kernels[:3])), flush=True)
+
+
+
 CHECKS = [
     check_sqlite_against_nsys_stats,
     check_no_kernel_samples,
@@ -991,6 +1738,10 @@ CHECKS = [
     check_old_nsys_on_newer_report,
     check_saved_nsys_outputs,
     check_csv_samples,
+    check_nvtx_renamed_epochs,
+    check_nvtx_custom_regex,
+    check_nvtx_saved_outputs,
+    check_nvtx_gate_end_to_end,
 ]
 
 
