@@ -263,15 +263,16 @@ struct corr_slot {
 };
 
 /* Correlation ids are dense per process, so a process's calls map to
- * ranges through a plain array indexed by id - base (4 bytes a call,
- * 0 = no range), not a hash table 8x that size.  Ids too far apart for an
- * array go to the hash table instead. */
+ * ranges through a plain array indexed by id - base (2 bytes a call,
+ * 0 = no range), not a hash table 16x that size: 10 million launches take
+ * 20 MB.  Ids too far apart for an array, and range numbers past 65534,
+ * go to the hash table instead. */
 #define DENSE_MAX_SPAN ((size_t)1 << 26)
 
 struct dense_map {
     int64_t gpid;
     int64_t base;
-    uint32_t *slot;      /* range index + 1 */
+    uint16_t *slot;      /* range index + 1 */
     size_t len;
 };
 
@@ -400,7 +401,7 @@ static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range
         d->base = corr;
     }
     uint64_t at = (uint64_t)(corr - d->base);
-    if (at >= DENSE_MAX_SPAN) {
+    if (at >= DENSE_MAX_SPAN || range >= UINT16_MAX) {
         corr_put(nv, gpid, corr, range, 0);
         return;
     }
@@ -414,7 +415,7 @@ static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range
         memset(d->slot + d->len, 0, (nlen - d->len) * sizeof *d->slot);
         d->len = nlen;
     }
-    d->slot[at] = (uint32_t)(range + 1);
+    d->slot[at] = (uint16_t)(range + 1);
 }
 
 #define MAX_RANGES_PER_LAUNCH 8
@@ -426,7 +427,7 @@ static size_t launch_get(struct nvtx *nv, int64_t gpid, int64_t corr, long *out)
     struct dense_map *d = dense_for(nv, gpid, 0);
     size_t n = 0;
     if (d && corr >= d->base && (uint64_t)(corr - d->base) < d->len) {
-        uint32_t v = d->slot[corr - d->base];
+        uint16_t v = d->slot[corr - d->base];
         if (v)
             out[n++] = (long)v - 1;
     }

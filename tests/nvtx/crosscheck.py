@@ -35,6 +35,9 @@ CASES = [
                      "--epoch-format", "EPOCH: %d"], ["--epoch-range", "auto"]),
     ("driver-api", ["--kernels", "400", "--names", "3", "--epochs", "4", "--driver-api"],
      ["--epoch-range", "auto"]),
+    # more epoch ranges than the compact launch map numbers (65534): the rest go elsewhere
+    ("many-epochs", ["--kernels", "140000", "--names", "2", "--epochs", "70000"],
+     ["--epoch-range", "auto"]),
     ("span-idle", ["--kernels", "1000", "--names", "4", "--epochs", "5", "--sync-every", "7",
                    "--ranks", "2"], ["--epoch-range", "auto"]),
 ]
