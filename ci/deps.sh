@@ -3,10 +3,14 @@
 # (root, or sudo without a password), else saying exactly what to install.
 #
 #   ng_need_packages build      compiler, meson, libraries
-#   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3
+#   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3,
+#                               valgrind, locales (de_DE for the locale test)
+#   ng_need_packages fuzz       the build set plus clang and libFuzzer
 
 NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev"
-NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind"
+NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
+# libFuzzer is libclang_rt.fuzzer in the compiler-rt package
+NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 
 ng_missing_packages() {
     local p missing=()
@@ -21,6 +25,7 @@ ng_need_packages() {
     case $1 in
     build) list=$NG_BUILD_PACKAGES ;;
     test) list=$NG_TEST_PACKAGES ;;
+    fuzz) list=$NG_FUZZ_PACKAGES ;;
     *) echo "ng_need_packages: unknown set '$1'" >&2; return 2 ;;
     esac
     if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -1,0 +1,84 @@
+/* Fuzz target: the SQLite export reader (ng_sqlite_read) on arbitrary
+ * database bytes.  The bytes go to a file in a private temporary directory
+ * (SQLite reads files, not memory), which is then read in total mode and in
+ * NVTX mode; the NVTX settings (pattern, metric, warm-up epochs) come from
+ * the input's size so one corpus covers them all.  Every input must load
+ * into a consistent profile or be refused with a message. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "fuzz_check.h"
+#include "ng_gate.h"
+#include "ng_source_kind.h"
+#include "ng_util.h"
+
+static char dir[4096];
+static char db_path[4096 + 16];
+static regex_t auto_re, plain_re;
+
+static void remove_dir(void)
+{
+    unlink(db_path);
+    rmdir(dir);
+}
+
+static void set_up(void)
+{
+    const char *base = getenv("TMPDIR");
+
+    snprintf(dir, sizeof dir, "%s/ng-fuzz-sqlite.XXXXXX", base && *base ? base : "/tmp");
+    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
+    snprintf(db_path, sizeof db_path, "%s/fuzz.sqlite", dir);
+    atexit(remove_dir);
+    /* the gate's --epoch-range auto, and a pattern without a group (the
+     * whole range text is then the epoch key) */
+    NG_FUZZ_CHECK(regcomp(&auto_re, ng_gate_auto_epoch_pattern, REG_EXTENDED | REG_ICASE) == 0);
+    NG_FUZZ_CHECK(regcomp(&plain_re, "^epoch", REG_EXTENDED | REG_ICASE) == 0);
+}
+
+static void write_db(const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(db_path, "wb");
+    NG_FUZZ_CHECK(f != NULL);
+    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
+    NG_FUZZ_CHECK(fclose(f) == 0);
+}
+
+static void read_once(const struct ng_source_opts *opts)
+{
+    struct ng_profile p;
+    struct ng_err err;
+
+    ng_profile_init(&p, db_path);
+    err.msg[0] = '\0';
+    if (ng_sqlite_read(&p, db_path, "fuzz.sqlite", opts, &err) == 0) {
+        ng_fuzz_check_profile(&p);
+        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
+    } else {
+        ng_fuzz_check_error(&err);
+    }
+    ng_profile_release(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir[0])
+        set_up();
+    write_db(data, size);
+
+    struct ng_source_opts total = { .nsys_timeout = 1 };
+    read_once(&total);
+
+    struct ng_source_opts nvtx = {
+        .nsys_timeout = 1,
+        .epoch_re = size & 4 ? &plain_re : &auto_re,
+        .epoch_pattern = size & 4 ? "^epoch" : "auto",
+        .metric = size & 1 ? NG_METRIC_GPU_SPAN : NG_METRIC_KERNEL_SUM,
+        .skip_epochs = (size >> 1) & 1,
+    };
+    read_once(&nvtx);
+    return 0;
+}

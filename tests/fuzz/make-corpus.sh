@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpus in tests/fuzz/corpus/ (committed; run this only
+# when the generator or the seeds' recipe changes):
+#   csv/     the golden fixtures, and number/framing variants of them
+#   sqlite/  small exports from the project's generator (slimmed to the
+#            columns the gate reads, 512-byte pages: a few KB each) and
+#            hand-made schema variants: view, _V2 table, TEXT durations, NUL
+#            in names, int64-sized durations, no StringIds, WAL header
+#   cli/     argv/environment encodings (see fuzz_cli.c for the layout)
+# Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
+# in ../shared are never copied here (tests/fuzz/meson.build replays them
+# in place).
+#
+#   tests/fuzz/make-corpus.sh build/tests/tools/gentrace
+set -euo pipefail
+gentrace=$(realpath "$1")
+cd "$(dirname "$0")"
+corpus=$PWD/corpus
+fixtures=$(realpath ../golden/fixtures)
+mkdir -p "$corpus/csv" "$corpus/sqlite" "$corpus/cli"
+rm -f "$corpus"/csv/seed-* "$corpus"/sqlite/seed-* "$corpus"/cli/seed-*
+
+# ---- csv ----
+for f in "$fixtures"/*; do cp "$f" "$corpus/csv/seed-$(basename "$f")"; done
+hdr='Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name'
+csv() { printf '%s\n' "$hdr" "$@" >"$corpus/csv/seed-$name.csv"; }
+name=numbers_exotic csv '1.0,1e400,1,1,1,1,1,0,a' '1.0,-0,1,1,1,1,1,0,b' '1.0,0x10,1,1,1,1,1,0,c' '1.0,NaN,1,1,1,1,1,0,d'
+name=overflow_sum csv '50.0,9223372036854775807,1,1,1,1,1,0,a' '50.0,1,1,1,1,1,1,0,b'
+name=overflow_same_name csv '50.0,9223372036854775000,1,1,1,1,1,0,a' '50.0,9223372036854775000,1,1,1,1,1,0,a'
+name=quoted_names csv '50.0,100,1,1,1,1,1,0,"f<int, 2>(a, b)"' '50.0,100,1,1,1,1,1,0,"unterminated' '50.0,100,1,1,1,1,1,0,x"y"z'
+printf 'Processing [r.sqlite] with [/opt/nsys/reports/cuda_gpu_kern_sum.py]... \n\n%s\n60.0,1.5,3,0.5,0.5,0.1,0.9,0.1,k\n' \
+    "$(echo "$hdr" | sed 's/(ns)/(ms)/g')" >"$corpus/csv/seed-framed_ms.csv"
+printf ' Time (%%)  Total Time (ns)  Instances  Name\n --------  ---------------  ---------  ----\n     60.0        1,234,567          3  kA  \n     40.0          823,045          1  kB\n' \
+    >"$corpus/csv/seed-column_separators.txt"
+
+# ---- sqlite ----
+work=$(mktemp -d "${TMPDIR:-/tmp}/ng-corpus.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Keeps only what the gate reads, with one-line schemas, in 512-byte pages.
+slim() {
+    sqlite3 "$1" <<'SQL'
+CREATE TABLE k AS SELECT start, "end", demangledName, globalPid, correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL;
+DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;
+ALTER TABLE k RENAME TO CUPTI_ACTIVITY_KIND_KERNEL;
+CREATE TABLE r AS SELECT globalTid, correlationId, start, "end" FROM CUPTI_ACTIVITY_KIND_RUNTIME;
+DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME;
+ALTER TABLE r RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME;
+CREATE TABLE g AS SELECT name FROM TARGET_INFO_GPU;
+DROP TABLE TARGET_INFO_GPU;
+ALTER TABLE g RENAME TO TARGET_INFO_GPU;
+CREATE TABLE e AS SELECT name, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'NvDriverVersion';
+DROP TABLE TARGET_INFO_SYSTEM_ENV;
+ALTER TABLE e RENAME TO TARGET_INFO_SYSTEM_ENV;
+DROP TABLE IF EXISTS META_DATA_CAPTURE;
+DROP TABLE IF EXISTS META_DATA_EXPORT;
+SQL
+    if sqlite3 "$1" "SELECT 1 FROM sqlite_master WHERE name = 'NVTX_EVENTS'" | grep -q 1; then
+        sqlite3 "$1" <<'SQL'
+CREATE TABLE n AS SELECT start, "end", globalTid, endGlobalTid, eventType, text, textId FROM NVTX_EVENTS;
+DROP TABLE NVTX_EVENTS;
+ALTER TABLE n RENAME TO NVTX_EVENTS;
+SQL
+    fi
+    sqlite3 "$1" 'PRAGMA page_size = 512; VACUUM;'
+}
+gen() {
+    local name=$1; shift
+    "$gentrace" -o "$work/$name.sqlite" "$@" >/dev/null
+    slim "$work/$name.sqlite"
+}
+gen nested --kernels 20 --names 3 --epochs 2 --nested
+gen ranks --kernels 24 --names 3 --epochs 2 --warmup 1 --ranks 2 --threads 2 --outside 4
+gen registered --kernels 12 --names 2 --epochs 3 --registered --epoch-format 'Epoch_%d/3'
+gen nonvtx --kernels 8 --names 2 --no-nvtx
+gen driverapi --kernels 8 --names 2 --epochs 2 --driver-api
+for f in "$work"/*.sqlite; do cp "$f" "$corpus/sqlite/seed-$(basename "$f")"; done
+
+variant() {   # NAME SQL: the nested export with SQL applied
+    cp "$work/nested.sqlite" "$work/v.sqlite"
+    sqlite3 "$work/v.sqlite" "$2"
+    sqlite3 "$work/v.sqlite" 'VACUUM;'
+    cp "$work/v.sqlite" "$corpus/sqlite/seed-$1.sqlite"
+}
+variant kernel_v2 'ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO CUPTI_ACTIVITY_KIND_KERNEL_V2'
+variant view 'ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO k; CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM k'
+variant text_durations 'CREATE TABLE k AS SELECT CAST(start AS TEXT) AS start, CAST("end" AS TEXT) AS "end", demangledName, globalPid, correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; ALTER TABLE k RENAME TO CUPTI_ACTIVITY_KIND_KERNEL'
+variant nul_name "UPDATE StringIds SET value = CAST(X'6B00653C3E1B5B316D' AS TEXT) WHERE id = (SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1)"
+variant int64_durations 'UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 0, "end" = 9223372036854775807 WHERE rowid <= 2'
+variant end_before_start 'UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start - 1 WHERE rowid = 3'
+variant no_stringids 'DROP TABLE StringIds'
+variant empty_kernels 'DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL'
+variant null_text_ranges 'UPDATE NVTX_EVENTS SET text = NULL, "end" = NULL WHERE rowid % 2 = 0'
+variant wal 'PRAGMA journal_mode = WAL' >/dev/null
+sqlite3 "$work/tiny.sqlite" 'PRAGMA page_size = 512; CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, "end" INT, demangledName INT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 10, 1), (5, 20, 2), (7, 9, 1); CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, "a"), (2, "b");'
+cp "$work/tiny.sqlite" "$corpus/sqlite/seed-tiny.sqlite"
+
+# ---- cli: NUL-separated pieces; \001 + variable byte + value = env ----
+cli() {   # NAME PIECE...
+    local name=$1; shift
+    printf '%s\0' "$@" | head -c -1 >"$corpus/cli/seed-$name"
+}
+# the environment piece for variable index $1 of fuzz_cli.c's table (the
+# byte is taken modulo 17; 34 + i keeps it printable and non-NUL)
+envp() { printf "\\001\\x$(printf %02x $((34 + $1)))%s" "$2"; }
+cli operands base.sqlite cur.sqlite
+cli all_flags --epochs 10 --threshold=20% --json - --junit j.xml --name n --nsys /bin/nsys \
+    --nsys-timeout 2.5 --quiet a b
+cli nvtx --epoch-range auto --metric gpu-span --skip-epochs 1 --alpha 0.05 --top 3 --verbose \
+    --fail-inconclusive --baseline a --baseline b --current c
+cli env "$(envp 0 12)" "$(envp 1 1.25x)" "$(envp 8 a.sqlite:b.sqlite)" "$(envp 9 c.sqlite)" "$(envp 7 yes)"
+cli env_bad "$(envp 1 abc)" "$(envp 0 -3)" "$(envp 13 nan)" x y
+cli print_profile --print-profile a.csv
+cli usage_errors --epochs '' --threshold x1.2 --unknown --json --quiet=maybe a b c
+cli help --help --version -h
+cli dashdash -- -a --b
+cli same_output --json a.sqlite a.sqlite b.sqlite
+cli thresholds 1.2 1.20x 20% 1e3 inf .5 100% 999999999.9
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli"
