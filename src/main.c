@@ -7,6 +7,7 @@
 
 #include "ng_cli.h"
 #include "ng_gate.h"
+#include "ng_manifest.h"
 #include "ng_report.h"
 #include "ng_source.h"
 #include "ng_util.h"
@@ -19,19 +20,41 @@ static void print_line(const char *prefix, const char *msg)
     free(clean);
 }
 
+#define MAX_REQUESTS 12
+
+/* Standard output carries the human line, then the GitHub annotations;
+ * with --json - it carries the JSON alone and both move to stderr. */
 static size_t build_requests(const struct ng_settings *s, struct ng_report_request *q)
 {
     size_t n = 0;
     int json_stdout = s->json_path && strcmp(s->json_path, "-") == 0;
+    enum ng_report_dest text = json_stdout ? NG_DEST_STDERR : NG_DEST_STDOUT;
 
     if (!s->quiet)
-        q[n++] = (struct ng_report_request){ "human", json_stdout ? NG_DEST_STDERR : NG_DEST_STDOUT,
-                                             NULL, NULL };
+        q[n++] = (struct ng_report_request){ "human", text, NULL, NULL };
     if (s->json_path)
         q[n++] = (struct ng_report_request){ "json", json_stdout ? NG_DEST_STDOUT : NG_DEST_FILE,
                                              s->json_path, "--json" };
     if (s->junit_path)
         q[n++] = (struct ng_report_request){ "junit", NG_DEST_FILE, s->junit_path, "--junit" };
+    if (s->metrics_path)
+        q[n++] = (struct ng_report_request){ "metrics", NG_DEST_FILE, s->metrics_path,
+                                             "--metrics" };
+    if (s->benchmark_path)
+        q[n++] = (struct ng_report_request){ "benchmark", NG_DEST_FILE, s->benchmark_path,
+                                             "--benchmark-json" };
+    if (s->history_path)
+        q[n++] = (struct ng_report_request){ "json-line", NG_DEST_APPEND, s->history_path,
+                                             "--history" };
+    if (!s->github)
+        return n;
+    q[n++] = (struct ng_report_request){ "github-annotations", text, NULL, NULL };
+    if (s->github_summary)
+        q[n++] = (struct ng_report_request){ "github-summary", NG_DEST_APPEND, s->github_summary,
+                                             "GITHUB_STEP_SUMMARY" };
+    if (s->github_output)
+        q[n++] = (struct ng_report_request){ "github-output", NG_DEST_APPEND, s->github_output,
+                                             "GITHUB_OUTPUT" };
     return n;
 }
 
@@ -93,13 +116,72 @@ static int print_profiles(struct ng_settings *s)
     return status;
 }
 
+static void print_batch_warnings(const struct ng_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ng_verdict *v = b->verdicts[i];
+        char *name = ng_text_cleaned(v->name, NG_TEXT_ESCAPE_CONTROLS);
+        for (size_t k = 0; k < v->n_warnings; k++) {
+            fprintf(stderr, "WARNING: %s: ", name);
+            print_line("", v->warnings[k]);
+        }
+        free(name);
+    }
+}
+
+/* --manifest: every gate, then one set of reports for all of them.  A
+ * manifest that cannot be read (or a bad command line) is one ERROR gate,
+ * so the reports still say why. */
+static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err, double t0)
+{
+    struct ng_manifest m;
+    struct ng_err err;
+    struct ng_report_request reqs[MAX_REQUESTS];
+    struct ng_batch_counts c;
+    int ok = usage_err == NULL;
+
+    if (!ok)
+        err = *usage_err;
+    if (ok)
+        ok = ng_manifest_load(&m, s, &err) == 0;
+    if (ok)
+        ng_manifest_run(&m, s->jobs);
+    else
+        ng_manifest_refuse(&m, s, err.msg);
+
+    const struct ng_verdict **v = ng_xcalloc(m.n_gates, sizeof *v);
+    struct ng_batch b = { v, m.n_gates, s->manifest, ng_report_time(), 0 };
+    for (size_t i = 0; i < m.n_gates; i++) {
+        m.gates[i].result.v.timestamp = b.timestamp;
+        v[i] = &m.gates[i].result.v;
+    }
+    b.elapsed_s = ng_monotonic() - t0;
+    print_batch_warnings(&b);
+    if (!ok)
+        print_line("ERROR: ", err.msg);
+    ng_batch_count(&b, &c);
+    int status = c.exit_code;
+    /* a refused manifest's ERROR line is on stderr already: not again on stdout */
+    struct ng_settings outputs = *s;
+    outputs.quiet |= !ok;
+    struct ng_err werr;
+    if (ng_report_write_batch(&b, reqs, build_requests(&outputs, reqs), &werr) < 0) {
+        if (ok)   /* one ERROR line: a refused manifest has said its own */
+            print_line("ERROR: ", werr.msg);
+        status = 2;
+    }
+    free(v);
+    ng_manifest_release(&m);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     double t0 = ng_monotonic();
     struct ng_settings s;
     struct ng_err err;
     struct ng_gate g;
-    struct ng_report_request reqs[4];
+    struct ng_report_request reqs[MAX_REQUESTS];
     int ok;
 
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
@@ -115,6 +197,11 @@ int main(int argc, char **argv)
     }
     if (ok && s.print_profile) {
         int ret = print_profiles(&s);
+        ng_cli_release(&s);
+        return ret;
+    }
+    if (s.manifest) {
+        int ret = run_batch(&s, ok ? NULL : &err, t0);
         ng_cli_release(&s);
         return ret;
     }

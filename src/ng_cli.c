@@ -28,6 +28,7 @@ struct opt_spec {
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
     const char *help;
+    enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
 };
 
 /* ---- value parsers: each returns -1 and a problem text ---- */
@@ -154,6 +155,40 @@ static int p_nsys(struct ng_settings *s, const char *v, const char **problem)
     return p_path(v, &s->nsys, problem);
 }
 
+static int p_not_stdout(const char *v, const char **out, const char **problem)
+{
+    if (strcmp(v, "-") == 0) {
+        *problem = "cannot be standard output (only --json can)";
+        return -1;
+    }
+    return p_path(v, out, problem);
+}
+
+static int p_metrics(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_not_stdout(v, &s->metrics_path, problem);
+}
+
+static int p_history(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_not_stdout(v, &s->history_path, problem);
+}
+
+static int p_benchmark(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_not_stdout(v, &s->benchmark_path, problem);
+}
+
+static int p_manifest(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->manifest, problem);
+}
+
+static int p_jobs(struct ng_settings *s, const char *v, const char **problem)
+{
+    return parse_positive_int(v, &s->jobs, problem);
+}
+
 static int p_name(struct ng_settings *s, const char *v, const char **problem)
 {
     for (const char *p = v; *p; p++) {
@@ -193,6 +228,11 @@ static int p_bool(int *out, const char *v, const char **problem)
 static int p_quiet(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_bool(&s->quiet, v, problem);
+}
+
+static int p_github(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->github, v, problem);
 }
 
 static int p_nonneg_int(const char *v, long *out, const char **problem)
@@ -324,48 +364,69 @@ static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
 
 static const struct opt_spec specs[] = {
     { "epochs", "NSYS_GATE_EPOCHS", 1, p_epochs, NULL, "N",
-      "epochs both runs made (total mode); default 5" },
+      "epochs both runs made (total mode); default 5", NG_CLI_GATE },
     { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
-      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20" },
+      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20", NG_CLI_GATE },
     { "json", "NSYS_GATE_JSON", 1, p_json, NULL, "PATH",
-      "write the JSON verdict (- = stdout; the human line then goes to stderr)" },
-    { "junit", "NSYS_GATE_JUNIT", 1, p_junit, NULL, "PATH", "write a JUnit XML report" },
+      "write the JSON verdict (- = stdout; the human line then goes to stderr)", NG_CLI_RUN },
+    { "junit", "NSYS_GATE_JUNIT", 1, p_junit, NULL, "PATH", "write a JUnit XML report",
+      NG_CLI_RUN },
+    { "metrics", "NSYS_GATE_METRICS", 1, p_metrics, NULL, "PATH",
+      "write OpenMetrics text (Prometheus textfile collector, GitLab metrics report)",
+      NG_CLI_RUN },
+    { "history", "NSYS_GATE_HISTORY", 1, p_history, NULL, "PATH",
+      "append the verdict as one JSON line (JSON Lines), for dashboards", NG_CLI_RUN },
+    { "benchmark-json", "NSYS_GATE_BENCHMARK_JSON", 1, p_benchmark, NULL, "PATH",
+      "write github-action-benchmark customSmallerIsBetter JSON", NG_CLI_RUN },
+    { "github", "NSYS_GATE_GITHUB", 0, p_github, NULL, NULL,
+      "GitHub Actions step summary, outputs and annotations; default: on when "
+      "GITHUB_ACTIONS=true", NG_CLI_RUN },
+    { "manifest", "NSYS_GATE_MANIFEST", 1, p_manifest, NULL, "FILE",
+      "run every gate of a JSON manifest (batch mode; no operands)", NG_CLI_RUN },
+    { "jobs", "NSYS_GATE_JOBS", 1, p_jobs, NULL, "N",
+      "with --manifest: gates run at once (also -j N); default: one per processor",
+      NG_CLI_RUN },
     { "name", "NSYS_GATE_NAME", 1, p_name, NULL, "NAME",
-      "test case / metric name; default gpu-time-per-epoch" },
+      "test case / metric name; default gpu-time-per-epoch", NG_CLI_GATE },
     { "nsys", "NSYS_GATE_NSYS", 1, p_nsys, NULL, "PATH",
-      "the nsys executable for .nsys-rep inputs; default nsys on PATH" },
+      "the nsys executable for .nsys-rep inputs; default nsys on PATH", NG_CLI_GATE_PATH },
     { "nsys-timeout", "NSYS_GATE_NSYS_TIMEOUT", 1, p_nsys_timeout, NULL, "SECONDS",
-      "kill nsys if an export takes longer; default 600" },
+      "kill nsys if an export takes longer; default 600", NG_CLI_GATE },
     { "baseline", "NSYS_GATE_BASELINE", 2, p_baseline, NULL, "FILE",
-      "a baseline profile, repeatable for repeat runs (instead of the operands)" },
+      "a baseline profile, repeatable for repeat runs (instead of the operands)",
+      NG_CLI_GATE_PATH },
     { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
-      "a current profile, repeatable for repeat runs (instead of the operands)" },
+      "a current profile, repeatable for repeat runs (instead of the operands)",
+      NG_CLI_GATE_PATH },
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
-      "per-epoch samples from NVTX ranges matching REGEX (or auto)" },
+      "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
-      "epoch time in NVTX mode: kernel-sum (default) or gpu-span" },
+      "epoch time in NVTX mode: kernel-sum (default) or gpu-span", NG_CLI_GATE },
     { "skip-epochs", "NSYS_GATE_SKIP_EPOCHS", 1, p_skip_epochs, NULL, "K",
-      "drop the first K epochs of each run (warm-up); default 0" },
+      "drop the first K epochs of each run (warm-up); default 0", NG_CLI_GATE },
     { "alpha", "NSYS_GATE_ALPHA", 1, p_alpha, NULL, "A",
-      "significance level of the Mann-Whitney U test; 0 = off; default 0.05" },
+      "significance level of the Mann-Whitney U test; 0 = off; default 0.05",
+      NG_CLI_GATE },
     { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
-      "exit 1 when a regression is not significant (INCONCLUSIVE)" },
-    { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5" },
+      "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE },
+    { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5",
+      NG_CLI_GATE },
     { "verbose", "NSYS_GATE_VERBOSE", 0, p_verbose, NULL, NULL,
-      "always print the kernel attribution lines" },
+      "always print the kernel attribution lines", NG_CLI_GATE },
     { "cache-dir", "NSYS_GATE_CACHE_DIR", 1, p_cache_dir, NULL, "DIR",
-      "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate" },
+      "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate", NG_CLI_RUN },
     { "no-cache", "NSYS_GATE_NO_CACHE", 0, p_no_cache, NULL, NULL,
-      "export .nsys-rep inputs afresh every time" },
+      "export .nsys-rep inputs afresh every time", NG_CLI_RUN },
     { "cache-max-mb", "NSYS_GATE_CACHE_MAX_MB", 1, p_cache_max_mb, NULL, "MB",
-      "prune the export cache past this size (0 = no cap); default 10240" },
+      "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN },
     { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
-      "prune exports unused this long (0 = never); default 30" },
-    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout" },
+      "prune exports unused this long (0 = never); default 30", NG_CLI_RUN },
+    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout",
+      NG_CLI_RUN },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
-      "print what is read from each operand (kernel rows, total) and exit" },
-    { "help", NULL, 0, NULL, f_help, NULL, "show this help" },
-    { "version", NULL, 0, NULL, f_version, NULL, "show the version" },
+      "print what is read from each operand (kernel rows, total) and exit", NG_CLI_RUN },
+    { "help", NULL, 0, NULL, f_help, NULL, "show this help", NG_CLI_RUN },
+    { "version", NULL, 0, NULL, f_version, NULL, "show the version", NG_CLI_RUN },
 };
 
 #define NSPECS (sizeof specs / sizeof specs[0])
@@ -375,6 +436,25 @@ static const struct opt_spec *find_spec(const char *name, size_t len)
     for (size_t i = 0; i < NSPECS; i++)
         if (strlen(specs[i].flag) == len && strncmp(specs[i].flag, name, len) == 0)
             return &specs[i];
+    return NULL;
+}
+
+/* The short options: -h, and -j N or -jN.  *attached is the value glued
+ * to the letter, or NULL. */
+static const struct opt_spec *find_short(const char *arg, const char **attached)
+{
+    static const struct { char letter; const char *flag; int takes_value; } shorts[] = {
+        { 'h', "help", 0 },
+        { 'j', "jobs", 1 },
+    };
+    if (arg[0] != '-' || arg[1] == '-' || arg[1] == '\0')
+        return NULL;
+    for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++) {
+        if (arg[1] != shorts[i].letter || (arg[2] && !shorts[i].takes_value))
+            continue;
+        *attached = arg[2] ? arg + 2 : NULL;
+        return find_spec(shorts[i].flag, strlen(shorts[i].flag));
+    }
     return NULL;
 }
 
@@ -390,6 +470,7 @@ static void defaults(struct ng_settings *s)
     s->compare.top = DEFAULT_TOP;
     s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
     s->cache.max_age_days = DEFAULT_CACHE_MAX_DAYS;
+    s->github = -1;   /* decided once every option is read */
 }
 
 /* Values shown in messages are cleaned: a terminal escape in an argument
@@ -450,19 +531,22 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
             only_operands = 1;
             continue;
         }
-        if (strcmp(a, "-h") == 0)
-            a = "--help";
-        const char *name = a + 2;
+        const char *name = a + 2, *attached = NULL;
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct opt_spec *sp = strncmp(a, "--", 2) == 0 ? find_spec(name, len) : NULL;
+        const struct opt_spec *sp = strncmp(a, "--", 2) == 0 ? find_spec(name, len)
+                                                              : find_short(a, &attached);
         if (!sp) {
             scan_problem(&failed, err, "unknown option '%s' (see --help)", a);
             continue;
         }
+        if (a[1] != '-')
+            eq = NULL;   /* a short option's value is never after '=' */
         struct raw *r = &raw[sp - specs];
         if (sp->takes_value) {
-            if (eq) {
+            if (attached) {
+                r->value = attached;
+            } else if (eq) {
                 r->value = eq + 1;
             } else if (i + 1 < argc) {
                 r->value = argv[++i];
@@ -560,6 +644,54 @@ static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *er
     return ret;
 }
 
+/* GitHub Actions: the reporter is on when asked, else when the runner
+ * says so; its files are the runner's.  Decided before any usage error is
+ * returned, so even that is reported where the job shows it. */
+static void github_environment(struct ng_settings *s)
+{
+    const char *actions = getenv("GITHUB_ACTIONS");
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    const char *output = getenv("GITHUB_OUTPUT");
+
+    if (s->github < 0)
+        s->github = actions && strcmp(actions, "true") == 0;
+    s->github_summary = summary && *summary ? summary : NULL;
+    s->github_output = output && *output ? output : NULL;
+}
+
+int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
+{
+    s->compare.nvtx = s->epoch_range != NULL;
+    if (!s->compare.nvtx && s->compare.metric == NG_METRIC_GPU_SPAN)
+        return ng_err_set(err, "--metric gpu-span needs --epoch-range (NVTX epochs)");
+    if (!s->compare.nvtx && s->compare.skip_epochs > 0)
+        return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
+    return 0;
+}
+
+enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
+{
+    const struct opt_spec *sp = find_spec(flag, strlen(flag));
+
+    if (!sp)
+        return NG_CLI_UNKNOWN;
+    if (values)
+        *values = sp->takes_value;
+    return sp->parse ? sp->scope : NG_CLI_RUN;
+}
+
+int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value,
+                      const char **problem)
+{
+    const struct opt_spec *sp = find_spec(flag, strlen(flag));
+
+    if (!sp || !sp->parse) {
+        *problem = "is not an option";
+        return -1;
+    }
+    return sp->parse(s, value, problem);
+}
+
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
 {
     struct raw raw[NSPECS];
@@ -572,6 +704,7 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     memset(raw, 0, sizeof raw);
     scanned = scan_argv(argc, argv, raw, operands, &noperands, &scan_err);
     applied = apply(s, raw, err);
+    github_environment(s);
     int lists = s->n_baselines > 0 || s->n_currents > 0;
     if (!lists || s->print_profile) {
         for (int i = 0; i < noperands; i++) {
@@ -594,6 +727,13 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     }
     if (s->show_help || s->show_version)
         return 0;
+    if (s->manifest && s->print_profile)
+        return ng_err_set(err, "--print-profile cannot be combined with --manifest");
+    if (s->manifest && (lists || noperands > 0))
+        return ng_err_set(err, "--manifest takes no profiles on the command line: each gate "
+                               "names its own baseline and current");
+    if (s->manifest)
+        return 0;   /* each gate is checked when the manifest is read */
     if (s->print_profile) {
         if (noperands == 0 && !lists)
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
@@ -607,12 +747,7 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
                           s->n_baselines == 0 ? "--baseline" : "--current");
     if (!lists && noperands < 2)
         return ng_err_set(err, "missing operand: expected BASELINE and CURRENT (see --help)");
-    s->compare.nvtx = s->epoch_range != NULL;
-    if (!s->compare.nvtx && s->compare.metric == NG_METRIC_GPU_SPAN)
-        return ng_err_set(err, "--metric gpu-span needs --epoch-range (NVTX epochs)");
-    if (!s->compare.nvtx && s->compare.skip_epochs > 0)
-        return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
-    return 0;
+    return ng_cli_check_gate(s, err);
 }
 
 void ng_cli_release(struct ng_settings *s)
@@ -627,13 +762,14 @@ void ng_cli_help(FILE *out)
     fprintf(out,
             "usage: %s [OPTIONS] BASELINE CURRENT\n"
             "       %s [OPTIONS] --baseline FILE... --current FILE...\n"
+            "       %s [OPTIONS] --manifest FILE.json [-j N]\n"
             "\n"
             "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
             "(SQLite exports, .nsys-rep reports, or saved `nsys stats` kernel summaries)\n"
             "and fails when CURRENT regressed past the threshold.\n"
             "\n"
             "options (each also read from its environment variable; a flag wins):\n",
-            NG_TOOL_NAME, NG_TOOL_NAME);
+            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
     for (size_t i = 0; i < NSPECS; i++) {
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", specs[i].flag, specs[i].meta ? " " : "",
@@ -645,5 +781,5 @@ void ng_cli_help(FILE *out)
     fprintf(out,
             "\n"
             "exit status: 0 pass, 1 fail (regression), 2 error (bad usage, bad input,\n"
-            "nsys failure)\n");
+            "nsys failure); with --manifest, the worst of its gates\n");
 }

@@ -44,6 +44,25 @@ struct ng_settings {
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;
     int show_version;
+    /* outputs for dashboards and CI systems */
+    const char *metrics_path;         /* --metrics: OpenMetrics text */
+    const char *history_path;         /* --history: one JSON line appended */
+    const char *benchmark_path;       /* --benchmark-json: github-action-benchmark */
+    int github;                       /* --github, NSYS_GATE_GITHUB, else GITHUB_ACTIONS=true */
+    const char *github_summary;       /* $GITHUB_STEP_SUMMARY; NULL when unset or empty */
+    const char *github_output;        /* $GITHUB_OUTPUT */
+    /* batch mode */
+    const char *manifest;             /* --manifest FILE: run every gate in it */
+    long jobs;                        /* -j: gates at once; 0 = one per processor */
+};
+
+/* Where an option applies, for the manifest reader: a gate option can be
+ * set per gate; a run option (outputs, modes) only on the command line. */
+enum ng_cli_scope {
+    NG_CLI_UNKNOWN = -1,
+    NG_CLI_GATE = 0,
+    NG_CLI_GATE_PATH,     /* a gate option naming a file: relative to the manifest */
+    NG_CLI_RUN,
 };
 
 /* Fills s from argv and the environment.  On error s still holds every
@@ -52,6 +71,20 @@ struct ng_settings {
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err);
 
 void ng_cli_release(struct ng_settings *s);
+
+/* The scope of the option spelled `flag` (without "--"), and what it
+ * takes (*values, may be NULL): 0 a switch, 1 one value, 2 repeatable. */
+enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values);
+
+/* Sets one gate option on s as `--flag=value` would (a repeatable one
+ * appends); the value is borrowed.  Returns -1 with *problem, e.g. "is
+ * not a positive integer". */
+int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value,
+                      const char **problem);
+
+/* The checks between options, once all are set (ng_cli_parse() runs
+ * them; the manifest reader runs them on each gate). */
+int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err);
 
 void ng_cli_help(FILE *out);
 

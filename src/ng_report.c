@@ -1,7 +1,10 @@
 #include "ng_report.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ng_reporter.h"
 #include "ng_util.h"
@@ -9,7 +12,13 @@
 static const struct ng_reporter *const reporters[] = {
     &ng_reporter_human,
     &ng_reporter_json,
+    &ng_reporter_json_line,
+    &ng_reporter_benchmark,
     &ng_reporter_junit,
+    &ng_reporter_metrics,
+    &ng_reporter_github_summary,
+    &ng_reporter_github_output,
+    &ng_reporter_github_annotations,
     NULL,
 };
 
@@ -64,9 +73,51 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
     }
 }
 
+const char *ng_outcome_title(enum ng_outcome o)
+{
+    static const char *const titles[] = {
+        [NG_OUTCOME_PASS] = "PASS",
+        [NG_OUTCOME_FAIL] = "FAIL",
+        [NG_OUTCOME_INCONCLUSIVE] = "INCONCLUSIVE",
+        [NG_OUTCOME_ERROR] = "ERROR",
+    };
+    return titles[o];
+}
+
+void ng_report_batch_line(const struct ng_batch *b, struct ng_buf *out)
+{
+    struct ng_batch_counts c;
+
+    ng_batch_count(b, &c);
+    ng_buf_addf(out, "%s: %zu gate%s: %zu pass, %zu fail, %zu inconclusive, %zu error",
+                ng_outcome_title(c.outcome), b->n, b->n == 1 ? "" : "s",
+                c.by_outcome[NG_OUTCOME_PASS], c.by_outcome[NG_OUTCOME_FAIL],
+                c.by_outcome[NG_OUTCOME_INCONCLUSIVE], c.by_outcome[NG_OUTCOME_ERROR]);
+}
+
 int ng_report_known(const char *format)
 {
     return find(format) != NULL;
+}
+
+void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ng_verdict *v = b->verdicts[i];
+        int code = ng_outcome_exit_code(v->outcome, v->fail_inconclusive);
+        c->by_outcome[v->outcome]++;
+        if (code > c->exit_code)
+            c->exit_code = code;
+    }
+    if (c->exit_code == 2)
+        c->outcome = NG_OUTCOME_ERROR;
+    else if (c->exit_code == 1)
+        c->outcome = NG_OUTCOME_FAIL;
+    else if (c->by_outcome[NG_OUTCOME_INCONCLUSIVE] > 0)
+        c->outcome = NG_OUTCOME_INCONCLUSIVE;
+    else
+        c->outcome = NG_OUTCOME_PASS;
 }
 
 int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_buf *out,
@@ -75,49 +126,120 @@ int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_b
     const struct ng_reporter *r = find(format);
     if (!r)
         return ng_err_set(err, "no reporter named '%s'", format);
-    return r->render(v, out, err);
+    if (r->render)
+        return r->render(v, out, err);
+    const struct ng_batch one = { &v, 1, NULL, v->timestamp, v->elapsed_s };
+    return r->render_batch(&one, out, err);
 }
 
-static int write_one(const struct ng_verdict *v, const struct ng_report_request *q,
-                     struct ng_err *err)
+int ng_report_render_batch(const char *format, const struct ng_batch *b, struct ng_buf *out,
+                           struct ng_err *err)
+{
+    const struct ng_reporter *r = find(format);
+    if (!r)
+        return ng_err_set(err, "no reporter named '%s'", format);
+    if (r->render_batch)
+        return r->render_batch(b, out, err);
+    for (size_t i = 0; i < b->n; i++)
+        if (r->render(b->verdicts[i], out, err) < 0)
+            return -1;
+    return 0;
+}
+
+/* One write() of the whole text on an O_APPEND descriptor: the kernel
+ * places it at the end of the file as one piece, so gates that append to
+ * the same history file at once never interleave their lines.  A short
+ * write is reported rather than continued, since a second write could
+ * land after another writer's. */
+static int append_file(const char *path, const char *data, size_t len, struct ng_err *err)
+{
+    int fd, saved;
+    ssize_t w;
+
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0)
+        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(errno));
+    do
+        w = write(fd, data, len);
+    while (w < 0 && errno == EINTR);
+    saved = errno;
+    if (close(fd) < 0 && w >= 0) {
+        saved = errno;
+        w = -1;
+    }
+    if (w < 0)
+        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(saved));
+    if ((size_t)w != len)
+        return ng_err_set(err, "unable to append to '%s': only %zd of %zu bytes written",
+                          path, w, len);
+    return 0;
+}
+
+static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
+                   struct ng_err *err)
+{
+    int ret = 0;
+
+    if (out->len == 0)
+        return 0;
+    switch (q->dest) {
+    case NG_DEST_FILE:
+    case NG_DEST_APPEND:
+        ret = q->dest == NG_DEST_FILE ? ng_write_file_atomic(q->path, out->data, out->len, err)
+                                      : append_file(q->path, out->data, out->len, err);
+        if (ret < 0 && q->origin)
+            ng_err_prefix(err, "%s", q->origin);
+        break;
+    case NG_DEST_STDOUT:
+    case NG_DEST_STDERR: {
+        FILE *f = q->dest == NG_DEST_STDOUT ? stdout : stderr;
+        if (fwrite(out->data, 1, out->len, f) != out->len || fflush(f) != 0)
+            ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
+                             q->dest == NG_DEST_STDOUT ? "standard output" : "standard error");
+        break;
+    }
+    }
+    return ret;
+}
+
+/* Exactly one of v and b is set. */
+static int write_one(const struct ng_verdict *v, const struct ng_batch *b,
+                     const struct ng_report_request *q, struct ng_err *err)
 {
     struct ng_buf out = NG_BUF_INIT;
-    int ret = ng_report_render(q->format, v, &out, err);
+    int ret = v ? ng_report_render(q->format, v, &out, err)
+                : ng_report_render_batch(q->format, b, &out, err);
 
-    if (ret == 0 && out.len > 0) {
-        switch (q->dest) {
-        case NG_DEST_FILE:
-            ret = ng_write_file_atomic(q->path, out.data, out.len, err);
-            if (ret < 0 && q->origin)
-                ng_err_prefix(err, "%s", q->origin);
-            break;
-        case NG_DEST_STDOUT:
-        case NG_DEST_STDERR: {
-            FILE *f = q->dest == NG_DEST_STDOUT ? stdout : stderr;
-            if (fwrite(out.data, 1, out.len, f) != out.len || fflush(f) != 0)
-                ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
-                                 q->dest == NG_DEST_STDOUT ? "standard output"
-                                                           : "standard error");
-            break;
-        }
-        }
-    }
+    if (ret == 0)
+        ret = deliver(q, &out, err);
     ng_buf_release(&out);
     return ret;
 }
 
-int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
-                        size_t n, struct ng_err *err)
+static int write_requests(const struct ng_verdict *v, const struct ng_batch *b,
+                          const struct ng_report_request *reqs, size_t n, struct ng_err *err)
 {
     int ret = 0;
 
     for (size_t i = 0; i < n; i++) {
         struct ng_err one;
-        if (write_one(v, &reqs[i], &one) < 0) {
+        if (write_one(v, b, &reqs[i], &one) < 0) {
             if (ret == 0)
                 *err = one;
             ret = -1;
         }
     }
     return ret;
+}
+
+int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
+                        size_t n, struct ng_err *err)
+{
+    return write_requests(v, NULL, reqs, n, err);
+}
+
+int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                          size_t n, struct ng_err *err)
+{
+    return write_requests(NULL, b, reqs, n, err);
 }

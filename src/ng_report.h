@@ -1,9 +1,13 @@
-/* ng_report: renders a finished verdict in every requested format and
- * writes each one where it was asked for.
+/* ng_report: renders a finished verdict (or, in batch mode, the verdicts
+ * of every gate of a manifest) in every requested format and writes each
+ * one where it was asked for.
  *
- * Ownership: requests and the verdict are borrowed.  Each file is rendered
- * whole in memory and written atomically, so a report file is either
- * complete or absent (an older file stays untouched). */
+ * Ownership: requests, verdicts and batches are borrowed.  Each output is
+ * rendered whole in memory.  A file is written atomically (complete or
+ * absent; an older file stays untouched); an append destination gets the
+ * whole text in one write() on an O_APPEND descriptor, so concurrent
+ * writers never interleave.  A verdict read back from JSON owns what it
+ * points at until ng_verdict_doc_release(). */
 #ifndef NG_REPORT_H
 #define NG_REPORT_H
 
@@ -17,23 +21,65 @@ enum ng_report_dest {
     NG_DEST_FILE = 0,
     NG_DEST_STDOUT,
     NG_DEST_STDERR,
+    NG_DEST_APPEND,            /* appended to path, created if missing */
 };
 
 struct ng_report_request {
-    const char *format;        /* a reporter name: "human", "json", "junit" */
+    const char *format;        /* a reporter name: "human", "json", "junit", ... */
     enum ng_report_dest dest;
-    const char *path;          /* NG_DEST_FILE only */
-    const char *origin;        /* the option that asked, for messages, e.g. "--json" */
+    const char *path;          /* NG_DEST_FILE and NG_DEST_APPEND only */
+    const char *origin;        /* the option or variable that asked, for messages,
+                                  e.g. "--json", "GITHUB_STEP_SUMMARY" */
 };
+
+/* The gates of one batch run (--manifest), in manifest order. */
+struct ng_batch {
+    const struct ng_verdict *const *verdicts;
+    size_t n;
+    const char *manifest;      /* the manifest's path as given; NULL: one gate, no
+                                  manifest (a single verdict rendered as a batch) */
+    time_t timestamp;
+    double elapsed_s;
+};
+
+/* How many gates ended in each outcome, and the batch's own outcome:
+ * ERROR if any gate errored, else FAIL if any gate fails the job (FAIL,
+ * or INCONCLUSIVE with --fail-inconclusive), else INCONCLUSIVE if any
+ * was, else PASS. */
+struct ng_batch_counts {
+    size_t by_outcome[NG_OUTCOME_ERROR + 1];
+    enum ng_outcome outcome;
+    int exit_code;             /* 0, 1 or 2, as for one gate */
+};
+void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
 
 /* Writes every request, even after one fails; returns -1 if any failed,
  * with err describing the first failure. */
 int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
                         size_t n, struct ng_err *err);
 
+/* The same for a batch: one document, file or line set for all gates. */
+int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                          size_t n, struct ng_err *err);
+
 /* Renders one format into out (for tests and callers that want bytes). */
 int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_buf *out,
                      struct ng_err *err);
+int ng_report_render_batch(const char *format, const struct ng_batch *b, struct ng_buf *out,
+                           struct ng_err *err);
+
+/* A verdict read back from the JSON the "json" or "json-line" reporter
+ * wrote (the batch runner's children send their verdicts so).  Everything
+ * the JSON holds comes back; verbose, fail_inconclusive and elapsed_s are
+ * not in it and stay 0.  The doc owns the strings the verdict points at. */
+struct ng_verdict_doc {
+    struct ng_verdict v;
+    char **strings;
+    size_t n_strings;
+};
+int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
+                        struct ng_err *err);
+void ng_verdict_doc_release(struct ng_verdict_doc *d);
 
 /* 1 if a reporter of that name exists. */
 int ng_report_known(const char *format);

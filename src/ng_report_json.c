@@ -1,12 +1,20 @@
-/* The JSON verdict (schemas/verdict.schema.json): the only file that uses
- * cJSON.  Every string passes through ng_text_clean() first, so invalid
- * UTF-8 in a path or kernel name still gives valid JSON; cJSON escapes the
- * control characters and always prints '.' decimals. */
+/* The JSON outputs: the verdict (schemas/verdict.schema.json), the same
+ * verdict on one line for --history (JSON Lines), the batch document
+ * (schemas/batch.schema.json), github-action-benchmark's
+ * customSmallerIsBetter array (--benchmark-json), and the verdict read
+ * back from its JSON (how batch children hand their verdicts over).
+ * cJSON is used here and, for reading the manifest, in ng_manifest.c only.
+ * Every string passes through ng_text_clean() first, so invalid UTF-8 in a
+ * path or kernel name still gives valid JSON; cJSON escapes the control
+ * characters and always prints '.' decimals. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "ng_report.h"
 #include "ng_reporter.h"
 #include "ng_version.h"
 
@@ -146,21 +154,319 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     return root;
 }
 
-static int json_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+/* Prints and frees root: formatted (tabs, as --json always was) or on
+ * one line. */
+static int print_json(cJSON *root, int compact, const char *what, struct ng_buf *out,
+                      struct ng_err *err)
 {
-    cJSON *root = verdict_json(v);
-    char *text = cJSON_Print(root);
+    char *text = compact ? cJSON_PrintUnformatted(root) : cJSON_Print(root);
 
     cJSON_Delete(root);
     if (!text)
-        return ng_err_set(err, "unable to render the JSON verdict: out of memory");
+        return ng_err_set(err, "unable to render the %s: out of memory", what);
     ng_buf_adds(out, text);
     ng_buf_adds(out, "\n");
     cJSON_free(text);
     return 0;
 }
 
+static int json_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+{
+    return print_json(verdict_json(v), 0, "JSON verdict", out, err);
+}
+
+static cJSON *counts_json(const struct ng_batch_counts *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++)
+        add_number_or_null(o, ng_outcome_name((enum ng_outcome)k), 1,
+                           (double)c->by_outcome[k]);
+    return o;
+}
+
+/* --json in batch mode: one document, every gate's verdict in manifest
+ * order, and the batch's own outcome. */
+static int json_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *tool = cJSON_CreateObject();
+    cJSON *gates = cJSON_CreateArray();
+    struct ng_batch_counts c;
+    char ts[32];
+
+    ng_batch_count(b, &c);
+    add_number_or_null(root, "schema_version", 1, NG_SCHEMA_VERSION);
+    cJSON_AddStringToObject(tool, "name", NG_TOOL_NAME);
+    cJSON_AddStringToObject(tool, "version", NG_VERSION);
+    cJSON_AddItemToObject(root, "tool", tool);
+    add_text(root, "manifest", b->manifest);
+    cJSON_AddStringToObject(root, "verdict", ng_outcome_name(c.outcome));
+    cJSON_AddItemToObject(root, "counts", counts_json(&c));
+    for (size_t i = 0; i < b->n; i++)
+        cJSON_AddItemToArray(gates, verdict_json(b->verdicts[i]));
+    cJSON_AddItemToObject(root, "gates", gates);
+    ng_fmt_utc(ts, sizeof ts, b->timestamp, 1);
+    cJSON_AddStringToObject(root, "timestamp", ts);
+    return print_json(root, 0, "JSON document", out, err);
+}
+
 const struct ng_reporter ng_reporter_json = {
     .name = "json",
     .render = json_render,
+    .render_batch = json_render_batch,
 };
+
+/* --history: the verdict on one line.  cJSON escapes every control
+ * character inside strings, so the only newline is the last byte; a batch
+ * is one line per gate (the dispatcher concatenates). */
+static int json_line_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+{
+    return print_json(verdict_json(v), 1, "JSON line", out, err);
+}
+
+const struct ng_reporter ng_reporter_json_line = {
+    .name = "json-line",
+    .render = json_line_render,
+};
+
+/* ---- github-action-benchmark, customSmallerIsBetter ---- */
+
+/* Text for people, so fixed short formats, unlike the exact "value". */
+static char *benchmark_extra(const struct ng_verdict *v)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    char threshold[32];
+
+    ng_fmt_threshold(threshold, sizeof threshold, v->threshold);
+    ng_buf_addf(&b, "verdict %s; baseline %.3f ms/epoch; ratio %.3fx (threshold %sx)",
+                ng_outcome_name(v->outcome), v->baseline.ms_per_epoch, v->ratio, threshold);
+    if (v->has_p)
+        ng_buf_addf(&b, "; p=%.3g", v->p_value);
+    if (v->epochs > 0)
+        ng_buf_addf(&b, "; epochs %ld", v->epochs);
+    ng_buf_addf(&b, "; %s mode", v->mode);
+    return ng_buf_detach(&b);
+}
+
+/* One entry per gate with figures: a gate that errored has no value to
+ * chart, and a made-up one would draw a false point. */
+static cJSON *benchmark_entry(const struct ng_verdict *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    char range[96];
+    char *extra = benchmark_extra(v);
+
+    add_text(o, "name", v->name);
+    cJSON_AddStringToObject(o, "unit", "ms");
+    add_number_or_null(o, "value", 1, v->current.ms_per_epoch);
+    snprintf(range, sizeof range, "%.3f..%.3f", v->current.min_ms, v->current.max_ms);
+    cJSON_AddStringToObject(o, "range", range);
+    add_text(o, "extra", extra);
+    free(extra);
+    return o;
+}
+
+static int benchmark_render_batch(const struct ng_batch *b, struct ng_buf *out,
+                                  struct ng_err *err)
+{
+    cJSON *root = cJSON_CreateArray();
+
+    for (size_t i = 0; i < b->n; i++)
+        if (b->verdicts[i]->has_figures)
+            cJSON_AddItemToArray(root, benchmark_entry(b->verdicts[i]));
+    return print_json(root, 0, "benchmark JSON", out, err);
+}
+
+const struct ng_reporter ng_reporter_benchmark = {
+    .name = "benchmark",
+    .render_batch = benchmark_render_batch,
+};
+
+/* ---- the verdict read back ---- */
+
+static const char *keep(struct ng_verdict_doc *d, const char *s)
+{
+    if (!s)
+        return NULL;
+    d->strings = ng_xrealloc(d->strings, (d->n_strings + 1) * sizeof *d->strings);
+    return d->strings[d->n_strings++] = ng_xstrdup(s);
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+static const char *str_or_empty(const cJSON *o, const char *key)
+{
+    const char *s = get_str(o, key);
+    return s ? s : "";
+}
+
+/* 1 and *out when the member is a number; 0 when null or missing. */
+static int get_num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(it))
+        return 0;
+    *out = it->valuedouble;
+    return 1;
+}
+
+static double num_or_0(const cJSON *o, const char *key)
+{
+    double v = 0;
+    (void)get_num(o, key, &v);
+    return v;
+}
+
+static enum ng_format format_of(const char *name)
+{
+    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_CSV; f++)
+        if (name && strcmp(name, ng_format_name((enum ng_format)f)) == 0)
+            return (enum ng_format)f;
+    return NG_FORMAT_UNKNOWN;
+}
+
+static int outcome_of(const char *name, enum ng_outcome *o)
+{
+    for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++) {
+        if (name && strcmp(name, ng_outcome_name((enum ng_outcome)k)) == 0) {
+            *o = (enum ng_outcome)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static enum ng_kernel_status status_of(const char *name)
+{
+    for (int k = NG_KERNEL_CHANGED; k <= NG_KERNEL_GONE; k++)
+        if (name && strcmp(name, ng_kernel_status_name((enum ng_kernel_status)k)) == 0)
+            return (enum ng_kernel_status)k;
+    return NG_KERNEL_CHANGED;
+}
+
+/* Total times were written as ms; the ns they came from are whole. */
+static int64_t ns_of(double ms)
+{
+    return (int64_t)llround(ms * 1e6);
+}
+
+static double *read_samples(const cJSON *a, size_t *n)
+{
+    double *x = ng_xcalloc((size_t)cJSON_GetArraySize(a), sizeof *x);
+    const cJSON *it;
+
+    *n = 0;
+    cJSON_ArrayForEach(it, a)
+        if (cJSON_IsNumber(it))
+            x[(*n)++] = it->valuedouble;
+    return x;
+}
+
+static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const cJSON *o,
+                      const cJSON *samples)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(o, "runs"), *it;
+    double ms;
+
+    s->path = keep(d, get_str(o, "path"));
+    s->format = format_of(get_str(o, "format"));
+    s->loaded = get_num(o, "total_gpu_ms", &ms);
+    s->total_ns = s->loaded ? ns_of(ms) : 0;
+    s->kernel_count = (int64_t)num_or_0(o, "kernel_count");
+    s->ms_per_epoch = num_or_0(o, "median_ms");
+    s->min_ms = num_or_0(o, "min_ms");
+    s->max_ms = num_or_0(o, "max_ms");
+    s->mean_ms = num_or_0(o, "mean_ms");
+    s->runs = ng_xcalloc((size_t)cJSON_GetArraySize(runs), sizeof *s->runs);
+    cJSON_ArrayForEach(it, runs) {
+        struct ng_verdict_run *r = &s->runs[s->n_runs++];
+        r->path = keep(d, get_str(it, "path"));
+        r->format = format_of(get_str(it, "format"));
+        r->loaded = get_num(it, "total_gpu_ms", &ms);
+        r->total_ns = r->loaded ? ns_of(ms) : 0;
+        r->kernel_count = (int64_t)num_or_0(it, "kernel_count");
+    }
+    if (cJSON_IsArray(samples))
+        s->samples = read_samples(samples, &s->n_samples);
+}
+
+static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSON *a)
+{
+    const cJSON *it;
+
+    v->kernels = ng_xcalloc((size_t)cJSON_GetArraySize(a), sizeof *v->kernels);
+    cJSON_ArrayForEach(it, a) {
+        struct ng_kernel_delta *k = &v->kernels[v->n_kernels++];
+        k->name = keep(d, get_str(it, "name"));
+        if (!k->name)
+            k->name = keep(d, "");
+        k->status = status_of(get_str(it, "status"));
+        k->baseline_ms_per_epoch = num_or_0(it, "baseline_ms_per_epoch");
+        k->current_ms_per_epoch = num_or_0(it, "current_ms_per_epoch");
+        k->delta_ms_per_epoch = num_or_0(it, "delta_ms_per_epoch");
+        k->share = num_or_0(it, "share");
+        k->baseline_instances_per_epoch = num_or_0(it, "baseline_instances_per_epoch");
+        k->current_instances_per_epoch = num_or_0(it, "current_instances_per_epoch");
+    }
+}
+
+static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
+{
+    struct ng_verdict *v = &d->v;
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
+    const cJSON *warnings = cJSON_GetObjectItemCaseSensitive(root, "warnings"), *it;
+    double x;
+
+    v->name = keep(d, get_str(root, "name"));
+    v->mode = keep(d, get_str(root, "mode") ? get_str(root, "mode") : "total");
+    v->metric = keep(d, get_str(root, "metric"));
+    v->has_figures = get_num(root, "ratio", &v->ratio);
+    v->threshold = num_or_0(root, "threshold");
+    v->epochs = (long)num_or_0(root, "epochs");
+    v->has_p = get_num(root, "p_value", &v->p_value);
+    v->alpha = num_or_0(root, "alpha");
+    read_side(d, &v->baseline, cJSON_GetObjectItemCaseSensitive(root, "baseline"),
+              cJSON_GetObjectItemCaseSensitive(samples, "baseline"));
+    read_side(d, &v->current, cJSON_GetObjectItemCaseSensitive(root, "current"),
+              cJSON_GetObjectItemCaseSensitive(samples, "current"));
+    if (get_num(root, "baseline_ms_per_epoch", &x))
+        v->baseline.ms_per_epoch = x;
+    if (get_num(root, "current_ms_per_epoch", &x))
+        v->current.ms_per_epoch = x;
+    read_kernels(d, v, cJSON_GetObjectItemCaseSensitive(root, "kernels"));
+    cJSON_ArrayForEach(it, warnings)
+        if (cJSON_IsString(it))
+            ng_verdict_warn(v, "%s", it->valuestring);
+    snprintf(v->message, sizeof v->message, "%s", str_or_empty(root, "message"));
+    snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
+}
+
+int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
+                        struct ng_err *err)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    int ret = 0;
+
+    memset(d, 0, sizeof *d);
+    if (!cJSON_IsObject(root) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
+        outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
+        ret = ng_err_set(err, "not a JSON verdict");
+    else
+        read_verdict(d, root);
+    cJSON_Delete(root);
+    return ret;
+}
+
+void ng_verdict_doc_release(struct ng_verdict_doc *d)
+{
+    ng_verdict_release(&d->v);
+    for (size_t i = 0; i < d->n_strings; i++)
+        free(d->strings[i]);
+    free(d->strings);
+    d->strings = NULL;
+    d->n_strings = 0;
+}

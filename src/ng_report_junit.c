@@ -2,7 +2,12 @@
  * libxml2.  One <testsuite> root in the strict Ant order (properties,
  * testcase, system-out, system-err), which both Jenkins' lenient schema
  * and the strict Ant schema accept.  GitLab shows only the text of
- * <failure>/<error>, so the human summary goes there. */
+ * <failure>/<error>, so the human summary goes there.
+ *
+ * A batch is the same single <testsuite> with one <testcase> per gate:
+ * a <testsuites> root is refused by the strict Ant schema, and the
+ * figures of each gate are in its failure text (a <testcase> cannot hold
+ * properties there); the suite's properties count the outcomes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +15,7 @@
 
 #include <libxml/tree.h>
 
+#include "ng_report.h"
 #include "ng_reporter.h"
 #include "ng_version.h"
 
@@ -89,12 +95,20 @@ static char *summary_text(const struct ng_verdict *v)
     return ng_buf_detach(&b);
 }
 
-static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v, const char *time)
+/* at most 3 decimals: Jenkins' schema rejects more */
+static void fmt_seconds(char *buf, size_t size, double s)
+{
+    snprintf(buf, size, "%.3f", s > 0 ? s : 0.0);
+}
+
+static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
 {
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
     xmlNodePtr n;
     char *text = summary_text(v);
+    char time[32];
 
+    fmt_seconds(time, sizeof time, v->elapsed_s);
     set_attr(tc, "classname", NG_TOOL_NAME);
     set_attr(tc, "name", v->name);
     set_attr(tc, "time", time);
@@ -129,36 +143,103 @@ static void host_name(char *buf, size_t size)
     buf[size - 1] = '\0';
 }
 
-static int junit_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+static void set_count(xmlNodePtr n, const char *name, size_t count)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%zu", count);
+    set_attr(n, name, buf);
+}
+
+static void add_batch_properties(xmlNodePtr suite, const struct ng_batch *b,
+                                 const struct ng_batch_counts *c)
+{
+    xmlNodePtr props = xmlNewChild(suite, NULL, (const xmlChar *)"properties", NULL);
+    char buf[32];
+
+    add_property(props, "verdict", ng_outcome_name(c->outcome));
+    add_property(props, "manifest", b->manifest);
+    snprintf(buf, sizeof buf, "%zu", b->n);
+    add_property(props, "gates", buf);
+    for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++) {
+        snprintf(buf, sizeof buf, "%zu", c->by_outcome[k]);
+        add_property(props, ng_outcome_name((enum ng_outcome)k), buf);
+    }
+}
+
+/* Suite-level output: one gate's summary as before; in a batch, each
+ * gate's, prefixed with its name (errors go to system-err). */
+static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
+{
+    struct ng_buf out = NG_BUF_INIT, errs = NG_BUF_INIT;
+
+    ng_buf_adds(&out, "");
+    ng_buf_adds(&errs, "");
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ng_verdict *v = b->verdicts[i];
+        struct ng_buf *to = v->outcome == NG_OUTCOME_ERROR ? &errs : &out;
+        if (b->manifest)
+            ng_buf_addf(to, "%s: ", v->name);
+        if (v->outcome == NG_OUTCOME_ERROR) {
+            ng_buf_adds(to, v->message);
+        } else {
+            char *text = summary_text(v);
+            ng_buf_adds(to, text);
+            free(text);
+        }
+        if (b->manifest && !(to->len > 0 && to->data[to->len - 1] == '\n'))
+            ng_buf_adds(to, "\n");
+    }
+    add_text_child(suite, "system-out", out.data);
+    add_text_child(suite, "system-err", errs.data);
+    ng_buf_release(&out);
+    ng_buf_release(&errs);
+}
+
+/* What fails the job: INCONCLUSIVE only with --fail-inconclusive. */
+static int is_failure(const struct ng_verdict *v)
+{
+    return v->outcome == NG_OUTCOME_FAIL ||
+           (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->fail_inconclusive);
+}
+
+static size_t count_failures(const struct ng_batch *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->n; i++)
+        n += (size_t)is_failure(b->verdicts[i]);
+    return n;
+}
+
+/* One verdict (b->manifest NULL) or every gate of a manifest. */
+static int junit_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
 {
     xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
     xmlNodePtr suite = xmlNewNode(NULL, (const xmlChar *)"testsuite");
     char ts[32], time[32], host[256];
     xmlChar *mem = NULL;
     int size = 0;
+    struct ng_batch_counts c;
 
+    ng_batch_count(b, &c);
     xmlDocSetRootElement(doc, suite);
-    /* at most 3 decimals: Jenkins' schema rejects more */
-    snprintf(time, sizeof time, "%.3f", v->elapsed_s > 0 ? v->elapsed_s : 0.0);
-    ng_fmt_utc(ts, sizeof ts, v->timestamp, 0);   /* Ant's format has no zone: UTC */
+    fmt_seconds(time, sizeof time, b->elapsed_s);
+    ng_fmt_utc(ts, sizeof ts, b->timestamp, 0);   /* Ant's format has no zone: UTC */
     host_name(host, sizeof host);
     set_attr(suite, "name", NG_TOOL_NAME);
     set_attr(suite, "timestamp", ts);
     set_attr(suite, "hostname", host);
-    set_attr(suite, "tests", "1");
-    set_attr(suite, "failures",
-             v->outcome == NG_OUTCOME_FAIL ||
-                     (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->fail_inconclusive)
-                 ? "1" : "0");
-    set_attr(suite, "errors", v->outcome == NG_OUTCOME_ERROR ? "1" : "0");
+    set_count(suite, "tests", b->n);
+    set_count(suite, "failures", count_failures(b));
+    set_count(suite, "errors", c.by_outcome[NG_OUTCOME_ERROR]);
     set_attr(suite, "skipped", "0");
     set_attr(suite, "time", time);
-    add_properties(suite, v);
-    add_testcase(suite, v, time);
-    char *out_text = v->outcome == NG_OUTCOME_ERROR ? NULL : summary_text(v);
-    add_text_child(suite, "system-out", out_text ? out_text : "");
-    free(out_text);
-    add_text_child(suite, "system-err", v->outcome == NG_OUTCOME_ERROR ? v->message : "");
+    if (b->manifest)
+        add_batch_properties(suite, b, &c);
+    else
+        add_properties(suite, b->verdicts[0]);
+    for (size_t i = 0; i < b->n; i++)
+        add_testcase(suite, b->verdicts[i]);
+    add_suite_output(suite, b);
 
     xmlDocDumpFormatMemoryEnc(doc, &mem, &size, "UTF-8", 1);
     xmlFreeDoc(doc);
@@ -171,5 +252,5 @@ static int junit_render(const struct ng_verdict *v, struct ng_buf *out, struct n
 
 const struct ng_reporter ng_reporter_junit = {
     .name = "junit",
-    .render = junit_render,
+    .render_batch = junit_render_batch,
 };

@@ -30,6 +30,11 @@ want_exit=
 outputs=()
 absent=()
 
+# Only the case's own NSYS_GATE_* and GITHUB_* settings reach the gate, in
+# @SH set-up too (a GITHUB_ACTIONS=true from the CI running these tests
+# would turn on the GitHub reporter).
+for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
+
 cd "$work" || exit 1
 while IFS= read -r line || [ -n "$line" ]; do
     case $line in
@@ -53,8 +58,6 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$case_file"
 [ -n "$want_exit" ] || fail "no @EXIT"
 
-# Only the case's own NSYS_GATE_* settings reach the gate.
-for v in $(compgen -e | grep '^NSYS_GATE_'); do unset "$v"; done
 env "${gate_env[@]}" "$GATE" "${args[@]}" >stdout 2>stderr
 got_exit=$?
 
@@ -69,19 +72,10 @@ status=0
 validate() {
     local f=$1
     case $f in
-    *.json)
-        /usr/bin/python3 - "$SRCDIR/schemas/verdict.schema.json" "$f" <<'PY' || status=1
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-with open(sys.argv[2], encoding="utf-8") as f:
-    doc = json.load(f)
-errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
-for e in errors:
-    print(f"{sys.argv[2]}: schema: {e.message} at {list(e.path)}", file=sys.stderr)
-sys.exit(1 if errors else 0)
-PY
+    *.json | *.jsonl | *.prom | metrics.txt | github_output* | *.md)
+        # each checked as its consumer reads it: schemas, OpenMetrics and
+        # GitLab's metrics rule, the runner's output-file syntax
+        /usr/bin/python3 "$SRCDIR/tests/ci/validate_output.py" "$SRCDIR" "$f" || status=1
         ;;
     *.xml)
         local xsds=("$SRCDIR/schemas/junit.xsd")
