@@ -199,22 +199,28 @@ static void test_cli(void **state)
     (void)state;
     char *a1[] = { "nsys-gate", "--manifest", "m.json", "-j", "3" };
     assert_int_equal(ng_cli_parse(&s, 5, a1, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.jobs, 3);
     char *a2[] = { "nsys-gate", "--manifest=m.json", "-j12" };
     assert_int_equal(ng_cli_parse(&s, 3, a2, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.jobs, 12);
     char *a3[] = { "nsys-gate", "--manifest", "m.json", "b.sqlite", "c.sqlite" };
     assert_int_equal(ng_cli_parse(&s, 5, a3, &err), -1);
+    ng_cli_release(&s);
     assert_string_equal(err.msg, "--manifest takes no profiles on the command line: each gate "
                                  "names its own baseline and current");
     char *a4[] = { "nsys-gate", "--manifest", "m.json", "-j", "0" };
     assert_int_equal(ng_cli_parse(&s, 5, a4, &err), -1);
+    ng_cli_release(&s);
     assert_string_equal(err.msg, "--jobs='0' must be at least 1");
     char *a5[] = { "nsys-gate", "--manifest", "m.json", "-jx" };
     assert_int_equal(ng_cli_parse(&s, 4, a5, &err), -1);
+    ng_cli_release(&s);
     assert_string_equal(err.msg, "--jobs='x' is not a positive integer");
     char *a6[] = { "nsys-gate", "-hx" };
     assert_int_equal(ng_cli_parse(&s, 2, a6, &err), -1);
+    ng_cli_release(&s);
     assert_string_equal(err.msg, "unknown option '-hx' (see --help)");
 }
 
@@ -229,18 +235,22 @@ static void test_github_switch(void **state)
     unsetenv("NSYS_GATE_GITHUB");
     setenv("GITHUB_ACTIONS", "", 1);
     assert_int_equal(ng_cli_parse(&s, 3, argv, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.github, 0);
     setenv("GITHUB_ACTIONS", "true", 1);
     setenv("GITHUB_STEP_SUMMARY", "/x/summary", 1);
     setenv("GITHUB_OUTPUT", "", 1);
     assert_int_equal(ng_cli_parse(&s, 3, argv, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.github, 1);
     assert_string_equal(s.github_summary, "/x/summary");
     assert_null(s.github_output);   /* empty is unset */
     assert_int_equal(ng_cli_parse(&s, 4, off, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.github, 0);
     setenv("NSYS_GATE_GITHUB", "no", 1);
     assert_int_equal(ng_cli_parse(&s, 3, argv, &err), 0);
+    ng_cli_release(&s);
     assert_int_equal(s.github, 0);
     unsetenv("NSYS_GATE_GITHUB");
     unsetenv("GITHUB_ACTIONS");
