@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the tests need, builds with warnings as errors, and runs
-# every suite: unit, golden, parity, conformance.
+# every suite: unit, golden, parity, conformance, fuzz (corpus replay), and
+# valgrind (the golden cases with the gate under valgrind).
 #
 #   ci/test.sh              the whole suite (build in build-test/)
 #   ci/test.sh --sanitize   the same, built with AddressSanitizer and UBSan
-#                           (build-asan/)
+#                           (build-asan/; without the valgrind suite, which
+#                           cannot run sanitized binaries)
 #   ci/test.sh -- ARGS      extra arguments for `meson test`, e.g. --suite unit
 #
 # Under CI=true a skipped conformance suite counts as a failure, unless

@@ -41,7 +41,7 @@ void ng_profile_add_kernel(struct ng_profile *p, const char *name, size_t name_l
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,
                           int64_t ns, int64_t kernels)
 {
-    p->epochs = ng_xrealloc(p->epochs, (p->n_epochs + 1) * sizeof *p->epochs);
+    p->epochs = ng_xgrow(p->epochs, p->n_epochs, sizeof *p->epochs);
     p->epochs[p->n_epochs++] = (struct ng_epoch){ ng_xstrdup(name), first_start, ns, kernels };
 }
 

@@ -499,7 +499,7 @@ static void count_name(struct nvtx *nv, const char *text)
     int added;
     size_t i = ng_strmap_get(&nv->names, text, strlen(text), nv->n_counts, &added);
     if (added) {
-        nv->counts = ng_xrealloc(nv->counts, (nv->n_counts + 1) * sizeof *nv->counts);
+        nv->counts = ng_xgrow(nv->counts, nv->n_counts, sizeof *nv->counts);
         nv->counts[nv->n_counts++] = 0;
     }
     nv->counts[i]++;
@@ -511,7 +511,7 @@ static void add_range(struct nvtx *nv, int64_t start, int64_t end, int64_t tid,
     int added;
     size_t e = ng_strmap_get(&nv->keys, key, key_len, nv->n_epochs, &added);
     if (added) {
-        nv->epochs = ng_xrealloc(nv->epochs, (nv->n_epochs + 1) * sizeof *nv->epochs);
+        nv->epochs = ng_xgrow(nv->epochs, nv->n_epochs, sizeof *nv->epochs);
         nv->epochs[nv->n_epochs++] = (struct epoch_key){ ng_xstrdup(text), start, 0 };
     } else if (start < nv->epochs[e].first_start) {
         free(nv->epochs[e].name);
@@ -606,7 +606,7 @@ static void index_ranges(struct nvtx *nv)
     nv->n = out;
     for (size_t i = 0; i < nv->n; i++) {
         if (nv->n_threads == 0 || nv->threads[nv->n_threads - 1].tid != nv->r[i].tid) {
-            nv->threads = ng_xrealloc(nv->threads, (nv->n_threads + 1) * sizeof *nv->threads);
+            nv->threads = ng_xgrow(nv->threads, nv->n_threads, sizeof *nv->threads);
             nv->threads[nv->n_threads++] = (struct thread_slice){ nv->r[i].tid, i, i };
         }
         nv->threads[nv->n_threads - 1].end = i + 1;

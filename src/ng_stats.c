@@ -14,6 +14,10 @@ static int cmp_double(const void *a, const void *b)
 
 void ng_stats_summary(const double *x, size_t n, struct ng_summary *out)
 {
+    if (n == 0) {
+        out->median = out->min = out->max = out->mean = NAN;
+        return;
+    }
     double *s = ng_xmalloc(n * sizeof *s);
     double sum = 0;
 

@@ -12,7 +12,9 @@ struct ng_summary {
     double median, min, max, mean;
 };
 
-/* n >= 1.  The median of an even count is the mean of the middle two. */
+/* The median of an even count is the mean of the middle two.  No samples
+ * (n == 0, e.g. the missing side of --print-profile FILE) have no
+ * statistics: every field is NaN, which no reporter can mistake for 0 ms. */
 void ng_stats_summary(const double *x, size_t n, struct ng_summary *out);
 
 /* One-sided Mann-Whitney U test of H1 "y tends to be larger than x".

@@ -41,6 +41,17 @@ void *ng_xrealloc(void *p, size_t n)
     return p;
 }
 
+void *ng_xgrow(void *p, size_t n, size_t size)
+{
+    size_t bytes;
+
+    if (n != 0 && (n < 16 || (n & (n - 1)) != 0))
+        return p;
+    if (__builtin_mul_overflow(n ? 2 * n : 16, size, &bytes))
+        oom();
+    return ng_xrealloc(p, bytes);
+}
+
 char *ng_xstrdup(const char *s)
 {
     return ng_xstrndup(s, strlen(s));

@@ -37,6 +37,12 @@ char *ng_buf_detach(struct ng_buf *b);
 void *ng_xmalloc(size_t n);
 void *ng_xcalloc(size_t n, size_t size);
 void *ng_xrealloc(void *p, size_t n);
+/* Room for element n of an array of `size`-byte elements that holds n and
+ * only ever grows through this call: reallocates when n is 0 or a power of
+ * two from 16 on (doubling), else returns p as is.  Appending one at a
+ * time with a plain realloc is quadratic wherever realloc cannot grow in
+ * place (every realloc under ASan, valgrind, small-block glibc). */
+void *ng_xgrow(void *p, size_t n, size_t size);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
 

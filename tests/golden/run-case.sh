@@ -15,12 +15,17 @@
 #   @ABSENT FILE          a file that must not exist afterwards
 #
 # Environment: GATE, GENTRACE, SRCDIR (project root); SHARED optional.
+# GATE_WRAPPER (optional): a command the gate runs under, e.g. valgrind in
+# the `valgrind` suite.  It gets GATE_WRAPPER_LOG, a file outside the case
+# directory for its own report (valgrind --log-file=%q{GATE_WRAPPER_LOG});
+# anything written there fails the case.
 set -u
 case_file=$1
 name=$(basename "$case_file" .case)
 expected="$SRCDIR/tests/golden/expected/$name"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ng-golden.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+export GATE_WRAPPER_LOG=$work.wrapper.log
+trap 'rm -rf "$work" "$GATE_WRAPPER_LOG"' EXIT
 fail() { echo "golden $name: $*" >&2; exit 1; }
 
 # XDG_CACHE_HOME: the export cache stays inside the case's directory
@@ -58,8 +63,14 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$case_file"
 [ -n "$want_exit" ] || fail "no @EXIT"
 
-env "${gate_env[@]}" "$GATE" "${args[@]}" >stdout 2>stderr
+# shellcheck disable=SC2086  # the wrapper is a command line
+env "${gate_env[@]}" ${GATE_WRAPPER:-} "$GATE" "${args[@]}" >stdout 2>stderr
 got_exit=$?
+if [ -s "$GATE_WRAPPER_LOG" ]; then
+    echo "golden $name: ${GATE_WRAPPER%% *} reported:" >&2
+    cat "$GATE_WRAPPER_LOG" >&2
+    fail "the gate failed under its wrapper"
+fi
 
 # What differs from run to run: the host, the elapsed time, temp names.
 normalise() {

@@ -1776,6 +1776,7 @@ int main(int argc, char **argv)
         unlink(tmp);
     }
     g_tmp_path = NULL;
+    free(tmp);
 
     /* --- summary -------------------------------------------------------- */
     if (opt.summary) {

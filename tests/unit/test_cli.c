@@ -112,12 +112,14 @@ static void run_case(const struct cli_case *c)
     assert_int_equal(rc, c->rc);
     if (rc < 0) {
         assert_string_equal(err.msg, c->err);
+        ng_cli_release(&s);
         return;
     }
     assert_int_equal(s.compare.epochs, c->epochs);
     assert_true(s.compare.threshold == c->threshold);
     if (c->name)
         assert_string_equal(s.compare.name, c->name);
+    ng_cli_release(&s);
 }
 
 static void test_table(void **state)
@@ -144,6 +146,7 @@ static void test_paths_kept_on_error(void **state)
     assert_string_equal(s.json_path, "v.json");
     assert_string_equal(s.junit_path, "j.xml");
     assert_string_equal(s.baselines[0], "a");
+    ng_cli_release(&s);
 }
 
 static void test_switches(void **state)
@@ -157,19 +160,23 @@ static void test_switches(void **state)
     assert_int_equal(ng_cli_parse(&s, 5, argv, &err), 0);
     assert_int_equal(s.quiet, 1);
     assert_string_equal(s.json_path, "-");
+    ng_cli_release(&s);
 
     putenv("NSYS_GATE_QUIET=yes");
     char *argv2[] = { "nsys-gate", "a", "b" };
     assert_int_equal(ng_cli_parse(&s, 3, argv2, &err), 0);
     assert_int_equal(s.quiet, 1);
+    ng_cli_release(&s);
     char *argv3[] = { "nsys-gate", "--quiet=0", "a", "b" };
     assert_int_equal(ng_cli_parse(&s, 4, argv3, &err), 0);
     assert_int_equal(s.quiet, 0);
+    ng_cli_release(&s);
     unsetenv("NSYS_GATE_QUIET");
 
     char *argv4[] = { "nsys-gate", "--version" };
     assert_int_equal(ng_cli_parse(&s, 2, argv4, &err), 0);
     assert_int_equal(s.show_version, 1);
+    ng_cli_release(&s);
 }
 
 static void test_threshold_parser(void **state)

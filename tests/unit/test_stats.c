@@ -42,6 +42,9 @@ static void test_summary(void **state)
     close_to(s.min, 7.5);
     /* the input is not reordered */
     close_to(odd[0], 5);
+    /* no samples: unknown, never a made-up 0 (and no read before the array) */
+    ng_stats_summary(NULL, 0, &s);
+    assert_true(isnan(s.median) && isnan(s.min) && isnan(s.max) && isnan(s.mean));
 }
 
 static void test_exact(void **state)

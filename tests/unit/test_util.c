@@ -120,6 +120,25 @@ static void test_buf(void **state)
     free(s);
 }
 
+/* One element at a time: every index gets room (ASan checks the bounds),
+ * and between the doublings (n = 16, 32, 64, ...) the array stays put. */
+static void test_xgrow(void **state)
+{
+    long *a = NULL;
+    (void)state;
+    for (size_t n = 0; n < 5000; n++) {
+        long *before = a;
+        a = ng_xgrow(a, n, sizeof *a);
+        int doubling = n == 0 || (n >= 16 && (n & (n - 1)) == 0);
+        if (!doubling)
+            assert_ptr_equal(a, before);
+        a[n] = (long)n;
+    }
+    for (size_t n = 0; n < 5000; n++)
+        assert_int_equal(a[n], (long)n);
+    free(a);
+}
+
 /* FIPS 180-2 test vectors, and every length around the padding boundary
  * (55, 56, 63, 64 bytes) checked against an independent one-shot digest. */
 static void test_sha256(void **state)
@@ -166,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_xgrow),
         cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
