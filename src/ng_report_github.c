@@ -98,9 +98,9 @@ static void fmt_ratio(char *buf, size_t size, double threshold)
     strncat(buf, "x", size - strlen(buf) - 1);
 }
 
-/* The human lines in a code block: no escaping is needed there, and no
- * line can close the fence, since each starts with the gate's own words
- * ("FAIL:", "ERROR:", two spaces) and holds no raw newline. */
+/* The human line in a code block: no escaping is needed there, and it
+ * cannot close the fence, since it starts with the gate's own word
+ * ("FAIL:", "ERROR:", ...) and holds no raw newline. */
 static void md_message(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
@@ -145,7 +145,8 @@ static void md_kernels(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
 
-    if (v->n_kernels == 0)
+    /* as in the human output: on a PASS they are noise (unless --verbose) */
+    if (v->n_kernels == 0 || !ng_report_wants_details(v))
         return;
     ng_buf_adds(&b, "\nKernels by contribution to the change, per epoch:\n\n"
                     "| kernel | status | baseline ms | current ms | change ms | share "

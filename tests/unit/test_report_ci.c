@@ -110,6 +110,16 @@ static void test_summary(void **state)
         "| k\\|pipe\\`tick\\`\\*em\\*\\_u\\_ \\[l\\]\\(x\\) \\<b\\>\\&amp\\; \\@u \\#1 \\:x\\: \\$m\\$ 100\\% a\\,b\\\\x0Aline\\\\ | changed | 9.000 | 13.000 | +4.000 | 80.0% | 2.0 \xE2\x86\x92 2.0 |\n"
         "| new\\_kernel | new | 0.000 | 1.000 | +1.000 | 20.0% | 0.0 \xE2\x86\x92 1.0 |\n");
     free(s);
+    /* on a PASS the kernels are noise, as in the human output */
+    v = verdict(NG_OUTCOME_PASS);
+    s = render("github-summary", &v);
+    assert_non_null(strstr(s, "| **1.364x** | 1.20x | 3 | 0.05 |"));
+    assert_null(strstr(s, "Kernels"));
+    free(s);
+    v.verbose = 1;
+    s = render("github-summary", &v);
+    assert_non_null(strstr(s, "Kernels by contribution"));
+    free(s);
 }
 
 /* The step summary stays under GitHub's 1 MiB, cut between rows. */
