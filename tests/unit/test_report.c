@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "render_helper.h"
+
 #include "ng_report.h"
 
 static double base_samples[] = { 190.0, 200.0, 210.0 };
@@ -58,14 +60,6 @@ static struct ng_verdict fail_verdict(void)
     v.timestamp = 86400 * 365;
     v.elapsed_s = 0.12345;
     return v;
-}
-
-static char *render(const char *fmt, const struct ng_verdict *v)
-{
-    struct ng_buf out = NG_BUF_INIT;
-    struct ng_err err;
-    assert_int_equal(ng_report_render(fmt, v, &out, &err), 0);
-    return ng_buf_detach(&out);
 }
 
 static void test_human(void **state)

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "render_helper.h"
+
 #include "ng_report.h"
 
 static double b_samples[] = { 10.0, 11.0, 12.0 };
@@ -70,14 +72,6 @@ static struct ng_verdict verdict(enum ng_outcome o)
                             "baseline=11.0ms/epoch current=15.0ms/epoch ratio=1.364x (epochs=3)"
                           : "PASS: per-epoch within 1.20x");
     return v;
-}
-
-static char *render(const char *fmt, const struct ng_verdict *v)
-{
-    struct ng_buf out = NG_BUF_INIT;
-    struct ng_err err;
-    assert_int_equal(ng_report_render(fmt, v, &out, &err), 0);
-    return ng_buf_detach(&out);
 }
 
 static char *render_batch(const char *fmt, const struct ng_batch *b)
