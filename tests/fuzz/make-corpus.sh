@@ -7,6 +7,7 @@
 #            hand-made schema variants: view, _V2 table, TEXT durations, NUL
 #            in names, int64-sized durations, no StringIds, WAL header
 #   cli/     argv/environment encodings (see fuzz_cli.c for the layout)
+#   manifest/ batch manifests: every field, bad values, wrong types, escapes
 # Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
 # in ../shared are never copied here (tests/fuzz/meson.build replays them
 # in place).
@@ -115,4 +116,21 @@ cli help --help --version -h
 cli dashdash -- -a --b
 cli same_output --json a.sqlite a.sqlite b.sqlite
 cli thresholds 1.2 1.20x 20% 1e3 inf .5 100% 999999999.9
-echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli"
+# ---- manifest: JSON batch manifests ----
+mkdir -p "$corpus/manifest"
+rm -f "$corpus"/manifest/seed-*
+man() { local name=$1; shift; printf '%s\n' "$@" >"$corpus/manifest/seed-$name.json"; }
+man one '{"gates": [{"name": "a", "baseline": "b.sqlite", "current": "c.sqlite"}]}'
+man all_fields '{"gates": [{"name": "resnet", "baseline": ["b1.sqlite", "b2.sqlite"], "current": ["c1.sqlite"],' \
+    ' "epochs": 10, "threshold": "15%", "epoch_range": "auto", "metric": "gpu-span", "skip_epochs": 1,' \
+    ' "alpha": 0.05, "top": 3, "fail_inconclusive": true, "verbose": false, "nsys": "/opt/nsys",' \
+    ' "nsys_timeout": 30}, {"name": "bert", "baseline": "x.csv", "current": "y.csv", "threshold": 1.2}]}'
+man bad_field '{"gates": [{"name": "a", "baseline": "b", "current": "c", "threshold": 0.5}]}'
+man duplicate_names '{"gates": [{"name": "a", "baseline": "b", "current": "c"}, {"name": "a", "baseline": "b", "current": "c"}]}'
+man unknown_field '{"gates": [{"name": "a", "baseline": "b", "current": "c", "json": "x.json"}]}'
+man wrong_types '{"gates": [{"name": 7, "baseline": [], "current": {"x": 1}, "epochs": "ten"}]}'
+man empty_gates '{"gates": []}'
+man not_object '[1, 2, 3]'
+man escapes '{"gates": [{"name": "\u001b[31m\u0000x", "baseline": "../b\"q.sqlite", "current": "/abs/c.sqlite"}]}'
+man truncated '{"gates": [{"name": "a", "baseline": "b'
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest"
