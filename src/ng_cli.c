@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ng_util.h"
 #include "ng_version.h"
@@ -513,12 +514,12 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_operands || a[0] != '-' || a[1] == '\0') {
-            /* "$BASE" of an unset variable: say so, not "unable to open ''" */
+            /* "$BASE" of an unset variable: say so, not "unable to open ''"
+             * (it keeps its place, so the reports name each side right) */
             if (a[0] == '\0') {
                 if (!failed)
                     ng_err_set(err, "an operand is empty (expected a profile path)");
                 failed = 1;
-                continue;
             }
             if (*noperands >= 2)
                 scan_problem(&failed, err,
@@ -692,6 +693,60 @@ int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value
     return sp->parse(s, value, problem);
 }
 
+static int is_input(const struct ng_settings *s, const struct stat *out, const char **which)
+{
+    const char *inputs[2 * NG_MAX_RUNS + 1];
+    size_t n = 0;
+    struct stat st;
+
+    for (size_t i = 0; i < s->n_baselines; i++)
+        inputs[n++] = s->baselines[i];
+    for (size_t i = 0; i < s->n_currents; i++)
+        inputs[n++] = s->currents[i];
+    if (s->manifest)
+        inputs[n++] = s->manifest;
+    for (size_t i = 0; i < n; i++) {
+        if (stat(inputs[i], &st) == 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
+            *which = inputs[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A report written over an input would destroy the profile (reports are
+ * written even on ERROR, so even a usage error would).  Such a path is
+ * refused and dropped, so main writes the other reports but not that one.
+ * Same file means same device and inode: "./base.sqlite" or a symlink to
+ * it cannot slip past; a path that does not exist yet is no input. */
+static int check_outputs(struct ng_settings *s, struct ng_err *err)
+{
+    struct { const char **path; const char *flag; } outs[] = {
+        { &s->json_path, "--json" }, { &s->junit_path, "--junit" },
+        { &s->metrics_path, "--metrics" }, { &s->history_path, "--history" },
+        { &s->benchmark_path, "--benchmark-json" },
+    };
+    int ret = 0;
+
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        const char *which;
+        struct stat st;
+        if (!*outs[i].path || strcmp(*outs[i].path, "-") == 0 || stat(*outs[i].path, &st) < 0 ||
+            !is_input(s, &st, &which))
+            continue;
+        if (ret == 0) {
+            char *out = ng_text_cleaned(*outs[i].path, NG_TEXT_ESCAPE_CONTROLS);
+            char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
+            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to overwrite it",
+                             outs[i].flag, out, in);
+            free(out);
+            free(in);
+        }
+        *outs[i].path = NULL;
+    }
+    return ret;
+}
+
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
 {
     struct raw raw[NSPECS];
@@ -714,6 +769,9 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
                 s->currents[s->n_currents++] = operands[1];
         }
     }
+    /* before any other error: a usage error still writes the reports */
+    if (check_outputs(s, err) < 0)
+        return -1;
     if (scanned < 0) {
         *err = scan_err;
         return -1;

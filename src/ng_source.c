@@ -22,8 +22,8 @@ static const struct ng_source_kind *const kinds[] = {
 #define PROBE_LEN 64
 
 /* Opens without blocking (a FIFO must not hang the gate) and refuses what is
- * not a regular file before anything reads it. */
-static int probe(const char *path, unsigned char *head, size_t *head_len,
+ * not a regular file before anything reads it.  st is what was opened. */
+static int probe(const char *path, unsigned char *head, size_t *head_len, struct stat *stp,
                  struct ng_err *err)
 {
     struct stat st;
@@ -57,7 +57,17 @@ static int probe(const char *path, unsigned char *head, size_t *head_len,
     if (n < 0)
         return ng_err_set(err, "unable to read '%s': %s", path, strerror(e));
     *head_len = (size_t)n;
+    *stp = st;
     return 0;
+}
+
+/* Another file now, or the same one written to since (size, content time,
+ * inode change time): what was read may mix two versions. */
+static int changed(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
+           a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
+           a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
 }
 
 static int has_extension(const char *path, const char *const *exts)
@@ -91,8 +101,9 @@ int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *er
 {
     unsigned char head[PROBE_LEN];
     size_t head_len = 0;
+    struct stat st;
 
-    if (probe(path, head, &head_len, err) < 0)
+    if (probe(path, head, &head_len, &st, err) < 0)
         return -1;
     *format = pick(path, head, head_len)->format;
     return 0;
@@ -104,10 +115,19 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
     unsigned char head[PROBE_LEN];
     size_t head_len = 0;
     const struct ng_source_kind *k;
+    struct stat before, after;
 
-    if (probe(p->path, head, &head_len, err) < 0)
+    if (probe(p->path, head, &head_len, &before, err) < 0)
         return -1;
     k = pick(p->path, head, head_len);
     p->format = k->format;
-    return k->load(p, p->path, opts, err);
+    int ret = k->load(p, p->path, opts, err);
+    /* A file replaced or rewritten while it was read can yield a total of
+     * neither version (or a misleading error): refuse whatever was read. */
+    if (stat(p->path, &after) < 0 || changed(&before, &after)) {
+        p->loaded = 0;
+        return ng_err_set(err, "'%s' changed while it was being read (is something still "
+                          "writing it?); gate it once it is complete", p->path);
+    }
+    return ret;
 }

@@ -149,6 +149,13 @@ static void kern_final(sqlite3_context *ctx)
 
 static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
 {
+    /* a writer died mid-transaction: rolling its journal back would write,
+     * and the gate never writes to a profile */
+    if (rc == SQLITE_READONLY_ROLLBACK)
+        return ng_err_set(err, "'%s' has a hot journal ('%s-journal'): a writer stopped in the "
+                          "middle of a transaction, and the gate opens profiles read-only; open "
+                          "it once with sqlite3 to roll back, or read a finished copy",
+                          shown, shown);
     switch (rc & 0xFF) {
     case SQLITE_NOTADB:
         return ng_err_set(err, "'%s' is not an SQLite database (truncated or corrupt?)", shown);

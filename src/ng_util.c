@@ -247,6 +247,12 @@ void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags)
             i++;
             continue;
         }
+        /* C1 controls (U+0080..U+009F): xterm reads U+009B as ESC [ */
+        if (n == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0 && (flags & NG_TEXT_ESCAPE_CONTROLS)) {
+            ng_buf_addf(out, "\\x%02X\\x%02X", p[i], p[i + 1]);
+            i += 2;
+            continue;
+        }
         ng_buf_add(out, p + i, n);
         i += n;
     }

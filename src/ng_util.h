@@ -65,8 +65,9 @@ void ng_strmap_release(struct ng_strmap *m);
 
 /* Text cleaning.  Output is always valid UTF-8: each byte that is not part
  * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
- * controls and DEL become visible `\xNN` (so a terminal escape or a newline
- * in a kernel name cannot break a one-line output or an XML document). */
+ * controls, DEL and the C1 controls U+0080..U+009F become visible `\xNN`
+ * (one per byte) so a terminal escape or a newline in a kernel name cannot
+ * break a one-line output or an XML document. */
 enum {
     NG_TEXT_UTF8_ONLY = 0,
     NG_TEXT_ESCAPE_CONTROLS = 1,   /* every control, newline included */

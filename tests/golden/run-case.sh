@@ -13,6 +13,11 @@
 #   @EXIT N               the expected exit status
 #   @OUTPUT FILE          an output file to compare (stdout/stderr always are)
 #   @ABSENT FILE          a file that must not exist afterwards
+#   @CHECK COMMAND        a check after the run, in the case directory (an
+#                         input left untouched, no process left behind);
+#                         the case fails when it fails
+#   @NO_WRAPPER REASON    run the gate without GATE_WRAPPER (e.g. a TMPDIR
+#                         that valgrind itself cannot start with)
 #
 # Environment: GATE, GENTRACE, SRCDIR (project root); SHARED optional.
 # GATE_WRAPPER (optional): a command the gate runs under, e.g. valgrind in
@@ -34,6 +39,7 @@ args=()
 want_exit=
 outputs=()
 absent=()
+checks=()
 
 # Only the case's own NSYS_GATE_* and GITHUB_* settings reach the gate, in
 # @SH set-up too (a GITHUB_ACTIONS=true from the CI running these tests
@@ -58,6 +64,9 @@ while IFS= read -r line || [ -n "$line" ]; do
     '@EXIT '*) want_exit=${line#@EXIT } ;;
     '@OUTPUT '*) outputs+=("${line#@OUTPUT }") ;;
     '@ABSENT '*) absent+=("${line#@ABSENT }") ;;
+    '@CHECK '*) checks+=("${line#@CHECK }") ;;
+    '@NO_WRAPPER '*) [ -n "${GATE_WRAPPER:-}" ] && echo "golden $name: without ${GATE_WRAPPER%% *}: ${line#@NO_WRAPPER }"
+        GATE_WRAPPER= ;;
     *) fail "unknown directive: $line" ;;
     esac
 done <"$case_file"
@@ -110,6 +119,17 @@ for f in "${outputs[@]}"; do
 done
 for f in "${absent[@]}"; do
     [ -e "$f" ] && { echo "golden $name: $f should not exist" >&2; status=1; }
+done
+for c in "${checks[@]}"; do
+    bash -c "$c" >&2 || { echo "golden $name: check failed: $c" >&2; status=1; }
+done
+# Whatever the inputs held, no raw ESC (nor CSI, U+009B, the C1 control
+# some terminals take for ESC [) reaches a terminal: they are shown as \xNN.
+for f in stdout stderr; do
+    if LC_ALL=C grep -q "$(printf '\033')" "$f" || LC_ALL=C grep -q "$(printf '\302\233')" "$f"; then
+        echo "golden $name: a raw terminal escape in the gate's $f" >&2
+        status=1
+    fi
 done
 # a report file is complete or absent: no temporary left behind
 if ls -a | grep -q '\.tmp\.'; then

@@ -35,6 +35,12 @@ static void test_text_clean(void **state)
     expect_clean("a\nb\tc", 5, NG_TEXT_ESCAPE_CONTROLS | NG_TEXT_KEEP_NEWLINES, "a\nb\\x09c");
     expect_clean("", 0, NG_TEXT_UTF8_ONLY, "");
     expect_clean("\x7f", 1, NG_TEXT_ESCAPE_CONTROLS, "\\x7F");
+    /* C1: CSI (U+009B) and NEL (U+0085) escaped byte by byte; U+00A0 is
+     * printable; a lone 0x9B byte is not UTF-8 at all */
+    expect_clean("a\xc2\x9b" "31mb", 7, NG_TEXT_ESCAPE_CONTROLS, "a\\xC2\\x9B31mb");
+    expect_clean("\xc2\x85\xc2\xa0", 4, NG_TEXT_ESCAPE_CONTROLS, "\\xC2\\x85\xc2\xa0");
+    expect_clean("\xc2\x9b", 2, NG_TEXT_UTF8_ONLY, "\xc2\x9b");
+    expect_clean("\x9b", 1, NG_TEXT_ESCAPE_CONTROLS, "\xef\xbf\xbd");
 }
 
 static void test_formats(void **state)
