@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,20 +76,23 @@ static void install_handlers(struct sigaction *old_int, struct sigaction *old_te
     sigaction(SIGTERM, &sa, old_term);
 }
 
-/* Drains what is readable right now from fd into b; returns 0 at EOF. */
-static int drain(int fd, struct ng_buf *b)
+/* Drains what is readable right now from fd into b, at most `budget`
+ * bytes; returns 0 at EOF. */
+static int drain(int fd, struct ng_buf *b, size_t budget)
 {
     char chunk[16384];
-    for (;;) {
+    for (size_t got = 0; got < budget;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n > 0) {
             keep_tail(b, chunk, (size_t)n);
+            got += (size_t)n;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         return n == 0 ? 0 : 1;
     }
+    return 1;
 }
 
 /* Reads both pipes and reaps the child.  Stops when the child has exited
@@ -116,13 +120,17 @@ static int pump(pid_t pid, int out_r, int err_r, double deadline, int *status,
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
-            if (drain(fds[i].fd, i == 0 ? &r->out_tail : &r->err_tail) == 0)
+            if (drain(fds[i].fd, i == 0 ? &r->out_tail : &r->err_tail, SIZE_MAX) == 0)
                 fds[i].fd = -1;   /* EOF: poll ignores negative fds */
         }
         pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid) {
-            drain(out_r, &r->out_tail);
-            drain(err_r, &r->err_tail);
+            /* What the child left in the pipes, read once: its group is
+             * killed first, and the read is bounded, since a process that
+             * left the group could keep writing faster than we read. */
+            kill(-pid, SIGKILL);
+            drain(out_r, &r->out_tail, 2 * NG_PROC_TAIL_MAX);
+            drain(err_r, &r->err_tail, 2 * NG_PROC_TAIL_MAX);
             return 0;
         }
     }
