@@ -693,20 +693,14 @@ int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value
     return sp->parse(s, value, problem);
 }
 
-static int is_input(const struct ng_settings *s, const struct stat *out, const char **which)
+static int is_input(const struct stat *out, const char *const *inputs, size_t n,
+                    const char **which)
 {
-    const char *inputs[2 * NG_MAX_RUNS + 1];
-    size_t n = 0;
     struct stat st;
 
-    for (size_t i = 0; i < s->n_baselines; i++)
-        inputs[n++] = s->baselines[i];
-    for (size_t i = 0; i < s->n_currents; i++)
-        inputs[n++] = s->currents[i];
-    if (s->manifest)
-        inputs[n++] = s->manifest;
     for (size_t i = 0; i < n; i++) {
-        if (stat(inputs[i], &st) == 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
+        if (inputs[i] && stat(inputs[i], &st) == 0 && st.st_dev == out->st_dev &&
+            st.st_ino == out->st_ino) {
             *which = inputs[i];
             return 1;
         }
@@ -719,7 +713,8 @@ static int is_input(const struct ng_settings *s, const struct stat *out, const c
  * refused and dropped, so main writes the other reports but not that one.
  * Same file means same device and inode: "./base.sqlite" or a symlink to
  * it cannot slip past; a path that does not exist yet is no input. */
-static int check_outputs(struct ng_settings *s, struct ng_err *err)
+int ng_cli_refuse_outputs(struct ng_settings *s, const char *const *inputs, size_t n,
+                          struct ng_err *err)
 {
     struct { const char **path; const char *flag; } outs[] = {
         { &s->json_path, "--json" }, { &s->junit_path, "--junit" },
@@ -732,7 +727,7 @@ static int check_outputs(struct ng_settings *s, struct ng_err *err)
         const char *which;
         struct stat st;
         if (!*outs[i].path || strcmp(*outs[i].path, "-") == 0 || stat(*outs[i].path, &st) < 0 ||
-            !is_input(s, &st, &which))
+            !is_input(&st, inputs, n, &which))
             continue;
         if (ret == 0) {
             char *out = ng_text_cleaned(*outs[i].path, NG_TEXT_ESCAPE_CONTROLS);
@@ -745,6 +740,21 @@ static int check_outputs(struct ng_settings *s, struct ng_err *err)
         *outs[i].path = NULL;
     }
     return ret;
+}
+
+/* The command line's own inputs: the profiles of both sides, the manifest. */
+static int check_outputs(struct ng_settings *s, struct ng_err *err)
+{
+    const char *inputs[2 * NG_MAX_RUNS + 1];
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->n_baselines; i++)
+        inputs[n++] = s->baselines[i];
+    for (size_t i = 0; i < s->n_currents; i++)
+        inputs[n++] = s->currents[i];
+    if (s->manifest)
+        inputs[n++] = s->manifest;
+    return ng_cli_refuse_outputs(s, inputs, n, err);
 }
 
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)

@@ -86,6 +86,17 @@ int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value
  * them; the manifest reader runs them on each gate). */
 int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err);
 
+/* Refuses each report path of s (--json, --junit, --metrics, --history,
+ * --benchmark-json) that is the same file as one of the n inputs (NULLs
+ * allowed) and drops it from s, so it is not written even with an error
+ * verdict.  ng_cli_parse() applies it to the command line's profiles and
+ * manifest; batch mode must apply it to every gate's profiles too.
+ * Returns -1 with err naming the first such path, e.g. "--json
+ * './base.sqlite' is the input profile 'base.sqlite'; refusing to
+ * overwrite it". */
+int ng_cli_refuse_outputs(struct ng_settings *s, const char *const *inputs, size_t n,
+                          struct ng_err *err);
+
 void ng_cli_help(FILE *out);
 
 /* Threshold syntax shared with every other place that takes one:

@@ -3,8 +3,10 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -179,6 +181,43 @@ static void test_switches(void **state)
     ng_cli_release(&s);
 }
 
+/* Batch mode's check: a report path that is one of the gates' profiles is
+ * refused and dropped; the other report paths stay. */
+static void test_refuse_outputs(void **state)
+{
+    char dir[] = "/tmp/ng-test-cli.XXXXXX";
+    char profile[64], link[64];
+    struct ng_settings s;
+    struct ng_err err;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(profile, sizeof profile, "%s/b.sqlite", dir);
+    snprintf(link, sizeof link, "%s/report.xml", dir);
+    FILE *f = fopen(profile, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(symlink("b.sqlite", link), 0);
+    for (int i = 0; all_env[i]; i++)
+        unsetenv(all_env[i]);
+    char *argv[] = { "nsys-gate", "--manifest", "m.json", "--json", "new.json", "--junit", link };
+    assert_int_equal(ng_cli_parse(&s, 7, argv, &err), 0);
+
+    const char *others[] = { NULL, "/nonexistent/x.sqlite", "m.json" };
+    assert_int_equal(ng_cli_refuse_outputs(&s, others, 3, &err), 0);
+    assert_string_equal(s.junit_path, link);
+
+    const char *inputs[] = { "/nonexistent/x.sqlite", profile };
+    assert_int_equal(ng_cli_refuse_outputs(&s, inputs, 2, &err), -1);
+    assert_null(s.junit_path);
+    assert_string_equal(s.json_path, "new.json");
+    assert_non_null(strstr(err.msg, "--junit '"));
+    assert_non_null(strstr(err.msg, "refusing to overwrite it"));
+    ng_cli_release(&s);
+    unlink(link);
+    unlink(profile);
+    rmdir(dir);
+}
+
 static void test_threshold_parser(void **state)
 {
     static const struct { const char *in; double out; } ok[] = {
@@ -204,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_paths_kept_on_error),
         cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_refuse_outputs),
         cmocka_unit_test(test_threshold_parser),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
