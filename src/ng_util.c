@@ -306,6 +306,54 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* A FIFO, a terminal, /dev/null: nothing to replace atomically, and a
+ * rename over the name would break it for everyone after.  Written in
+ * place; O_NONBLOCK on open so a FIFO nobody reads is an error (ENXIO),
+ * not a hang.  `extra` is O_APPEND for a stream name (below). */
+static int write_in_place(const char *path, const char *data, size_t len, int extra,
+                          struct ng_err *err)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | extra);
+    int saved;
+
+    if (fd < 0 && errno == ENXIO)
+        return ng_err_set(err, "unable to write '%s': a FIFO that nothing reads", path);
+    if (fd < 0)
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+        write_all(fd, data, len) < 0) {
+        saved = errno;
+        close(fd);
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    close(fd);
+    return 0;
+}
+
+static int stream_name(const char *p)
+{
+    return strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0 ||
+           strncmp(p, "/dev/fd/", 8) == 0 || (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
+}
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a symlink to
+ * one: the name of an open stream, even when that stream is a regular
+ * file (a CI log).  Renaming over it would replace the name itself (run
+ * as root, /dev/stdout would become a plain file for everyone after). */
+static int names_a_stream(const char *path)
+{
+    char target[256];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+
+    if (n > 0) {
+        target[n] = '\0';
+        if (stream_name(target))
+            return 1;
+    }
+    return stream_name(path);
+}
+
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
                          struct ng_err *err)
 {
@@ -315,6 +363,11 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
                               strerror(errno));
         return 0;
     }
+    struct stat st;
+    if (names_a_stream(path))   /* appended, as to the stream itself */
+        return write_in_place(path, data, len, O_APPEND, err);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return write_in_place(path, data, len, 0, err);
 
     /* The temporary file lives beside the target so rename() is atomic. */
     const char *slash = strrchr(path, '/');
