@@ -270,17 +270,20 @@ struct corr_slot {
 };
 
 /* Correlation ids are dense per process, so a process's calls map to
- * ranges through a plain array indexed by id - base (2 bytes a call,
- * 0 = no range), not a hash table 16x that size: 10 million launches take
- * 20 MB.  Ids too far apart for an array, and range numbers past 65534,
- * go to the hash table instead. */
-#define DENSE_MAX_SPAN ((size_t)1 << 26)
+ * ranges through arrays indexed by the id (2 bytes a call, 0 = no range),
+ * not a hash table 16x that size.  The array is paged: a block of 65536
+ * ids is allocated when the first call in it lies in a range, so memory
+ * follows the launches made inside epochs (10 million take 20 MB), never
+ * a doubling overshoot or a copy.  Ids outside [0, 2^32) and range numbers
+ * past 65534 go to the hash table instead. */
+#define PAGE_BITS 16
+#define PAGE_IDS ((size_t)1 << PAGE_BITS)
+#define MAX_PAGES ((size_t)1 << (32 - PAGE_BITS))
 
 struct dense_map {
     int64_t gpid;
-    int64_t base;
-    uint16_t *slot;      /* range index + 1 */
-    size_t len;
+    uint16_t **pages;    /* pages[id >> PAGE_BITS][id & (PAGE_IDS - 1)] = range index + 1 */
+    size_t n_pages;
 };
 
 struct nvtx {
@@ -316,8 +319,11 @@ static void nvtx_release(struct nvtx *nv)
     free(nv->r);
     free(nv->counts);
     free(nv->threads);
-    for (size_t i = 0; i < nv->n_dense; i++)
-        free(nv->dense[i].slot);
+    for (size_t i = 0; i < nv->n_dense; i++) {
+        for (size_t k = 0; k < nv->dense[i].n_pages; k++)
+            free(nv->dense[i].pages[k]);
+        free(nv->dense[i].pages);
+    }
     free(nv->dense);
     free(nv->map);
     ng_strmap_release(&nv->keys);
@@ -383,46 +389,28 @@ static struct dense_map *dense_for(struct nvtx *nv, int64_t gpid, int create)
     if (!create)
         return NULL;
     nv->dense = ng_xrealloc(nv->dense, (nv->n_dense + 1) * sizeof *nv->dense);
-    nv->dense[nv->n_dense] = (struct dense_map){ gpid, 0, NULL, 0 };
+    nv->dense[nv->n_dense] = (struct dense_map){ gpid, NULL, 0 };
     return &nv->dense[nv->n_dense++];
 }
 
-/* Stores in the array when the id fits (growing it at either end), else
- * in the hash table. */
+/* Stores in the paged array when the id and the range number fit, else in
+ * the hash table. */
 static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
 {
-    struct dense_map *d = dense_for(nv, gpid, 1);
-
-    if (d->len == 0) {
-        d->base = corr;
-    } else if (corr < d->base) {
-        size_t grow = (size_t)(d->base - corr);
-        if (grow > DENSE_MAX_SPAN || d->len + grow > DENSE_MAX_SPAN) {
-            corr_put(nv, gpid, corr, range, 0);
-            return;
-        }
-        d->slot = ng_xrealloc(d->slot, (d->len + grow) * sizeof *d->slot);
-        memmove(d->slot + grow, d->slot, d->len * sizeof *d->slot);
-        memset(d->slot, 0, grow * sizeof *d->slot);
-        d->len += grow;
-        d->base = corr;
-    }
-    uint64_t at = (uint64_t)(corr - d->base);
-    if (at >= DENSE_MAX_SPAN || range >= UINT16_MAX) {
+    if (corr < 0 || (uint64_t)corr >= PAGE_IDS * MAX_PAGES || range >= UINT16_MAX) {
         corr_put(nv, gpid, corr, range, 0);
         return;
     }
-    if (at >= d->len) {
-        size_t nlen = d->len ? d->len : 1024;
-        while (nlen <= at)
-            nlen *= 2;
-        if (nlen > DENSE_MAX_SPAN)
-            nlen = DENSE_MAX_SPAN;
-        d->slot = ng_xrealloc(d->slot, nlen * sizeof *d->slot);
-        memset(d->slot + d->len, 0, (nlen - d->len) * sizeof *d->slot);
-        d->len = nlen;
+    struct dense_map *d = dense_for(nv, gpid, 1);
+    size_t page = (size_t)corr >> PAGE_BITS;
+    if (page >= d->n_pages) {
+        d->pages = ng_xrealloc(d->pages, (page + 1) * sizeof *d->pages);
+        memset(d->pages + d->n_pages, 0, (page + 1 - d->n_pages) * sizeof *d->pages);
+        d->n_pages = page + 1;
     }
-    d->slot[at] = (uint16_t)(range + 1);
+    if (!d->pages[page])
+        d->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **d->pages);
+    d->pages[page][(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
 }
 
 #define MAX_RANGES_PER_LAUNCH 8
@@ -433,8 +421,9 @@ static size_t launch_get(struct nvtx *nv, int64_t gpid, int64_t corr, long *out)
 {
     struct dense_map *d = dense_for(nv, gpid, 0);
     size_t n = 0;
-    if (d && corr >= d->base && (uint64_t)(corr - d->base) < d->len) {
-        uint16_t v = d->slot[corr - d->base];
+    if (d && corr >= 0 && ((uint64_t)corr >> PAGE_BITS) < d->n_pages) {
+        const uint16_t *page = d->pages[(size_t)corr >> PAGE_BITS];
+        uint16_t v = page ? page[(size_t)corr & (PAGE_IDS - 1)] : 0;
         if (v)
             out[n++] = (long)v - 1;
     }
