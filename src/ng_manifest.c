@@ -180,9 +180,13 @@ static int check_entry(const struct ng_manifest *m, size_t index, const cJSON *e
     static const char *const required[] = { "name", "baseline", "current" };
     const char *name = entry_name(entry);
 
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!cJSON_GetObjectItemCaseSensitive(entry, required[i]))
+    /* null means "the default" elsewhere, and these have none: a gate
+     * with no current profile would compare against nothing */
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(entry, required[i]);
+        if (!f || cJSON_IsNull(f))
             return ng_err_set(err, "is missing"), at(err, m, index, name, required[i]);
+    }
     for (size_t i = 0; i < index && name; i++)
         if (strcmp(m->gates[i].settings.compare.name, name) == 0)
             return ng_err_set(err, "is the name of gates[%zu] too (JUnit readers keep only "
