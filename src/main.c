@@ -132,6 +132,28 @@ static void print_batch_warnings(const struct ng_batch *b)
 /* --manifest: every gate, then one set of reports for all of them.  A
  * manifest that cannot be read (or a bad command line) is one ERROR gate,
  * so the reports still say why. */
+/* A report path that is one of any gate's profiles would destroy it:
+ * refused (and dropped from `outputs`) before any gate runs. */
+static int refuse_batch_outputs(struct ng_settings *outputs, const struct ng_manifest *m,
+                                struct ng_err *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_gates; i++)
+        n += m->gates[i].settings.n_baselines + m->gates[i].settings.n_currents;
+    const char **inputs = ng_xcalloc(n ? n : 1, sizeof *inputs);
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_gates; i++) {
+        const struct ng_settings *g = &m->gates[i].settings;
+        for (size_t j = 0; j < g->n_baselines; j++)
+            inputs[k++] = g->baselines[j];
+        for (size_t j = 0; j < g->n_currents; j++)
+            inputs[k++] = g->currents[j];
+    }
+    int ret = ng_cli_refuse_outputs(outputs, inputs, n, err);
+    free(inputs);
+    return ret;
+}
+
 static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err, double t0)
 {
     struct ng_manifest m;
@@ -140,10 +162,16 @@ static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err
     struct ng_batch_counts c;
     int ok = usage_err == NULL;
 
+    struct ng_settings outputs = *s;
+    struct ng_err clash;
+    int clashed = 0;
+
     if (!ok)
         err = *usage_err;
     if (ok)
         ok = ng_manifest_load(&m, s, &err) == 0;
+    if (ok)
+        clashed = refuse_batch_outputs(&outputs, &m, &clash) < 0;
     if (ok)
         ng_manifest_run(&m, s->jobs);
     else
@@ -159,10 +187,11 @@ static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err
     print_batch_warnings(&b);
     if (!ok)
         print_line("ERROR: ", err.msg);
+    if (clashed)
+        print_line("ERROR: ", clash.msg);
     ng_batch_count(&b, &c);
-    int status = c.exit_code;
+    int status = clashed ? 2 : c.exit_code;
     /* a refused manifest's ERROR line is on stderr already: not again on stdout */
-    struct ng_settings outputs = *s;
     outputs.quiet |= !ok;
     struct ng_err werr;
     if (ng_report_write_batch(&b, reqs, build_requests(&outputs, reqs), &werr) < 0) {

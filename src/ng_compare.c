@@ -283,6 +283,11 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     char thr[32], epochs[48], summary[256];
 
     ng_verdict_begin(v, baseline, nb, current, nc, opts);
+    if (nb == 0 || nc == 0) {
+        ng_verdict_fail_with(v, nb == 0 ? "no baseline profile to compare"
+                                        : "no current profile to compare");
+        return;
+    }
     check_machines(v, baseline, nb, current, nc);
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);

@@ -154,6 +154,25 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     return root;
 }
 
+/* cJSON escapes only the C0 controls; DEL and the C1 controls (U+0080 to
+ * U+009F, some terminals take U+009B for ESC [) are escaped here too, so
+ * `--json -` cannot drive a terminal.  They occur only inside strings: the
+ * JSON syntax itself is ASCII. */
+static void add_escaped(struct ng_buf *out, const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    for (; *p; p++) {
+        if (*p == 0x7F) {
+            ng_buf_adds(out, "\\u007f");
+        } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            ng_buf_addf(out, "\\u%04x", p[1]);
+            p++;
+        } else {
+            ng_buf_add(out, p, 1);
+        }
+    }
+}
+
 /* Prints and frees root: formatted (tabs, as --json always was) or on
  * one line. */
 static int print_json(cJSON *root, int compact, const char *what, struct ng_buf *out,
@@ -164,7 +183,7 @@ static int print_json(cJSON *root, int compact, const char *what, struct ng_buf 
     cJSON_Delete(root);
     if (!text)
         return ng_err_set(err, "unable to render the %s: out of memory", what);
-    ng_buf_adds(out, text);
+    add_escaped(out, text);
     ng_buf_adds(out, "\n");
     cJSON_free(text);
     return 0;
