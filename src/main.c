@@ -88,32 +88,21 @@ static int print_profile(const struct ng_profile *p)
 static int print_profiles(struct ng_settings *s)
 {
     struct ng_gate g;
-    const struct ng_verdict *v = &g.verdict;
-    int status = 0;
+    int unread = 0;
 
     ng_gate_run(&g, s, NULL);
-    if (v->outcome == NG_OUTCOME_ERROR && v->error[0]) {
-        /* the comparison itself is not asked for: only a load error counts */
-        int loaded = v->baseline.loaded && v->current.loaded;
-        if (!loaded || s->n_currents == 0) {
-            int any = 0;
-            for (size_t i = 0; i < g.nb; i++)
-                any |= !g.baseline[i].loaded;
-            for (size_t i = 0; i < g.nc; i++)
-                any |= !g.current[i].loaded;
-            if (any) {
-                print_line("ERROR: ", v->error);
-                ng_gate_release(&g);
-                return 2;
-            }
-        }
-    }
-    for (size_t i = 0; i < g.nb; i++)
+    /* the comparison is not asked for: only a profile that could not be
+     * read (or a pattern that stopped the reading) is an error here */
+    for (size_t i = 0; i < g.nb + g.nc; i++)
+        unread |= !(i < g.nb ? g.baseline[i] : g.current[i - g.nb]).loaded;
+    if (unread)
+        print_line("ERROR: ", g.verdict.error);
+    for (size_t i = 0; !unread && i < g.nb; i++)
         print_profile(&g.baseline[i]);
-    for (size_t i = 0; i < g.nc; i++)
+    for (size_t i = 0; !unread && i < g.nc; i++)
         print_profile(&g.current[i]);
     ng_gate_release(&g);
-    return status;
+    return unread ? 2 : 0;
 }
 
 static void print_batch_warnings(const struct ng_batch *b)
