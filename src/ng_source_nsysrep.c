@@ -208,8 +208,8 @@ out:
  * may export the same report differently.  Returns 1 when nsys hung (the
  * export would too: that is the error to report), 0 with the version, -1
  * when there is none (the cache is then skipped). */
-static int nsys_version(const char *nsys, double timeout, struct ng_buf *out,
-                        struct ng_err *err)
+static int ask_nsys_version(const char *nsys, double timeout, struct ng_buf *out,
+                            struct ng_err *err)
 {
     const char *argv[] = { nsys, "--version", NULL };
     struct ng_proc_result r;
@@ -226,6 +226,26 @@ static int nsys_version(const char *nsys, double timeout, struct ng_buf *out,
         return ng_err_set(err, "'%s --version' did not finish in %g s and was killed "
                           "(raise --nsys-timeout)", nsys, timeout), 1;
     return ok && out->len ? 0 : -1;
+}
+
+/* One `nsys --version` per nsys per run: a pair of reports asks once.
+ * Only called with one_export held, so the memo needs no lock of its own. */
+static int nsys_version(const char *nsys, double timeout, struct ng_buf *out,
+                        struct ng_err *err)
+{
+    static struct ng_buf memo_nsys = NG_BUF_INIT, memo_version = NG_BUF_INIT;
+
+    if (memo_nsys.len && strcmp(memo_nsys.data, nsys) == 0) {
+        ng_buf_add(out, memo_version.data, memo_version.len);
+        return 0;
+    }
+    int ret = ask_nsys_version(nsys, timeout, out, err);
+    if (ret == 0) {
+        memo_nsys.len = memo_version.len = 0;
+        ng_buf_adds(&memo_nsys, nsys);
+        ng_buf_add(&memo_version, out->data, out->len);
+    }
+    return ret;
 }
 
 /* The cache entry for this report, if the cache is on and has it; else
