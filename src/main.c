@@ -9,6 +9,7 @@
 #include "ng_gate.h"
 #include "ng_manifest.h"
 #include "ng_report.h"
+#include "ng_signal.h"
 #include "ng_source.h"
 #include "ng_util.h"
 #include "ng_version.h"
@@ -202,6 +203,7 @@ int main(int argc, char **argv)
     struct ng_report_request reqs[MAX_REQUESTS];
     int ok;
 
+    ng_signal_init();
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     if (ok && s.show_help) {
         ng_cli_help(stdout);

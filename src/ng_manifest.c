@@ -20,6 +20,7 @@
 
 #include "ng_compare.h"
 #include "ng_gate.h"
+#include "ng_signal.h"
 #include "ng_util.h"
 
 /* A manifest is a list of paths and numbers: anything bigger is a mistake. */
@@ -329,29 +330,8 @@ struct child {
     size_t gate;
     double started;
     struct ng_buf text;
+    int slot;             /* its ng_signal registration */
 };
-
-/* The children running now, for the signal handler: a signal to the
- * gate reaches every gate it started before the gate itself ends. */
-static pid_t *volatile live;
-static volatile size_t n_live;
-
-static void forward_signal(int sig)
-{
-    for (size_t i = 0; i < n_live; i++)
-        if (live[i] > 0)
-            kill(live[i], sig);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
-
-static void set_handlers(void (*handler)(int))
-{
-    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-        signal(forwarded[i], handler);
-}
 
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -374,7 +354,7 @@ static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int
     struct ng_buf out = NG_BUF_INIT;
     struct ng_err err;
 
-    set_handlers(SIG_DFL);
+    ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
     ng_gate_run(&g, s, NULL);
     if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
         write_all(fd, out.data, out.len) < 0)
@@ -405,7 +385,9 @@ static int start(struct ng_manifest *m, size_t gate, struct child *c)
         run_child(&m->gates[gate].settings, p[1]);
     }
     close(p[1]);
-    *c = (struct child){ pid, p[0], gate, ng_monotonic(), NG_BUF_INIT };
+    /* a signal to the batch reaches every gate it started, which then
+     * cleans up after itself */
+    *c = (struct child){ pid, p[0], gate, ng_monotonic(), NG_BUF_INIT, ng_signal_add_child(pid) };
     return 0;
 }
 
@@ -419,6 +401,7 @@ static void finish(struct ng_manifest *m, struct child *c)
     close(c->fd);
     while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    ng_signal_forget(c->slot);
     if (WIFSIGNALED(status))
         gate_error(g, "the gate's process was killed by signal %d (%s)", WTERMSIG(status),
                    strsignal(WTERMSIG(status)));
@@ -460,18 +443,13 @@ void ng_manifest_run(struct ng_manifest *m, long jobs)
         max = m->n_gates;
     struct child *run = ng_xcalloc(max, sizeof *run);
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
-    pid_t *pids = ng_xcalloc(max, sizeof *pids);
 
-    live = pids;
-    set_handlers(forward_signal);
+    ng_signal_init();
     while (next < m->n_gates || n > 0) {
         while (n < max && next < m->n_gates) {
-            if (start(m, next++, &run[n]) == 0) {
-                pids[n] = run[n].pid;
+            if (start(m, next++, &run[n]) == 0)
                 n++;
-            }
         }
-        n_live = n;
         for (size_t i = 0; i < n; i++)
             fds[i] = (struct pollfd){ run[i].fd, POLLIN, 0 };
         if (n == 0 || poll(fds, n, -1) < 0)
@@ -481,14 +459,8 @@ void ng_manifest_run(struct ng_manifest *m, long jobs)
                 continue;
             finish(m, &run[i]);
             run[i] = run[--n];   /* order does not matter: results go by gate index */
-            pids[i] = pids[n];
-            n_live = n;
         }
     }
-    set_handlers(SIG_DFL);
-    n_live = 0;
-    live = NULL;
-    free(pids);
     free(fds);
     free(run);
 }

@@ -11,25 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ng_signal.h"
+
 extern char **environ;
-
-static volatile sig_atomic_t child_pgid;
-static void (*volatile cleanup_hook)(void);
-
-void ng_proc_set_cleanup(void (*fn)(void))
-{
-    cleanup_hook = fn;
-}
-
-static void on_signal(int sig)
-{
-    if (child_pgid > 0)
-        kill(-(pid_t)child_pgid, SIGKILL);
-    if (cleanup_hook)
-        cleanup_hook();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
 
 static void keep_tail(struct ng_buf *b, const char *data, size_t n)
 {
@@ -53,6 +37,7 @@ static void child(const char *const *argv, const char *const *env, int out_w, in
     setpgid(0, 0);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         goto fail;
@@ -64,16 +49,6 @@ fail:;
     ssize_t w = write(status_w, &e, sizeof e);
     (void)w;
     _exit(127);
-}
-
-static void install_handlers(struct sigaction *old_int, struct sigaction *old_term)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
 }
 
 /* Drains what is readable right now from fd into b, at most `budget`
@@ -140,7 +115,6 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
                 struct ng_proc_result *r, struct ng_err *err)
 {
     int out_p[2], err_p[2], st_p[2];
-    struct sigaction old_int, old_term;
     pid_t pid;
     int exec_errno = 0, status = 0;
 
@@ -154,7 +128,7 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
         return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(e));
     }
     double deadline = timeout_s > 0 ? ng_monotonic() + timeout_s : 0;
-    install_handlers(&old_int, &old_term);
+    ng_signal_init();
     pid = fork();
     if (pid == 0)
         child(argv, env, out_p[1], err_p[1], st_p[1]);
@@ -166,12 +140,10 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
         close(out_p[0]);
         close(err_p[0]);
         close(st_p[0]);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
         return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(fork_errno));
     }
     setpgid(pid, pid);    /* the child does the same: whoever runs first wins */
-    child_pgid = pid;
+    int slot = ng_signal_add_group(pid);
 
     ssize_t n;
     do
@@ -191,9 +163,7 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
     close(err_p[0]);
     /* Anything the child left behind in its group goes too. */
     kill(-pid, SIGKILL);
-    child_pgid = 0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    ng_signal_forget(slot);
 
     if (exec_errno) {
         ng_proc_result_release(r);

@@ -2,10 +2,9 @@
  * limit, in its own process group, keeping the tail of what it prints.
  *
  * Ownership: argv is borrowed.  The result's buffers belong to the caller
- * and are freed with ng_proc_result_release().  While a child runs, SIGINT
- * and SIGTERM to the gate kill the child's whole group, run the cleanup
- * hook registered with ng_proc_set_cleanup(), and end the gate with the
- * signal. */
+ * and are freed with ng_proc_result_release().  While a child runs, its
+ * process group is registered with ng_signal, so a fatal signal to the
+ * gate kills the whole group. */
 #ifndef NG_PROC_H
 #define NG_PROC_H
 
@@ -38,9 +37,5 @@ void ng_proc_result_release(struct ng_proc_result *r);
 /* The last `max_lines` non-empty lines of a tail, joined with " | " onto
  * one line, control characters escaped: for one-line error messages. */
 void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *out);
-
-/* A hook run from the signal handler (async-signal-safe code only), e.g.
- * removing a temporary directory.  NULL clears it. */
-void ng_proc_set_cleanup(void (*fn)(void));
 
 #endif

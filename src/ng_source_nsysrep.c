@@ -15,6 +15,7 @@
 
 #include "ng_cache.h"
 #include "ng_proc.h"
+#include "ng_signal.h"
 #include "ng_source_kind.h"
 #include "ng_util.h"
 
@@ -22,18 +23,9 @@
 
 static const char *const rep_exts[] = { ".nsys-rep", ".qdrep", NULL };
 
-/* For the signal handler: the directory to remove if the gate is stopped
- * while nsys runs.  Fixed storage, because the handler may not allocate. */
+/* The private directory of the export in progress (one at a time). */
 static char tmp_dir[PATH_MAX];
 static char tmp_file[PATH_MAX + sizeof EXPORT_NAME + 1];
-
-static void remove_tmp_on_signal(void)
-{
-    if (tmp_file[0])
-        unlink(tmp_file);
-    if (tmp_dir[0])
-        rmdir(tmp_dir);
-}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -322,10 +314,11 @@ static int nsysrep_load_locked(struct ng_profile *p, const char *path,
         return -1;
     }
     struct keep keep = { opts ? opts->cache : NULL, key.data };
-    ng_proc_set_cleanup(remove_tmp_on_signal);
+    /* a signal removes it, wherever the export or its reading is */
+    int slot = ng_signal_add_tree(tmp_dir);
     ret = export_and_read(p, nsys.data, path, opts, scratch.len ? &keep : NULL, err);
-    ng_proc_set_cleanup(NULL);
     remove_tree(tmp_dir);
+    ng_signal_forget(slot);
     tmp_dir[0] = tmp_file[0] = '\0';
     ng_buf_release(&nsys);
     ng_buf_release(&key);
