@@ -63,8 +63,8 @@ static int print_profile(const struct ng_profile *p)
 {
     char *shown = ng_text_cleaned(p->path, NG_TEXT_ESCAPE_CONTROLS);
     printf("# %s (%s): %lld ns in %lld kernel launches, %zu names\n", shown,
-           ng_format_name(p->format), (long long)p->total_ns, (long long)p->kernel_count,
-           p->n_kernels);
+           ng_format_name(p->format), (long long)p->total_ns, (long long)p->launches,
+           p->n_rows);
     free(shown);
     if (p->nvtx) {
         printf("epoch_ns\tkernels\tepoch\n");
@@ -76,10 +76,10 @@ static int print_profile(const struct ng_profile *p)
         }
     }
     printf("total_ns\tinstances\tname\n");
-    for (size_t i = 0; i < p->n_kernels; i++) {
-        char *name = ng_text_cleaned(p->kernels[i].name, NG_TEXT_ESCAPE_CONTROLS);
-        printf("%lld\t%lld\t%s\n", (long long)p->kernels[i].total_ns,
-               (long long)p->kernels[i].instances, name);
+    for (size_t i = 0; i < p->n_rows; i++) {
+        char *name = ng_text_cleaned(p->rows[i].name, NG_TEXT_ESCAPE_CONTROLS);
+        printf("%lld\t%lld\t%s\n", (long long)p->rows[i].total_ns,
+               (long long)p->rows[i].instances, name);
         free(name);
     }
     return 0;

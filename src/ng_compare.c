@@ -83,10 +83,10 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
     s->loaded = 1;
     for (size_t i = 0; i < n; i++) {
         s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
-                                              p[i].total_ns, p[i].kernel_count };
+                                              p[i].total_ns, p[i].launches };
         s->loaded &= p[i].loaded;
         s->total_ns += p[i].total_ns;
-        s->kernel_count += p[i].kernel_count;
+        s->kernel_count += p[i].launches;
     }
 }
 
@@ -147,6 +147,7 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
 
 struct agg {
     const char *name;
+    enum ng_work_kind kind;
     int64_t ns[2], inst[2];   /* [0] baseline, [1] current */
     int seen[2];
 };
@@ -155,14 +156,19 @@ static void aggregate(struct agg **rows, size_t *n, struct ng_strmap *index,
                       const struct ng_profile *p, size_t np, int side)
 {
     for (size_t i = 0; i < np; i++) {
-        for (size_t k = 0; k < p[i].n_kernels; k++) {
-            const struct ng_kernel *kr = &p[i].kernels[k];
+        for (size_t k = 0; k < p[i].n_rows; k++) {
+            const struct ng_work_row *kr = &p[i].rows[k];
             int added;
-            size_t at = ng_strmap_get(index, kr->name, strlen(kr->name), *n, &added);
+            /* one item is a kind and a name: a memcpy and a kernel never merge */
+            struct ng_buf key = NG_BUF_INIT;
+            ng_buf_addf(&key, "%c%s", 'a' + (int)kr->kind, kr->name);
+            size_t at = ng_strmap_get(index, key.data, key.len, *n, &added);
+            ng_buf_release(&key);
             if (added) {
                 *rows = ng_xrealloc(*rows, (*n + 1) * sizeof **rows);
                 memset(&(*rows)[*n], 0, sizeof **rows);
                 (*rows)[*n].name = kr->name;
+                (*rows)[*n].kind = kr->kind;
                 (*n)++;
             }
             (*rows)[at].ns[side] += kr->total_ns;
@@ -181,6 +187,8 @@ static int by_contribution(const void *a, const void *b)
         int x_first = x->delta_ms_per_epoch > y->delta_ms_per_epoch;
         return (grows_first ? x_first : !x_first) ? -1 : 1;
     }
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
@@ -204,6 +212,7 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
     double total_delta = 0;
     for (size_t i = 0; i < n; i++) {
         d[i].name = rows[i].name;
+        d[i].kind = rows[i].kind;
         d[i].status = !rows[i].seen[0] ? NG_KERNEL_NEW
                     : !rows[i].seen[1] ? NG_KERNEL_GONE : NG_KERNEL_CHANGED;
         d[i].baseline_ms_per_epoch = (double)rows[i].ns[0] / 1e6 / div[0];

@@ -1,7 +1,8 @@
 /* ng_profile: what the gate knows about one profile, whatever its format:
- * total GPU kernel time, kernel count, and per-kernel rows.
+ * the GPU work it counted (total time, launches, one row per work item:
+ * a kernel, a graph launch, a memory operation), and what it left out.
  *
- * Ownership: a profile owns its path copy, its kernel rows and their names.
+ * Ownership: a profile owns its path copy, its rows and their names.
  * ng_profile_init() allocates nothing beyond the path copy;
  * ng_profile_release() frees everything and can be called on a profile
  * whose load failed. */
@@ -20,6 +21,20 @@ enum ng_format {
     NG_FORMAT_CSV,
 };
 
+/* The kinds of GPU work a profile can hold.  --work counts a subset; each
+ * counted item is a row of its kind. */
+enum ng_work_kind {
+    NG_WORK_KERNEL = 0,    /* an eager kernel (or a graph's kernel, traced per node) */
+    NG_WORK_GRAPH,         /* a whole CUDA graph launch (graph-mode tracing) */
+    NG_WORK_MEMCPY,
+    NG_WORK_MEMSET,
+};
+#define NG_WORK_KINDS 4
+#define NG_WORK_BIT(k) (1u << (k))
+#define NG_WORK_ALL ((1u << NG_WORK_KINDS) - 1)
+/* kernels,graphs: what a training step runs, without data movement */
+#define NG_WORK_DEFAULT (NG_WORK_BIT(NG_WORK_KERNEL) | NG_WORK_BIT(NG_WORK_GRAPH))
+
 enum ng_metric {
     NG_METRIC_KERNEL_SUM = 0,   /* sum of the durations of the epoch's kernels */
     NG_METRIC_GPU_SPAN,         /* last kernel end - first kernel start, per range */
@@ -34,8 +49,9 @@ struct ng_epoch {
     int64_t kernels;       /* kernel launches counted in it */
 };
 
-struct ng_kernel {
+struct ng_work_row {
     char *name;          /* raw bytes from the profile; may be invalid UTF-8 */
+    enum ng_work_kind kind;
     int64_t total_ns;
     int64_t instances;
 };
@@ -44,12 +60,17 @@ struct ng_profile {
     char *path;
     enum ng_format format;
     int loaded;          /* 1 once a load succeeded: the figures below are real */
-    int64_t total_ns;
-    int64_t kernel_count;
-    struct ng_kernel *kernels;   /* sorted by total_ns desc, then name; in NVTX
-                                    mode only kernels of the counted epochs */
-    size_t n_kernels;
-    size_t cap_kernels;
+    int64_t total_ns;    /* every counted row */
+    int64_t launches;
+    struct ng_work_row *rows;   /* sorted by total_ns desc, then kind, then name; in
+                                   NVTX mode only work of the counted epochs */
+    size_t n_rows;
+    size_t cap_rows;
+    int64_t kind_ns[NG_WORK_KINDS];        /* the counted total by kind */
+    int64_t kind_launches[NG_WORK_KINDS];
+    /* work of kinds --work does not count: what the profile has, left out */
+    int64_t left_out_ns[NG_WORK_KINDS];
+    int64_t left_out_launches[NG_WORK_KINDS];
     /* NVTX mode: the counted epochs in order of first start (after the
      * skipped warm-up ones), and how many were skipped */
     int nvtx;
@@ -69,15 +90,23 @@ void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_
                           int64_t ns, int64_t kernels);
 void ng_profile_release(struct ng_profile *p);
 
-/* Adds one row; rows with the same name are merged by ng_profile_finish(). */
-void ng_profile_add_kernel(struct ng_profile *p, const char *name, size_t name_len,
-                           int64_t total_ns, int64_t instances);
+/* Adds one row; rows with the same kind and name are merged by
+ * ng_profile_finish(). */
+void ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                        size_t name_len, int64_t total_ns, int64_t instances);
 
-/* Merges rows of the same name, sorts them, sums the totals (refusing an
- * int64 overflow) and refuses a profile without kernel rows. */
+/* Merges rows of the same kind and name, sorts them, sums the totals
+ * (refusing an int64 overflow) and refuses a profile without rows. */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
 const char *ng_format_name(enum ng_format f);
+/* "kernel", "graph", "memcpy", "memset" */
+const char *ng_work_kind_name(enum ng_work_kind k);
+/* A --work list ("kernels,graphs", "memory", "all") into kind bits;
+ * -1 with *problem naming what is wrong. */
+int ng_work_parse(const char *list, unsigned *mask, const char **problem);
+/* The canonical list for a mask, e.g. "kernels,graphs", into buf. */
+const char *ng_work_format(unsigned mask, char *buf, size_t size);
 const char *ng_metric_name(enum ng_metric m);   /* "kernel-sum", "gpu-span" */
 
 #endif

@@ -18,6 +18,7 @@
 
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
+    unsigned work;             /* the kinds counted (NG_WORK_BIT); 0 means NG_WORK_DEFAULT */
     double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
     /* NVTX mode when epoch_re is set: epochs are the outermost ranges whose
      * text matches it; the first skip_epochs of them are left out */

@@ -252,7 +252,7 @@ static int add_row(struct parser *ps, const char **cells, const size_t *lens)
     rc = parse_ns(cells[l->inst_col], lens[l->inst_col], 0, l->column_format, &inst);
     if (rc < 0)
         return bad_number(ps, "Instances", cells[l->inst_col], lens[l->inst_col], rc);
-    ng_profile_add_kernel(ps->p, cells[l->ncols - 1], lens[l->ncols - 1], total, inst);
+    ng_profile_add_row(ps->p, NG_WORK_KERNEL, cells[l->ncols - 1], lens[l->ncols - 1], total, inst);
     ps->rows++;
     return 0;
 }

@@ -859,7 +859,7 @@ static void add_named_kernel(struct ng_profile *p, const unsigned char *txt, int
                              const struct acc_slot *s)
 {
     if (!memchr(txt, 0, (size_t)n)) {
-        ng_profile_add_kernel(p, (const char *)txt, (size_t)n, s->total_ns, s->count);
+        ng_profile_add_row(p, NG_WORK_KERNEL, (const char *)txt, (size_t)n, s->total_ns, s->count);
         return;
     }
     struct ng_buf b = NG_BUF_INIT;
@@ -869,7 +869,7 @@ static void add_named_kernel(struct ng_profile *p, const unsigned char *txt, int
         else
             ng_buf_add(&b, &txt[i], 1);
     }
-    ng_profile_add_kernel(p, b.data, b.len, s->total_ns, s->count);
+    ng_profile_add_row(p, NG_WORK_KERNEL, b.data, b.len, s->total_ns, s->count);
     ng_buf_release(&b);
 }
 
@@ -903,7 +903,7 @@ static int resolve_names(sqlite3 *db, const char *shown, struct ng_profile *p,
         }
         char name[64];
         int n = snprintf(name, sizeof name, "<unnamed kernel, string id %" PRId64 ">", s->id);
-        ng_profile_add_kernel(p, name, (size_t)n, s->total_ns, s->count);
+        ng_profile_add_row(p, NG_WORK_KERNEL, name, (size_t)n, s->total_ns, s->count);
     }
     sqlite3_finalize(st);
     return 0;

@@ -55,9 +55,11 @@ enum ng_kernel_status {
     NG_KERNEL_GONE,            /* only in baseline */
 };
 
-/* One kernel's part in the change of per-epoch time. */
+/* One work item's part in the change of per-epoch time (a kernel, a graph
+ * launch, a memory operation: the JSON calls them all "kernels"). */
 struct ng_kernel_delta {
     const char *name;          /* raw bytes: reporters clean them for their format */
+    enum ng_work_kind kind;
     enum ng_kernel_status status;
     double baseline_ms_per_epoch;
     double current_ms_per_epoch;

@@ -18,18 +18,18 @@ static inline void ng_fuzz_check_profile(const struct ng_profile *p)
     int64_t total = 0, count = 0;
 
     NG_FUZZ_CHECK(p->loaded);
-    NG_FUZZ_CHECK(p->n_kernels > 0);
-    for (size_t i = 0; i < p->n_kernels; i++) {
-        const struct ng_kernel *k = &p->kernels[i];
+    NG_FUZZ_CHECK(p->n_rows > 0);
+    for (size_t i = 0; i < p->n_rows; i++) {
+        const struct ng_work_row *k = &p->rows[i];
         NG_FUZZ_CHECK(k->name != NULL);
         NG_FUZZ_CHECK(k->total_ns >= 0 && k->instances >= 0);
         NG_FUZZ_CHECK(!__builtin_add_overflow(total, k->total_ns, &total));
         NG_FUZZ_CHECK(!__builtin_add_overflow(count, k->instances, &count));
         if (i > 0)
-            NG_FUZZ_CHECK(p->kernels[i - 1].total_ns >= k->total_ns);
+            NG_FUZZ_CHECK(p->rows[i - 1].total_ns >= k->total_ns);
     }
     NG_FUZZ_CHECK(total == p->total_ns);
-    NG_FUZZ_CHECK(count == p->kernel_count);
+    NG_FUZZ_CHECK(count == p->launches);
     for (size_t i = 0; i < p->n_epochs; i++)
         NG_FUZZ_CHECK(p->epochs[i].ns >= 0 && p->epochs[i].kernels >= 0);
 }

@@ -12,7 +12,7 @@
 static void profile(struct ng_profile *p, const char *path, long long total)
 {
     ng_profile_init(p, path);
-    ng_profile_add_kernel(p, "k", 1, total, 10);
+    ng_profile_add_row(p, NG_WORK_KERNEL, "k", 1, total, 10);
     assert_int_equal(ng_profile_finish(p, &(struct ng_err){ "" }), 0);
 }
 
@@ -23,7 +23,7 @@ static void decide(struct ng_verdict *v, long long base, long long cur, double t
                                  .alpha = 0.05, .top = 5 };
     if (base == 0) {
         ng_profile_init(&b, "b");
-        ng_profile_add_kernel(&b, "k", 1, 0, 1);
+        ng_profile_add_row(&b, NG_WORK_KERNEL, "k", 1, 0, 1);
         assert_int_equal(ng_profile_finish(&b, &(struct ng_err){ "" }), 0);
     } else {
         profile(&b, "b", base);

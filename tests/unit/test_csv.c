@@ -35,8 +35,8 @@ static void expect_ok(const char *text, long long total, long long count, size_t
         print_error("unexpected error: %s\n", r.err.msg);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.p.total_ns, total);
-    assert_int_equal(r.p.kernel_count, count);
-    assert_int_equal(r.p.n_kernels, names);
+    assert_int_equal(r.p.launches, count);
+    assert_int_equal(r.p.n_rows, names);
     ng_profile_release(&r.p);
 }
 
@@ -152,10 +152,10 @@ static void test_quoting(void **state)
               "50.0,200,1,200.0,200.0,200,200,0.0,\"say \"hi\", twice\"\n"
               "0.0,100,1,100.0,100.0,100,100,0.0,plain \"quoted\" name\n");
     assert_int_equal(r.rc, 0);
-    assert_int_equal(r.p.n_kernels, 3);
-    assert_string_equal(r.p.kernels[0].name, "void k<(int)128, (int)4>(int, T3)");
-    assert_string_equal(r.p.kernels[1].name, "say \"hi\", twice");
-    assert_string_equal(r.p.kernels[2].name, "plain \"quoted\" name");
+    assert_int_equal(r.p.n_rows, 3);
+    assert_string_equal(r.p.rows[0].name, "void k<(int)128, (int)4>(int, T3)");
+    assert_string_equal(r.p.rows[1].name, "say \"hi\", twice");
+    assert_string_equal(r.p.rows[2].name, "plain \"quoted\" name");
     ng_profile_release(&r.p);
 }
 

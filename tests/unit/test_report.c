@@ -15,8 +15,8 @@
 static double base_samples[] = { 190.0, 200.0, 210.0 };
 static double cur_samples[] = { 290.0, 300.0, 310.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm<\x1b[1m&>", NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
-    { "fresh_kernel", NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0 },
+    { "gemm<\x1b[1m&>", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
+    { "fresh_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0 },
 };
 static char warning[] = "baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless";
 static char *warnings[] = { warning };

@@ -19,9 +19,9 @@ static double c_samples[] = { 14.0, 15.0, 16.0 };
 
 /* Names that break every format that does not escape them. */
 static struct ng_kernel_delta hostile[] = {
-    { "k|pipe`tick`*em*_u_ [l](x) <b>&amp; @u #1 :x: $m$ 100% a,b\nline\\", NG_KERNEL_CHANGED,
+    { "k|pipe`tick`*em*_u_ [l](x) <b>&amp; @u #1 :x: $m$ 100% a,b\nline\\", NG_WORK_KERNEL, NG_KERNEL_CHANGED,
       9.0, 13.0, 4.0, 0.8, 2.0, 2.0 },
-    { "new_kernel", NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0 },
+    { "new_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0 },
 };
 
 /* Three samples x-1, x, x+1: median and mean x. */
@@ -127,7 +127,7 @@ static void test_summary_cap(void **state)
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
     for (size_t i = 0; i < N; i++)
-        k[i] = (struct ng_kernel_delta){ long_name, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1 };
+        k[i] = (struct ng_kernel_delta){ long_name, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1 };
     v.kernels = k;
     v.n_kernels = N;
     char *s = render("github-summary", &v);
