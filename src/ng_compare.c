@@ -261,6 +261,14 @@ static void check_machines(struct ng_verdict *v, const struct ng_profile *b, siz
  * of such a mix can land anywhere, so say so. */
 #define SPREAD_WARN 10.0
 
+/* What the sources noticed, in profile order. */
+static void copy_profile_warnings(struct ng_verdict *v, const struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < p[i].n_warnings; k++)
+            ng_verdict_warn(v, "%s", p[i].warnings[k]);
+}
+
 static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
                           const struct ng_verdict_side *s, const char *side)
 {
@@ -297,6 +305,8 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
                                         : "no current profile to compare");
         return;
     }
+    copy_profile_warnings(v, baseline, nb);
+    copy_profile_warnings(v, current, nc);
     check_machines(v, baseline, nb, current, nc);
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);

@@ -1,5 +1,6 @@
 #include "ng_profile.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ void ng_profile_release(struct ng_profile *p)
     for (size_t i = 0; i < p->n_epochs; i++)
         free(p->epochs[i].name);
     free(p->epochs);
+    for (size_t i = 0; i < p->n_warnings; i++)
+        free(p->warnings[i]);
+    free(p->warnings);
     free(p->gpu);
     free(p->driver);
     free(p->path);
@@ -38,6 +42,18 @@ void ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char
     k->kind = kind;
     k->total_ns = total_ns;
     k->instances = instances;
+}
+
+void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    ng_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    p->warnings = ng_xgrow(p->warnings, p->n_warnings, sizeof *p->warnings);
+    p->warnings[p->n_warnings++] = ng_buf_detach(&b);
 }
 
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,

@@ -78,6 +78,10 @@ struct ng_profile {
     size_t n_epochs;
     size_t skipped_epochs;
     size_t empty_epochs;   /* matching epochs left out: no kernel launched in them */
+    /* what the source noticed and the verdict must say (e.g. rows that may
+     * have merged), one line each, without "WARNING: " */
+    char **warnings;
+    size_t n_warnings;
     /* what the profile says of its machine, NULL when it does not say */
     char *gpu;             /* GPU model names, ", "-joined, sorted */
     char *driver;          /* NVIDIA driver version */
@@ -89,6 +93,10 @@ void ng_profile_init(struct ng_profile *p, const char *path);
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,
                           int64_t ns, int64_t kernels);
 void ng_profile_release(struct ng_profile *p);
+
+/* Adds a warning line for the verdict (formatted, copied). */
+void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Adds one row; rows with the same kind and name are merged by
  * ng_profile_finish(). */
