@@ -59,28 +59,36 @@ static size_t build_requests(const struct ng_settings *s, struct ng_report_reque
     return n;
 }
 
+static void print_cleaned(const char *fmt_before, const char *text)
+{
+    char *clean = ng_text_cleaned(text, NG_TEXT_ESCAPE_CONTROLS);
+    printf(fmt_before, clean);
+    free(clean);
+}
+
 static int print_profile(const struct ng_profile *p)
 {
     char *shown = ng_text_cleaned(p->path, NG_TEXT_ESCAPE_CONTROLS);
-    printf("# %s (%s): %lld ns in %lld kernel launches, %zu names\n", shown,
-           ng_format_name(p->format), (long long)p->total_ns, (long long)p->launches,
-           p->n_rows);
+    printf("# %s (%s): %lld ns in %lld launches, %zu rows\n", shown, ng_format_name(p->format),
+           (long long)p->total_ns, (long long)p->launches, p->n_rows);
     free(shown);
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        if (p->left_out_launches[k] > 0)
+            printf("# left out by --work: %lld %s launches, %lld ns\n",
+                   (long long)p->left_out_launches[k], ng_work_kind_name((enum ng_work_kind)k),
+                   (long long)p->left_out_ns[k]);
     if (p->nvtx) {
-        printf("epoch_ns\tkernels\tepoch\n");
+        printf("epoch_ns\tlaunches\tepoch\n");
         for (size_t i = 0; i < p->n_epochs; i++) {
-            char *name = ng_text_cleaned(p->epochs[i].name, NG_TEXT_ESCAPE_CONTROLS);
-            printf("%lld\t%lld\t%s\n", (long long)p->epochs[i].ns,
-                   (long long)p->epochs[i].kernels, name);
-            free(name);
+            printf("%lld\t%lld\t", (long long)p->epochs[i].ns, (long long)p->epochs[i].kernels);
+            print_cleaned("%s\n", p->epochs[i].name);
         }
     }
-    printf("total_ns\tinstances\tname\n");
+    printf("total_ns\tinstances\tkind\tname\n");
     for (size_t i = 0; i < p->n_rows; i++) {
-        char *name = ng_text_cleaned(p->rows[i].name, NG_TEXT_ESCAPE_CONTROLS);
-        printf("%lld\t%lld\t%s\n", (long long)p->rows[i].total_ns,
-               (long long)p->rows[i].instances, name);
-        free(name);
+        printf("%lld\t%lld\t%s\t", (long long)p->rows[i].total_ns,
+               (long long)p->rows[i].instances, ng_work_kind_name(p->rows[i].kind));
+        print_cleaned("%s\n", p->rows[i].name);
     }
     return 0;
 }

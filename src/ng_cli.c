@@ -272,19 +272,25 @@ static int p_alpha(struct ng_settings *s, const char *v, const char **problem)
     return 0;
 }
 
+/* The choices are the metric table's names. */
 static int p_metric(struct ng_settings *s, const char *v, const char **problem)
 {
-    static const struct { const char *name; enum ng_metric m; } metrics[] = {
-        { "kernel-sum", NG_METRIC_KERNEL_SUM }, { "gpu-span", NG_METRIC_GPU_SPAN },
-    };
-    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
-        if (strcmp(v, metrics[i].name) == 0) {
-            s->compare.metric = metrics[i].m;
-            return 0;
-        }
+    static char msg[160];
+    const struct ng_metric_info *m = ng_metric_find(v);
+    if (m) {
+        s->compare.metric = m->id;
+        return 0;
     }
-    *problem = "is not a metric (expected one of: kernel-sum, gpu-span)";
+    char choices[96];
+    ng_metric_choices(choices, sizeof choices);
+    snprintf(msg, sizeof msg, "is not a metric (expected one of: %s)", choices);
+    *problem = msg;
     return -1;
+}
+
+static int p_work(struct ng_settings *s, const char *v, const char **problem)
+{
+    return ng_work_parse(v, &s->compare.work, problem);
 }
 
 static int p_epoch_range(struct ng_settings *s, const char *v, const char **problem)
@@ -402,7 +408,11 @@ static const struct opt_spec specs[] = {
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
       "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
-      "epoch time in NVTX mode: kernel-sum (default) or gpu-span", NG_CLI_GATE },
+      "what an epoch's time is: kernel-sum (default), gpu-span (NVTX mode) or gpu-busy",
+      NG_CLI_GATE },
+    { "work", "NSYS_GATE_WORK", 1, p_work, NULL, "LIST",
+      "GPU work counted: kernels, graphs, memory (comma-separated) or all; default "
+      "kernels,graphs", NG_CLI_GATE },
     { "skip-epochs", "NSYS_GATE_SKIP_EPOCHS", 1, p_skip_epochs, NULL, "K",
       "drop the first K epochs of each run (warm-up); default 0", NG_CLI_GATE },
     { "alpha", "NSYS_GATE_ALPHA", 1, p_alpha, NULL, "A",
@@ -467,6 +477,7 @@ static void defaults(struct ng_settings *s)
     s->compare.epochs = DEFAULT_EPOCHS;
     s->nsys_timeout = DEFAULT_NSYS_TIMEOUT;
     s->compare.metric = NG_METRIC_KERNEL_SUM;
+    s->compare.work = NG_WORK_DEFAULT;
     s->compare.alpha = DEFAULT_ALPHA;
     s->compare.top = DEFAULT_TOP;
     s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
@@ -663,8 +674,9 @@ static void github_environment(struct ng_settings *s)
 int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
 {
     s->compare.nvtx = s->epoch_range != NULL;
-    if (!s->compare.nvtx && s->compare.metric == NG_METRIC_GPU_SPAN)
-        return ng_err_set(err, "--metric gpu-span needs --epoch-range (NVTX epochs)");
+    if (!s->compare.nvtx && (ng_metric_info(s->compare.metric)->needs & NG_METRIC_NEEDS_NVTX))
+        return ng_err_set(err, "--metric %s needs --epoch-range (NVTX epochs)",
+                          ng_metric_name(s->compare.metric));
     if (!s->compare.nvtx && s->compare.skip_epochs > 0)
         return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
     return 0;

@@ -1,5 +1,6 @@
 #include "ng_compare.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,12 @@ void ng_verdict_release(struct ng_verdict *v)
     free(v->current.runs);
     free(v->baseline.samples);
     free(v->current.samples);
+    free(v->baseline.devices);
+    free(v->current.devices);
+    free(v->baseline.processes);
+    free(v->current.processes);
+    v->baseline.devices = v->current.devices = NULL;
+    v->baseline.processes = v->current.processes = NULL;
     free(v->kernels);
     for (size_t i = 0; i < v->n_warnings; i++)
         free(v->warnings[i]);
@@ -87,6 +94,18 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
         s->loaded &= p[i].loaded;
         s->total_ns += p[i].total_ns;
         s->kernel_count += p[i].launches;
+        for (int k = 0; k < NG_WORK_KINDS; k++) {
+            s->kind_ns[k] += p[i].kind_ns[k];
+            s->kind_launches[k] += p[i].kind_launches[k];
+            s->left_out_ns[k] += p[i].left_out_ns[k];
+            s->left_out_launches[k] += p[i].left_out_launches[k];
+        }
+        for (size_t d = 0; d < p[i].n_devices; d++)
+            ng_profile_add_place(&s->devices, &s->n_devices, p[i].devices[d].id,
+                                 p[i].devices[d].ns, p[i].devices[d].launches);
+        for (size_t d = 0; d < p[i].n_processes; d++)
+            ng_profile_add_place(&s->processes, &s->n_processes, p[i].processes[d].id,
+                                 p[i].processes[d].ns, p[i].processes[d].launches);
     }
 }
 
@@ -99,6 +118,7 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
     v->name = opts->name;
     v->mode = opts->nvtx ? "nvtx" : "total";
     v->metric = ng_metric_name(opts->metric);
+    ng_work_format(opts->work ? opts->work : NG_WORK_DEFAULT, v->work, sizeof v->work);
     v->threshold = opts->threshold;
     v->epochs = opts->nvtx ? 0 : opts->epochs;
     v->alpha = opts->alpha;
@@ -116,7 +136,8 @@ void ng_verdict_fail_with(struct ng_verdict *v, const char *error)
 
 /* ---- samples ---- */
 
-/* Total mode: each run's kernel time per epoch, computed exactly as the
+/* Total mode: each run's measured time (the metric over its counted work;
+ * kernel-sum: the kernel total) per epoch, computed exactly as the
  * prototype did (ns as a double, to ms, divided by the epochs), so the
  * first line matches it to the byte.  NVTX mode: every counted epoch. */
 static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *p, size_t n,
@@ -129,7 +150,7 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     s->samples = ng_xcalloc(count, sizeof *s->samples);
     for (size_t i = 0; i < n; i++) {
         if (!o->nvtx) {
-            s->samples[s->n_samples++] = (double)p[i].total_ns / 1000000.0 / (double)o->epochs;
+            s->samples[s->n_samples++] = (double)p[i].measured_ns / 1000000.0 / (double)o->epochs;
             continue;
         }
         for (size_t e = 0; e < p[i].n_epochs; e++)
@@ -141,6 +162,7 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     s->min_ms = sum.min;
     s->max_ms = sum.max;
     s->mean_ms = sum.mean;
+    s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)o->epochs * (double)n;
 }
 
 /* ---- attribution ---- */
@@ -205,8 +227,10 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
     aggregate(&rows, &n, &index, b, nb, 0);
     aggregate(&rows, &n, &index, c, nc, 1);
     ng_strmap_release(&index);
-    div[0] = o->nvtx ? (double)v->baseline.n_samples : (double)o->epochs * (double)nb;
-    div[1] = o->nvtx ? (double)v->current.n_samples : (double)o->epochs * (double)nc;
+    (void)nb;
+    (void)nc;
+    div[0] = v->baseline.epochs_counted;
+    div[1] = v->current.epochs_counted;
 
     struct ng_kernel_delta *d = ng_xcalloc(n ? n : 1, sizeof *d);
     double total_delta = 0;
@@ -233,27 +257,212 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
 
 /* ---- environment ---- */
 
+/* Driver versions: some captures store "470.141.03", others the digits
+ * run together as an integer (47014103), some 0.  The digits alone are
+ * what both spellings share. */
+static void driver_digits(const char *v, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; v && *v && n + 1 < size; v++)
+        if (*v >= '0' && *v <= '9')
+            out[n++] = *v;
+    out[n] = '\0';
+}
+
+static int driver_known(const char *v)
+{
+    char d[64];
+    driver_digits(v, d, sizeof d);
+    return d[0] && strspn(d, "0") != strlen(d);
+}
+
+int ng_driver_same(const char *a, const char *b)
+{
+    char x[64], y[64];
+    driver_digits(a, x, sizeof x);
+    driver_digits(b, y, sizeof y);
+    return strcmp(x, y) == 0;
+}
+
+/* As the user knows it: dotted as stored, or, for the digits-only
+ * spelling, the dots put back where NVIDIA's numbering makes them
+ * unambiguous (a 3-digit branch, then 2 or 3 digits, then 2). */
+void ng_driver_show(const char *v, char *buf, size_t size)
+{
+    char d[64];
+    driver_digits(v, d, sizeof d);
+    size_t n = strlen(d);
+    if (strchr(v, '.') || n < 5 || n > 8 || n == 6)
+        snprintf(buf, size, "%s", v);
+    else if (n == 5)
+        snprintf(buf, size, "%.3s.%s", d, d + 3);
+    else
+        snprintf(buf, size, "%.3s.%.*s.%s", d, (int)(n - 5), d + 3, d + n - 2);
+}
+
+static int text_same(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0;
+}
+
+static int text_known(const char *v)
+{
+    return v && *v;
+}
+
+static void text_show(const char *v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", v);
+}
+
 /* Different GPU models or drivers on the two sides make the comparison
- * doubtful: say so, without failing. */
+ * doubtful: say so, without failing; say nothing when a side does not
+ * know. */
 static void check_machines(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
                            const struct ng_profile *c, size_t nc)
 {
-    static const struct { const char *what; size_t off; } fields[] = {
-        { "GPU", offsetof(struct ng_profile, gpu) },
-        { "NVIDIA driver", offsetof(struct ng_profile, driver) },
+    static const struct {
+        const char *what;
+        size_t off;
+        int (*known)(const char *);
+        int (*same)(const char *, const char *);
+        void (*show)(const char *, char *, size_t);
+    } fields[] = {
+        { "GPU", offsetof(struct ng_profile, gpu), text_known, text_same, text_show },
+        { "NVIDIA driver", offsetof(struct ng_profile, driver), driver_known, ng_driver_same,
+          ng_driver_show },
     };
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         const char *bv = *(char *const *)((const char *)&b[0] + fields[f].off);
-        for (size_t i = 0; bv && i < nc; i++) {
+        if (!bv || !fields[f].known(bv))
+            continue;
+        for (size_t i = 0; i < nc; i++) {
             const char *cv = *(char *const *)((const char *)&c[i] + fields[f].off);
-            if (cv && strcmp(bv, cv) != 0) {
+            if (cv && fields[f].known(cv) && !fields[f].same(bv, cv)) {
+                char x[256], y[256];
+                fields[f].show(bv, x, sizeof x);
+                fields[f].show(cv, y, sizeof y);
                 ng_verdict_warn(v, "baseline and current ran on different %s (%s vs %s): the "
-                                "comparison may be meaningless", fields[f].what, bv, cv);
+                                "comparison may be meaningless", fields[f].what, x, y);
                 break;
             }
         }
     }
     (void)nb;
+}
+
+/* ---- what was counted, and what was not ---- */
+
+static const char *const kind_plural[NG_WORK_KINDS] = {
+    [NG_WORK_KERNEL] = "kernels",
+    [NG_WORK_GRAPH] = "whole-graph launches",
+    [NG_WORK_MEMCPY] = "memcpy operations",
+    [NG_WORK_MEMSET] = "memset operations",
+};
+
+/* "the baseline 'b.sqlite'" or "the baseline (3 profiles)" */
+static void side_label(struct ng_buf *b, const char *side, const struct ng_verdict_side *s)
+{
+    if (s->n_runs == 1)
+        ng_buf_addf(b, "the %s '%s'", side, s->path);
+    else
+        ng_buf_addf(b, "the %s (%zu profiles)", side, s->n_runs);
+}
+
+static void check_graphs_counted(struct ng_verdict *v, const char *side,
+                                 const struct ng_verdict_side *s)
+{
+    int64_t n = s->kind_launches[NG_WORK_GRAPH];
+    struct ng_buf who = NG_BUF_INIT;
+
+    if (n == 0)
+        return;
+    side_label(&who, side, s);
+    ng_verdict_warn(v, "%s has %" PRId64 " whole CUDA graph launch%s (%.3f ms): %s counted, but "
+                    "the kernels inside cannot be attributed; `nsys profile "
+                    "--cuda-graph-trace=node` records them one by one", who.data, n,
+                    n == 1 ? "" : "es", (double)s->kind_ns[NG_WORK_GRAPH] / 1e6,
+                    n == 1 ? "it is" : "they are");
+    ng_buf_release(&who);
+}
+
+static void check_left_out(struct ng_verdict *v, const char *side, const struct ng_verdict_side *s)
+{
+    struct ng_buf what = NG_BUF_INIT, who = NG_BUF_INIT;
+    int64_t memory = s->left_out_ns[NG_WORK_MEMCPY] + s->left_out_ns[NG_WORK_MEMSET];
+
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        if (s->left_out_launches[k] > 0)
+            ng_buf_addf(&what, "%s%" PRId64 " %s (%.3f ms)", what.len ? ", " : "",
+                        s->left_out_launches[k], kind_plural[k], (double)s->left_out_ns[k] / 1e6);
+    if (what.len) {
+        side_label(&who, side, s);
+        ng_verdict_warn(v, "--work %s leaves out GPU work %s has: %s", v->work, who.data,
+                        what.data);
+        if (memory > s->total_ns)
+            ng_verdict_warn(v, "most of the GPU time of %s is memory operations (%.3f ms of "
+                            "memcpy/memset against %.3f ms counted), which --work %s does not "
+                            "count: add memory to --work to gate it", who.data,
+                            (double)memory / 1e6, (double)s->total_ns / 1e6, v->work);
+    }
+    ng_buf_release(&what);
+    ng_buf_release(&who);
+}
+
+/* How a side traced CUDA graphs: what its work shows, else what the
+ * capture recorded; NULL when it cannot tell. */
+static const char *graph_trace(const struct ng_profile *p, size_t n)
+{
+    int64_t whole = 0, nodes = 0;
+    const char *recorded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        whole += p[i].kind_launches[NG_WORK_GRAPH] + p[i].left_out_launches[NG_WORK_GRAPH];
+        nodes += p[i].graph_node_kernels;
+        if (!recorded)
+            recorded = p[i].graph_mode;
+    }
+    if (whole && nodes)
+        return "both whole graphs and graph nodes";
+    if (whole)
+        return "whole graphs";
+    if (nodes)
+        return "graph nodes";
+    if (recorded && strcmp(recorded, "Graph") == 0)
+        return "whole graphs";
+    if (recorded && strcmp(recorded, "Node") == 0)
+        return "graph nodes";
+    return NULL;
+}
+
+static int has_graph_work(const struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].kind_launches[NG_WORK_GRAPH] || p[i].left_out_launches[NG_WORK_GRAPH] ||
+            p[i].graph_node_kernels)
+            return 1;
+    return 0;
+}
+
+static void check_graph_modes(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                              const struct ng_profile *c, size_t nc)
+{
+    if (!has_graph_work(b, nb) && !has_graph_work(c, nc))
+        return;
+    const char *bm = graph_trace(b, nb), *cm = graph_trace(c, nc);
+    if (bm && cm && strcmp(bm, cm) != 0)
+        ng_verdict_warn(v, "baseline and current traced CUDA graphs differently (baseline: %s, "
+                        "current: %s): graph time moves between graph launches and kernels, so "
+                        "the comparison may be meaningless", bm, cm);
+}
+
+static void check_work(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                       const struct ng_profile *c, size_t nc)
+{
+    check_graphs_counted(v, "baseline", &v->baseline);
+    check_graphs_counted(v, "current", &v->current);
+    check_left_out(v, "baseline", &v->baseline);
+    check_left_out(v, "current", &v->current);
+    check_graph_modes(v, b, nb, c, nc);
 }
 
 /* Epochs the source left out, and samples too far apart to be one kind of
@@ -308,6 +517,7 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     copy_profile_warnings(v, baseline, nb);
     copy_profile_warnings(v, current, nc);
     check_machines(v, baseline, nb, current, nc);
+    check_work(v, baseline, nb, current, nc);
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);
     if (opts->nvtx) {

@@ -25,10 +25,16 @@ struct ng_compare_opts {
     long epochs;         /* total mode: epochs each run made, >= 1 */
     int nvtx;            /* per-epoch samples from NVTX epoch ranges */
     enum ng_metric metric;
+    unsigned work;       /* the kinds counted (NG_WORK_BIT); 0: NG_WORK_DEFAULT */
     long skip_epochs;    /* NVTX mode: warm-up epochs dropped from each run */
     double alpha;        /* significance level; 0 = no test */
     long top;            /* kernels kept in the attribution */
 };
+
+/* NVIDIA driver versions in either spelling ("470.141.03", 47014103):
+ * the same when their digits are; shown dotted where that is unambiguous. */
+int ng_driver_same(const char *a, const char *b);
+void ng_driver_show(const char *v, char *buf, size_t size);
 
 /* Starts a verdict for these sides: paths, formats, and whatever figures
  * the profiles that loaded already have; outcome ERROR until decided. */

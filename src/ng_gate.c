@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_project.h"
 #include "ng_source.h"
 #include "ng_util.h"
 
@@ -20,16 +21,9 @@ const char ng_gate_auto_epoch_pattern[] =
 static int compile_pattern(struct ng_gate *g, const char *pattern, struct ng_err *err)
 {
     const char *re = strcmp(pattern, "auto") == 0 ? ng_gate_auto_epoch_pattern : pattern;
-    int rc = regcomp(&g->epoch_re, re, REG_EXTENDED | REG_ICASE);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &g->epoch_re, why, sizeof why);
-        char *shown = ng_text_cleaned(pattern, NG_TEXT_ESCAPE_CONTROLS);
-        ng_err_set(err, "--epoch-range='%s' is not a valid extended regular expression: %s",
-                   shown, why);
-        free(shown);
+    if (ng_regex_compile(&g->epoch_re, re, REG_ICASE, NG_PROJECT_TEXT_MAX, "--epoch-range",
+                         err) < 0)
         return -1;
-    }
     g->have_re = 1;
     return 0;
 }
@@ -131,6 +125,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
 
     struct ng_source_opts src = {
         .nsys = s->nsys,
+        .work = s->compare.work,
         .nsys_timeout = s->nsys_timeout,
         .epoch_re = g->have_re ? &g->epoch_re : NULL,
         .epoch_pattern = s->epoch_range,
@@ -159,7 +154,7 @@ void ng_gate_release(struct ng_gate *g)
     for (size_t i = 0; i < g->nc; i++)
         ng_profile_release(&g->current[i]);
     if (g->have_re)
-        regfree(&g->epoch_re);
+        ng_regex_release(&g->epoch_re);
     g->nb = g->nc = 0;
     g->have_re = 0;
 }

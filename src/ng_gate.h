@@ -8,10 +8,9 @@
 #ifndef NG_GATE_H
 #define NG_GATE_H
 
-#include <regex.h>
-
 #include "ng_cli.h"
 #include "ng_profile.h"
+#include "ng_regex.h"
 #include "ng_verdict.h"
 
 struct ng_gate {
@@ -19,7 +18,7 @@ struct ng_gate {
     size_t nb;
     struct ng_profile current[NG_MAX_RUNS];
     size_t nc;
-    regex_t epoch_re;
+    struct ng_regex epoch_re;
     int have_re;
     struct ng_verdict verdict;
 };

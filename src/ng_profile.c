@@ -24,6 +24,9 @@ void ng_profile_release(struct ng_profile *p)
     for (size_t i = 0; i < p->n_warnings; i++)
         free(p->warnings[i]);
     free(p->warnings);
+    free(p->devices);
+    free(p->processes);
+    free(p->graph_mode);
     free(p->gpu);
     free(p->driver);
     free(p->path);
@@ -42,6 +45,23 @@ void ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char
     k->kind = kind;
     k->total_ns = total_ns;
     k->instances = instances;
+}
+
+/* Few places (GPUs, ranks): a sorted array, searched in order. */
+void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
+                          int64_t launches)
+{
+    size_t i = 0;
+    while (i < *n && (*places)[i].id < id)
+        i++;
+    if (i == *n || (*places)[i].id != id) {
+        *places = ng_xrealloc(*places, (*n + 1) * sizeof **places);
+        memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);
+        (*places)[i] = (struct ng_place){ id, 0, 0 };
+        (*n)++;
+    }
+    (*places)[i].ns += ns;
+    (*places)[i].launches += launches;
 }
 
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
@@ -121,13 +141,10 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
     qsort(p->rows, out, sizeof *p->rows, by_total);
     p->total_ns = total;
     p->launches = count;
+    if (!p->measured)
+        p->measured_ns = total;   /* kernel-sum, and every source without intervals */
     p->loaded = 1;
     return 0;
-}
-
-const char *ng_metric_name(enum ng_metric m)
-{
-    return m == NG_METRIC_GPU_SPAN ? "gpu-span" : "kernel-sum";
 }
 
 /* The kinds, and the words of --work that select them. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ng_err.h"
+#include "ng_metric.h"
 
 enum ng_format {
     NG_FORMAT_UNKNOWN = 0,
@@ -35,11 +36,6 @@ enum ng_work_kind {
 /* kernels,graphs: what a training step runs, without data movement */
 #define NG_WORK_DEFAULT (NG_WORK_BIT(NG_WORK_KERNEL) | NG_WORK_BIT(NG_WORK_GRAPH))
 
-enum ng_metric {
-    NG_METRIC_KERNEL_SUM = 0,   /* sum of the durations of the epoch's kernels */
-    NG_METRIC_GPU_SPAN,         /* last kernel end - first kernel start, per range */
-};
-
 /* One counted epoch of an NVTX-mode profile: every range with this text
  * (several ranks or threads) added up. */
 struct ng_epoch {
@@ -47,6 +43,13 @@ struct ng_epoch {
     int64_t first_start;   /* ns, trace time of the earliest of its ranges */
     int64_t ns;            /* by the metric the profile was read with */
     int64_t kernels;       /* kernel launches counted in it */
+};
+
+/* One device's or one process's share of the counted work. */
+struct ng_place {
+    int64_t id;            /* the deviceId, or the process id */
+    int64_t ns;            /* the durations of its counted work */
+    int64_t launches;
 };
 
 struct ng_work_row {
@@ -66,6 +69,9 @@ struct ng_profile {
                                    NVTX mode only work of the counted epochs */
     size_t n_rows;
     size_t cap_rows;
+    int64_t measured_ns;   /* total mode: the metric over all counted work (kernel-sum:
+                              total_ns; gpu-busy: the union per device, summed) */
+    int measured;          /* the source set measured_ns; else it is total_ns */
     int64_t kind_ns[NG_WORK_KINDS];        /* the counted total by kind */
     int64_t kind_launches[NG_WORK_KINDS];
     /* work of kinds --work does not count: what the profile has, left out */
@@ -78,6 +84,16 @@ struct ng_profile {
     size_t n_epochs;
     size_t skipped_epochs;
     size_t empty_epochs;   /* matching epochs left out: no kernel launched in them */
+    /* where the counted work ran, sorted by id */
+    struct ng_place *devices;
+    size_t n_devices;
+    struct ng_place *processes;
+    size_t n_processes;
+    /* CUDA graphs: the trace mode the capture recorded ("Graph", "Node",
+     * NULL when it says nothing), and kernels that carry a graph id (traced
+     * per node) */
+    char *graph_mode;
+    int64_t graph_node_kernels;
     /* what the source noticed and the verdict must say (e.g. rows that may
      * have merged), one line each, without "WARNING: " */
     char **warnings;
@@ -93,6 +109,10 @@ void ng_profile_init(struct ng_profile *p, const char *path);
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,
                           int64_t ns, int64_t kernels);
 void ng_profile_release(struct ng_profile *p);
+
+/* Adds ns of one launch's work to a device's or process's share. */
+void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
+                          int64_t launches);
 
 /* Adds a warning line for the verdict (formatted, copied). */
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
@@ -115,6 +135,5 @@ const char *ng_work_kind_name(enum ng_work_kind k);
 int ng_work_parse(const char *list, unsigned *mask, const char **problem);
 /* The canonical list for a mask, e.g. "kernels,graphs", into buf. */
 const char *ng_work_format(unsigned mask, char *buf, size_t size);
-const char *ng_metric_name(enum ng_metric m);   /* "kernel-sum", "gpu-span" */
 
 #endif

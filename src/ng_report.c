@@ -48,6 +48,68 @@ static void side_line(struct ng_buf *out, const char *label, const struct ng_ver
 /* Long template names are cut: the line must stay readable in a CI log. */
 #define NAME_SHOWN_MAX 160
 
+static int kinds_counted(const struct ng_verdict_side *s)
+{
+    int n = 0;
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        n += s->kind_ns[k] > 0;
+    return n;
+}
+
+/* "kernel 10.200 ms, graph 3.400 ms": the counted time by kind, per epoch */
+static void kinds_text(struct ng_buf *out, const struct ng_verdict_side *s)
+{
+    const char *sep = "";
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        if (s->kind_ns[k] == 0)
+            continue;
+        ng_buf_addf(out, "%s%s %.3f ms", sep, ng_work_kind_name((enum ng_work_kind)k),
+                    (double)s->kind_ns[k] / 1e6 / s->epochs_counted);
+        sep = ", ";
+    }
+}
+
+/* One line per side and kind of place, when there is more than one: a
+ * slow rank or GPU then shows. */
+static void places_line(struct ng_buf *out, const char *label, const char *what,
+                        const struct ng_place *p, size_t n, double per)
+{
+    if (n < 2)
+        return;
+    ng_buf_addf(out, "  %s per %s:", label, what);
+    for (size_t i = 0; i < n; i++)
+        ng_buf_addf(out, "%s %lld: %.3f ms/epoch", i ? "," : "", (long long)p[i].id,
+                    (double)p[i].ns / 1e6 / per);
+    ng_buf_adds(out, "\n");
+}
+
+static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    if (kinds_counted(b) > 1 || kinds_counted(c) > 1) {
+        ng_buf_adds(out, "  work per epoch: baseline ");
+        kinds_text(out, b);
+        ng_buf_adds(out, "; current ");
+        kinds_text(out, c);
+        ng_buf_adds(out, "\n");
+    }
+    places_line(out, "baseline", "device", b->devices, b->n_devices, b->epochs_counted);
+    places_line(out, "current ", "device", c->devices, c->n_devices, c->epochs_counted);
+    /* one process a device (a rank a GPU) says nothing the devices do not */
+    if (b->n_processes != b->n_devices || c->n_processes != c->n_devices) {
+        places_line(out, "baseline", "process", b->processes, b->n_processes, b->epochs_counted);
+        places_line(out, "current ", "process", c->processes, c->n_processes, c->epochs_counted);
+    }
+}
+
+static int only_kernels(const struct ng_verdict *v)
+{
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].kind != NG_WORK_KERNEL)
+            return 0;
+    return 1;
+}
+
 void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
 {
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
@@ -57,9 +119,11 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
                     v->p_value, v->baseline.n_samples, v->current.n_samples);
     side_line(out, "baseline", &v->baseline, unit);
     side_line(out, "current ", &v->current, unit);
+    work_lines(out, v);
     if (v->n_kernels == 0)
         return;
-    ng_buf_adds(out, "  kernels by contribution to the change, per epoch:\n");
+    ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",
+                only_kernels(v) ? "kernels" : "work items");
     for (size_t i = 0; i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         size_t len = strlen(k->name);

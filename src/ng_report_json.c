@@ -65,6 +65,32 @@ static cJSON *run_json(const struct ng_verdict_run *r)
     return o;
 }
 
+/* {"kernel": x, "graph": x, "memcpy": x, "memset": x}, each value / unit
+ * (1e6: ns as ms; 1: counts) */
+static cJSON *by_kind_json(const int64_t *v, int known, double unit)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        add_number_or_null(o, ng_work_kind_name((enum ng_work_kind)k), known,
+                           (double)v[k] / unit);
+    return o;
+}
+
+/* [{"id": N, "total_ms": x, "ms_per_epoch": y, "launches": n}] */
+static cJSON *places_json(const struct ng_place *p, size_t n, const char *id, double per)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_number_or_null(o, id, 1, (double)p[i].id);
+        add_number_or_null(o, "total_ms", 1, (double)p[i].ns / 1e6);
+        add_number_or_null(o, "ms_per_epoch", per > 0, (double)p[i].ns / 1e6 / per);
+        add_number_or_null(o, "launches", 1, (double)p[i].launches);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static cJSON *side_json(const struct ng_verdict_side *s, int figures)
 {
     cJSON *o = cJSON_CreateObject();
@@ -81,6 +107,15 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures)
     add_number_or_null(o, "min_ms", figures, s->min_ms);
     add_number_or_null(o, "max_ms", figures, s->max_ms);
     add_number_or_null(o, "mean_ms", figures, s->mean_ms);
+    cJSON_AddItemToObject(o, "work_ms", by_kind_json(s->kind_ns, s->loaded, 1e6));
+    cJSON_AddItemToObject(o, "work_launches", by_kind_json(s->kind_launches, s->loaded, 1));
+    cJSON_AddItemToObject(o, "left_out_ms", by_kind_json(s->left_out_ns, s->loaded, 1e6));
+    cJSON_AddItemToObject(o, "left_out_launches",
+                          by_kind_json(s->left_out_launches, s->loaded, 1));
+    add_number_or_null(o, "epochs", figures && s->epochs_counted > 0, s->epochs_counted);
+    double per = figures ? s->epochs_counted : 0;
+    cJSON_AddItemToObject(o, "devices", places_json(s->devices, s->n_devices, "device", per));
+    cJSON_AddItemToObject(o, "processes", places_json(s->processes, s->n_processes, "pid", per));
     for (size_t i = 0; i < s->n_runs; i++)
         cJSON_AddItemToArray(runs, run_json(&s->runs[i]));
     cJSON_AddItemToObject(o, "runs", runs);
@@ -92,6 +127,7 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k)
     cJSON *o = cJSON_CreateObject();
 
     add_text(o, "name", k->name);
+    cJSON_AddStringToObject(o, "kind", ng_work_kind_name(k->kind));
     cJSON_AddStringToObject(o, "status", ng_kernel_status_name(k->status));
     add_number_or_null(o, "baseline_ms_per_epoch", 1, k->baseline_ms_per_epoch);
     add_number_or_null(o, "current_ms_per_epoch", 1, k->current_ms_per_epoch);
@@ -119,6 +155,7 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     cJSON_AddStringToObject(root, "verdict", ng_outcome_name(v->outcome));
     cJSON_AddStringToObject(root, "mode", v->mode);
     add_text(root, "metric", v->metric);
+    add_text(root, "work", v->work[0] ? v->work : NULL);
     add_number_or_null(root, "baseline_ms_per_epoch", v->has_figures, v->baseline.ms_per_epoch);
     add_number_or_null(root, "current_ms_per_epoch", v->has_figures, v->current.ms_per_epoch);
     add_number_or_null(root, "ratio", v->has_figures, v->ratio);
@@ -373,6 +410,28 @@ static int64_t ns_of(double ms)
     return (int64_t)llround(ms * 1e6);
 }
 
+static enum ng_work_kind kind_of(const char *name)
+{
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        if (name && strcmp(name, ng_work_kind_name((enum ng_work_kind)k)) == 0)
+            return (enum ng_work_kind)k;
+    return NG_WORK_KERNEL;   /* lines from before kinds existed */
+}
+
+static void read_by_kind(const cJSON *o, int64_t *out, double unit)
+{
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        out[k] = (int64_t)llround(num_or_0(o, ng_work_kind_name((enum ng_work_kind)k)) * unit);
+}
+
+static void read_places(const cJSON *a, const char *id, struct ng_place **out, size_t *n)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+        ng_profile_add_place(out, n, (int64_t)num_or_0(it, id), ns_of(num_or_0(it, "total_ms")),
+                             (int64_t)num_or_0(it, "launches"));
+}
+
 static double *read_samples(const cJSON *a, size_t *n)
 {
     double *x = ng_xcalloc((size_t)cJSON_GetArraySize(a), sizeof *x);
@@ -400,6 +459,16 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->min_ms = num_or_0(o, "min_ms");
     s->max_ms = num_or_0(o, "max_ms");
     s->mean_ms = num_or_0(o, "mean_ms");
+    s->epochs_counted = num_or_0(o, "epochs");
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_ms"), s->kind_ns, 1e6);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_launches"), s->kind_launches, 1);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_ms"), s->left_out_ns, 1e6);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_launches"), s->left_out_launches,
+                 1);
+    read_places(cJSON_GetObjectItemCaseSensitive(o, "devices"), "device", &s->devices,
+                &s->n_devices);
+    read_places(cJSON_GetObjectItemCaseSensitive(o, "processes"), "pid", &s->processes,
+                &s->n_processes);
     s->runs = ng_xcalloc((size_t)cJSON_GetArraySize(runs), sizeof *s->runs);
     cJSON_ArrayForEach(it, runs) {
         struct ng_verdict_run *r = &s->runs[s->n_runs++];
@@ -423,6 +492,7 @@ static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const c
         k->name = keep(d, get_str(it, "name"));
         if (!k->name)
             k->name = keep(d, "");
+        k->kind = kind_of(get_str(it, "kind"));
         k->status = status_of(get_str(it, "status"));
         k->baseline_ms_per_epoch = num_or_0(it, "baseline_ms_per_epoch");
         k->current_ms_per_epoch = num_or_0(it, "current_ms_per_epoch");
@@ -443,6 +513,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     v->name = keep(d, get_str(root, "name"));
     v->mode = keep(d, get_str(root, "mode") ? get_str(root, "mode") : "total");
     v->metric = keep(d, get_str(root, "metric"));
+    snprintf(v->work, sizeof v->work, "%s", str_or_empty(root, "work"));
     v->has_figures = get_num(root, "ratio", &v->ratio);
     v->threshold = num_or_0(root, "threshold");
     v->epochs = (long)num_or_0(root, "epochs");

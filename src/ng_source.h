@@ -12,9 +12,9 @@
 #include "ng_err.h"
 #include "ng_profile.h"
 
-#include <regex.h>
-
 #include "ng_cache.h"
+#include "ng_metric.h"
+#include "ng_regex.h"
 
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
@@ -22,7 +22,7 @@ struct ng_source_opts {
     double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
     /* NVTX mode when epoch_re is set: epochs are the outermost ranges whose
      * text matches it; the first skip_epochs of them are left out */
-    const regex_t *epoch_re;
+    const struct ng_regex *epoch_re;
     const char *epoch_pattern; /* as the user gave it, for messages */
     enum ng_metric metric;
     long skip_epochs;

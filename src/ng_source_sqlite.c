@@ -1,151 +1,129 @@
 /* The nsys SQLite export backend: the only file that talks to libsqlite3.
  *
- * One pass over the kernel table: an application-defined aggregate sums
- * durations per name id inside the single SELECT, so no temporary b-tree
- * is built and no row crosses into C one step at a time; names are
- * resolved through StringIds only for the ids that occur.
+ * GPU work comes from one table per kind (the work_tables table below:
+ * kernels, whole-graph launches, memcpy, memset).  Each counted table is
+ * read in one pass: an application-defined aggregate takes every row
+ * inside the single SELECT, so no temporary b-tree is built and no row
+ * crosses into C one step at a time; names are resolved afterwards, only
+ * for the ids that occur.  gpu-busy needs the work in order of start, so
+ * it reads the counted tables side by side in one merged scan instead,
+ * and when a table turns out not to be in time order (nsys 2025.6+ does
+ * not promise it), once more with each table sorted.
  *
- * NVTX mode (an epoch pattern is set) projects ranges onto the GPU the way
- * nsys's nvtx_kern_sum / nvtx_gpu_proj_trace define it: a kernel belongs to
- * a range when the runtime or driver call that launched it (same
- * correlationId, same process) starts and ends inside the range, on the
- * range's thread.  Ranges are read first and indexed per thread; one pass
- * over the runtime table maps the correlation ids of calls made inside an
- * epoch to that epoch; the kernel pass then looks each kernel up there. */
+ * NVTX mode reads the epoch ranges and the runtime/driver calls into the
+ * projection (ng_project.c, which holds every rule); this file only
+ * streams rows into it.
+ *
+ * Nothing read can run away: every object read must be a real table (a
+ * view could compute anything), every query runs under a budget of
+ * SQLite VM steps that grows with the file's size, and temporary storage
+ * is kept in memory under a heap limit, so no file can fill a disk. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "ng_project.h"
 #include "ng_source_kind.h"
 #include "ng_util.h"
 
 #define BUSY_TIMEOUT_MS 2000
 
+/* The step budget: SQLite's progress handler runs every PROGRESS_OPS VM
+ * operations.  A real export costs a few operations per byte for every
+ * table the gate reads; a recursive view costs without end. */
+#define PROGRESS_OPS 10000
+#define BUDGET_OPS_PER_BYTE 64
+#define BUDGET_BASE_OPS 200000000LL
+/* Temporary storage (the sorts of gpu-busy's ordered pass, or whatever a
+ * crafted query builds) lives in memory under this limit. */
+#define HEAP_LIMIT ((sqlite3_int64)1 << 30)
+
 static const char *const sqlite_exts[] = { ".sqlite", ".sqlite3", ".db", NULL };
 
-/* ---- per-name accumulator: open addressing on the StringIds id ---- */
+/* ---- the reader ---- */
 
-struct acc_slot {
-    int64_t id;
-    int64_t total_ns;
-    int64_t count;
-    int used;
+struct reader;
+
+/* One work kind: where its rows are and how its items are named. */
+struct work_table {
+    enum ng_work_kind kind;
+    const char *table;
+    const char *key_col;      /* the column that tells items apart; NULL: one item */
+    int (*name)(struct reader *rd, int64_t key, struct ng_buf *out);
+    const char *what;         /* for messages: "memory operations" */
 };
 
-struct nvtx;
+/* One work item being summed: (kind, key) -> these. */
+struct item {
+    enum ng_work_kind kind;
+    int64_t key;
+    int64_t total_ns, count;
+};
 
-struct acc {
-    struct nvtx *nvtx;    /* NVTX mode: kernels are counted only inside epochs */
-    struct acc_slot *slots;
-    size_t cap;           /* power of two */
-    size_t used;
-    int64_t rows;
-    const char *problem;  /* first bad row, reported after the query */
+/* A work row as both drivers hand it over. */
+struct row {
+    int64_t key, start, end, device, gpid, corr;
+    int has_corr, in_graph;
+};
+
+struct schema_obj {
+    char *name;              /* lower case: SQLite names are case-insensitive */
+    char *shown;             /* as the schema spells it */
+    char *type;
+    int is_table;            /* a real table: not a view, not virtual */
+};
+
+struct reader {
+    sqlite3 *db;
+    const char *shown;
+    const struct ng_source_opts *opts;
+    unsigned work;
+    enum ng_metric metric;
+    struct ng_project *pj;              /* NVTX mode */
+    struct ng_acc whole;                /* total mode: gpu-busy over every interval */
+    const struct work_table *cur;       /* the table being read */
+    struct ng_idmap item_index;
+    struct item *items;
+    size_t n_items;
+    struct ng_place *devices, *processes;
+    size_t n_devices, n_processes;
+    int64_t graph_node_kernels;
+    int64_t rows;                       /* rows of the current table */
+    int64_t rows_seen;                  /* rows of every table, this pass */
+    int64_t rows_total;                 /* counted tables' rows */
+    const char *problem;                /* first bad row, reported after the query */
     int64_t bad_row;
+    struct schema_obj *schema;
+    size_t n_schema;
+    const char *kernel_table;           /* the one nsys's reports read */
+    int64_t ticks, max_ticks;           /* the step budget */
+    sqlite3_stmt *string_st;            /* StringIds look-up, prepared once */
 };
 
-static size_t acc_hash(int64_t id, size_t cap)
-{
-    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15u;
-    return (size_t)(x >> 17) & (cap - 1);
-}
+static int string_name(struct reader *rd, int64_t key, struct ng_buf *out);
+static int graph_name(struct reader *rd, int64_t key, struct ng_buf *out);
+static int memcpy_name(struct reader *rd, int64_t key, struct ng_buf *out);
+static int memset_name(struct reader *rd, int64_t key, struct ng_buf *out);
 
-static struct acc_slot *acc_find(struct acc *a, int64_t id)
-{
-    if (a->used * 2 >= a->cap) {
-        size_t ncap = a->cap ? a->cap * 2 : 256;
-        struct acc_slot *ns = ng_xcalloc(ncap, sizeof *ns);
-        for (size_t i = 0; i < a->cap; i++) {
-            if (!a->slots[i].used)
-                continue;
-            size_t j = acc_hash(a->slots[i].id, ncap);
-            while (ns[j].used)
-                j = (j + 1) & (ncap - 1);
-            ns[j] = a->slots[i];
-        }
-        free(a->slots);
-        a->slots = ns;
-        a->cap = ncap;
-    }
-    size_t j = acc_hash(id, a->cap);
-    while (a->slots[j].used && a->slots[j].id != id)
-        j = (j + 1) & (a->cap - 1);
-    if (!a->slots[j].used) {
-        a->slots[j].used = 1;
-        a->slots[j].id = id;
-        a->used++;
-    }
-    return &a->slots[j];
-}
+/* The work kinds.  A new kind is a row here plus its name rule.  The
+ * kernel table's name may be a _Vn successor (see find_kernel_table). */
+static const struct work_table work_tables[] = {
+    { NG_WORK_KERNEL, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName", string_name, "kernels" },
+    { NG_WORK_GRAPH, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "graphId", graph_name,
+      "whole-graph launches" },
+    { NG_WORK_MEMCPY, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", memcpy_name, "memcpy operations" },
+    { NG_WORK_MEMSET, "CUPTI_ACTIVITY_KIND_MEMSET", NULL, memset_name, "memset operations" },
+};
+#define N_WORK_TABLES (sizeof work_tables / sizeof work_tables[0])
 
-static void acc_fail(sqlite3_context *ctx, struct acc *a, const char *problem)
-{
-    if (!a->problem) {
-        a->problem = problem;
-        a->bad_row = a->rows;
-    }
-    sqlite3_result_error(ctx, problem, -1);
-}
-
-static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
-                            int64_t end);
-
-static void kern_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct acc *a = sqlite3_user_data(ctx);
-
-    a->rows++;
-    if (a->problem)
-        return;
-    if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-        sqlite3_value_type(argv[1]) != SQLITE_INTEGER ||
-        sqlite3_value_type(argv[2]) != SQLITE_INTEGER) {
-        acc_fail(ctx, a, "a kernel row whose name id, start or end is not an integer");
-        return;
-    }
-    int64_t start = sqlite3_value_int64(argv[1]);
-    int64_t end = sqlite3_value_int64(argv[2]);
-    int64_t dur;
-    if (end < start) {
-        acc_fail(ctx, a, "a kernel row that ends before it starts");
-        return;
-    }
-    if (__builtin_sub_overflow(end, start, &dur)) {
-        acc_fail(ctx, a, "a kernel duration that overflows 64 bits");
-        return;
-    }
-    /* NVTX mode: only kernels launched inside a counted epoch (a kernel
-     * without a correlation id was launched by no call we know) */
-    if (a->nvtx) {
-        int taken = argc >= 5 && sqlite3_value_type(argv[3]) == SQLITE_INTEGER &&
-                    sqlite3_value_type(argv[4]) == SQLITE_INTEGER
-                    ? nvtx_take_kernel(a->nvtx, sqlite3_value_int64(argv[3]),
-                                       sqlite3_value_int64(argv[4]), start, end)
-                    : 0;
-        if (taken < 0)
-            acc_fail(ctx, a, "epoch kernel times that overflow 64 bits");
-        if (taken <= 0)
-            return;
-    }
-    struct acc_slot *s = acc_find(a, sqlite3_value_int64(argv[0]));
-    if (__builtin_add_overflow(s->total_ns, dur, &s->total_ns)) {
-        acc_fail(ctx, a, "kernel time that overflows 64 bits");
-        return;
-    }
-    s->count++;
-}
-
-static void kern_final(sqlite3_context *ctx)
-{
-    sqlite3_result_null(ctx);
-}
-
-/* ---- schema look-ups ---- */
+/* ---- errors ---- */
 
 static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
 {
@@ -166,377 +144,695 @@ static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
     case SQLITE_LOCKED:
         return ng_err_set(err, "'%s' is locked by another process (gave up after %d ms)",
                           shown, BUSY_TIMEOUT_MS);
+    case SQLITE_INTERRUPT:
+        return ng_err_set(err, "reading '%s' took more than its budget of SQLite work "
+                          "(%" PRId64 " million steps for a file of this size): a crafted view "
+                          "or query, or a damaged file", shown,
+                          (int64_t)(BUDGET_BASE_OPS / 1000000));
+    case SQLITE_NOMEM:
+        return ng_err_set(err, "reading '%s' needed more than %d MiB of SQLite memory "
+                          "(temporary storage for a sort or a crafted query)", shown,
+                          (int)(HEAP_LIMIT >> 20));
     default:
         return ng_err_set(err, "unable to read '%s': %s", shown,
                           db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     }
 }
 
-/* Finds the kernel table: the plain name, or a _Vn successor some exports
- * use.  Returns 1 found, 0 absent, -1 error. */
-static int find_kernel_table(sqlite3 *db, const char *shown, char *name, size_t size,
-                             struct ng_err *err)
+static int rd_error(struct reader *rd, struct ng_err *err, int rc)
 {
-    static const char sql[] =
-        "SELECT name, type FROM sqlite_master"
-        " WHERE name = 'CUPTI_ACTIVITY_KIND_KERNEL'"
-        "    OR name GLOB 'CUPTI_ACTIVITY_KIND_KERNEL_V[0-9]*'"
-        " ORDER BY length(name) DESC, name DESC LIMIT 1";
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    return db_error(err, rd->db, rd->shown, rc);
+}
 
+/* ---- the schema: only real tables are read ---- */
+
+/* "name" with every '"' doubled: a table name from sqlite_master can hold
+ * anything. */
+static void add_ident(struct ng_buf *b, const char *name)
+{
+    ng_buf_adds(b, "\"");
+    for (const char *p = name; *p; p++)
+        ng_buf_adds(b, *p == '"' ? "\"\"" : (char[]){ *p, 0 });
+    ng_buf_adds(b, "\"");
+}
+
+static char *lower(const char *s)
+{
+    char *l = ng_xstrdup(s);
+    for (char *p = l; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return l;
+}
+
+static int read_schema(struct reader *rd, struct ng_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(rd->db, "SELECT type, name, sql FROM sqlite_master", -1, &st,
+                                NULL);
     if (rc != SQLITE_OK)
-        return db_error(err, db, shown, rc);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        sqlite3_finalize(st);
-        return 0;
-    }
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return db_error(err, db, shown, rc);
-    }
-    const char *type = (const char *)sqlite3_column_text(st, 1);
-    snprintf(name, size, "%s", (const char *)sqlite3_column_text(st, 0));
-    if (!type || strcmp(type, "table") != 0) {
-        ng_err_set(err, "'%s': %s is a %s, not a table", shown, name, type ? type : "?");
-        sqlite3_finalize(st);
-        return -1;
+        return rd_error(rd, err, rc);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        if (!type || !name)
+            continue;
+        rd->schema = ng_xgrow(rd->schema, rd->n_schema, sizeof *rd->schema);
+        rd->schema[rd->n_schema++] = (struct schema_obj){
+            lower(name), ng_xstrdup(name), ng_xstrdup(type),
+            strcmp(type, "table") == 0 && !(sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0),
+        };
     }
     sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
+}
+
+static const struct schema_obj *schema_find(const struct reader *rd, const char *name)
+{
+    char *l = lower(name);
+    const struct schema_obj *found = NULL;
+    for (size_t i = 0; i < rd->n_schema && !found; i++)
+        if (strcmp(rd->schema[i].name, l) == 0 && strcmp(rd->schema[i].type, "index") != 0 &&
+            strcmp(rd->schema[i].type, "trigger") != 0)
+            found = &rd->schema[i];
+    free(l);
+    return found;
+}
+
+/* 1 a real table, 0 absent, -1 something else by that name (refused). */
+static int need_table(const struct reader *rd, const char *name, struct ng_err *err)
+{
+    const struct schema_obj *o = schema_find(rd, name);
+    if (!o)
+        return 0;
+    if (!o->is_table)
+        return ng_err_set(err, "'%s': %s is a %s, not a table", rd->shown, name,
+                          strcmp(o->type, "table") == 0 ? "virtual table" : o->type);
     return 1;
 }
 
-static int require_columns(sqlite3 *db, const char *shown, const char *table, int nvtx,
-                           struct ng_err *err)
+/* 1 when the table has the column. */
+static int has_column(struct reader *rd, const char *table, const char *col, struct ng_err *err)
 {
-    /* the NVTX projection also joins on the launching call */
-    static const char *const needed[] = { "start", "end", "demangledName", "globalPid",
-                                          "correlationId", NULL };
-    int found[5] = { 0, 0, 0, 0, 0 };
-    int count = nvtx ? 5 : 3;
-    char sql[256];
+    struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
-    int rc;
+    int found = 0;
 
-    snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", table);
-    rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    ng_buf_adds(&sql, "SELECT name FROM pragma_table_info(");
+    ng_buf_adds(&sql, "?)");
+    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+    ng_buf_release(&sql);
     if (rc != SQLITE_OK)
-        return db_error(err, db, shown, rc);
+        return rd_error(rd, err, rc);
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *col = (const char *)sqlite3_column_text(st, 1);
-        for (int i = 0; i < count; i++)
-            if (col && strcmp(col, needed[i]) == 0)
-                found[i] = 1;
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        if (c && strcmp(c, col) == 0)
+            found = 1;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_error(err, db, shown, rc);
-    for (int i = 0; i < count; i++)
-        if (!found[i])
-            return ng_err_set(err, "'%s': table %s has no column '%s'", shown, table,
+        return rd_error(rd, err, rc);
+    return found;
+}
+
+/* ---- the budget ---- */
+
+static int on_progress(void *ctx)
+{
+    struct reader *rd = ctx;
+    return ++rd->ticks > rd->max_ticks;   /* nonzero interrupts the query */
+}
+
+static void set_budget(struct reader *rd, const char *path)
+{
+    struct stat st;
+    int64_t bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+    int64_t ops = BUDGET_BASE_OPS;
+    if (bytes > 0 && bytes < INT64_MAX / BUDGET_OPS_PER_BYTE / 2)
+        ops += bytes * BUDGET_OPS_PER_BYTE;
+    rd->max_ticks = ops / PROGRESS_OPS;
+    sqlite3_progress_handler(rd->db, PROGRESS_OPS, on_progress, rd);
+}
+
+/* ---- counting one work row ---- */
+
+static void fail_row(struct reader *rd, const char *problem)
+{
+    if (!rd->problem) {
+        rd->problem = problem;
+        rd->bad_row = rd->rows;
+    }
+}
+
+static struct item *item_for(struct reader *rd, int64_t key)
+{
+    int added;
+    size_t i = ng_idmap_get(&rd->item_index, rd->cur->kind, key, rd->n_items, &added);
+    if (added) {
+        rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
+        rd->items[rd->n_items++] = (struct item){ rd->cur->kind, key, 0, 0 };
+    }
+    return &rd->items[i];
+}
+
+/* Every row of every counted table comes through here, whichever driver
+ * read it.  Returns -1 on a bad row (rd->problem says why). */
+static int take_row(struct reader *rd, const struct row *r)
+{
+    int64_t dur;
+
+    rd->rows++;
+    rd->rows_seen++;
+    if (r->end < r->start)
+        return fail_row(rd, "a row that ends before it starts"), -1;
+    if (__builtin_sub_overflow(r->end, r->start, &dur))
+        return fail_row(rd, "a duration that overflows 64 bits"), -1;
+    if (r->in_graph)
+        rd->graph_node_kernels++;
+    /* NVTX mode: only work launched inside a counted epoch (work without a
+     * correlation id was launched by no call we know) */
+    if (rd->pj) {
+        int taken = r->has_corr
+                    ? ng_project_work(rd->pj, r->gpid, r->corr, r->device, r->start, r->end) : 0;
+        if (taken < 0)
+            return fail_row(rd, "epoch times that overflow 64 bits"), -1;
+        if (taken == 0)
+            return 0;
+    } else if (rd->metric == NG_METRIC_GPU_BUSY &&
+               ng_acc_add(&rd->whole, rd->metric, r->device, r->start, r->end) < 0) {
+        return fail_row(rd, "GPU busy time that overflows 64 bits"), -1;
+    }
+    struct item *it = item_for(rd, r->key);
+    if (__builtin_add_overflow(it->total_ns, dur, &it->total_ns))
+        return fail_row(rd, "work time that overflows 64 bits"), -1;
+    it->count++;
+    /* bounded by the item totals, which did not overflow */
+    ng_profile_add_place(&rd->devices, &rd->n_devices, r->device, dur, 1);
+    ng_profile_add_place(&rd->processes, &rd->n_processes, (r->gpid >> 24) & 0xFFFFFF, dur, 1);
+    return 0;
+}
+
+/* The columns every driver selects, in this order: key, start, end,
+ * device, process, correlation id, graph id.  A column an older export
+ * lacks is a constant. */
+enum { COL_KEY, COL_START, COL_END, COL_DEVICE, COL_GPID, COL_CORR, COL_GRAPH, N_COLS };
+
+static void add_col(struct ng_buf *sql, int have, const char *col, const char *otherwise)
+{
+    if (have)
+        add_ident(sql, col);
+    else
+        ng_buf_adds(sql, otherwise);
+}
+
+static int select_list(struct reader *rd, const struct work_table *t, const char *table,
+                       struct ng_buf *sql, struct ng_err *err)
+{
+    static const char *const needed[] = { "start", "end" };
+    for (size_t i = 0; i < 2; i++) {
+        int h = has_column(rd, table, needed[i], err);
+        if (h < 0)
+            return -1;
+        if (!h)
+            return ng_err_set(err, "'%s': table %s has no column '%s'", rd->shown, table,
                               needed[i]);
+    }
+    int key = t->key_col ? has_column(rd, table, t->key_col, err) : 0;
+    if (key < 0)
+        return -1;
+    if (t->key_col && !key)
+        return ng_err_set(err, "'%s': table %s has no column '%s'", rd->shown, table, t->key_col);
+    int dev = has_column(rd, table, "deviceId", err);
+    int gpid = has_column(rd, table, "globalPid", err);
+    int corr = has_column(rd, table, "correlationId", err);
+    int graph = t->kind == NG_WORK_KERNEL ? has_column(rd, table, "graphId", err) : 0;
+    if (dev < 0 || gpid < 0 || corr < 0 || graph < 0)
+        return -1;
+    if (rd->pj && !corr)
+        return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
+                          "to epoch ranges", rd->shown, table);
+    add_col(sql, t->key_col != NULL, t->key_col ? t->key_col : "", "0");
+    ng_buf_adds(sql, ", start, \"end\", ");
+    add_col(sql, dev, "deviceId", "0");
+    ng_buf_adds(sql, ", ");
+    add_col(sql, gpid, "globalPid", "0");
+    ng_buf_adds(sql, ", ");
+    add_col(sql, corr && rd->pj, "correlationId", "NULL");
+    ng_buf_adds(sql, ", ");
+    add_col(sql, graph, "graphId", "NULL");
+    return 0;
+}
+
+/* The aggregate's arguments as a row; NULL when a type is wrong. */
+static const char *values_to_row(sqlite3_value **v, struct row *r)
+{
+    for (int i = COL_KEY; i <= COL_END; i++)
+        if (sqlite3_value_type(v[i]) != SQLITE_INTEGER)
+            return "a row whose name id, start or end is not an integer";
+    r->key = sqlite3_value_int64(v[COL_KEY]);
+    r->start = sqlite3_value_int64(v[COL_START]);
+    r->end = sqlite3_value_int64(v[COL_END]);
+    r->device = sqlite3_value_type(v[COL_DEVICE]) == SQLITE_INTEGER
+                ? sqlite3_value_int64(v[COL_DEVICE]) : 0;
+    r->gpid = sqlite3_value_type(v[COL_GPID]) == SQLITE_INTEGER
+              ? sqlite3_value_int64(v[COL_GPID]) : 0;
+    r->has_corr = sqlite3_value_type(v[COL_CORR]) == SQLITE_INTEGER;
+    r->corr = r->has_corr ? sqlite3_value_int64(v[COL_CORR]) : 0;
+    r->in_graph = sqlite3_value_type(v[COL_GRAPH]) != SQLITE_NULL;
+    return NULL;
+}
+
+static void work_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct reader *rd = sqlite3_user_data(ctx);
+    struct row r;
+    (void)argc;
+
+    if (rd->problem)
+        return;
+    const char *bad = values_to_row(argv, &r);
+    if (bad) {
+        rd->rows++;
+        fail_row(rd, bad);
+    } else if (take_row(rd, &r) == 0) {
+        return;
+    }
+    sqlite3_result_error(ctx, rd->problem, -1);
+}
+
+static void work_final(sqlite3_context *ctx)
+{
+    sqlite3_result_null(ctx);
+}
+
+static int table_problem(struct reader *rd, const char *table, struct ng_err *err)
+{
+    return ng_err_set(err, "'%s': %s has %s (row %" PRId64 ")", rd->shown, table, rd->problem,
+                      rd->bad_row);
+}
+
+/* The fast driver: one aggregate SELECT over the table. */
+static int aggregate_table(struct reader *rd, const struct work_table *t, const char *table,
+                           struct ng_err *err)
+{
+    struct ng_buf sql = NG_BUF_INIT;
+    sqlite3_stmt *st;
+
+    ng_buf_adds(&sql, "SELECT ng_work(");
+    if (select_list(rd, t, table, &sql, err) < 0) {
+        ng_buf_release(&sql);
+        return -1;
+    }
+    ng_buf_adds(&sql, ") FROM ");
+    add_ident(&sql, table);
+    rd->cur = t;
+    rd->rows = 0;
+    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+    ng_buf_release(&sql);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rd->problem)
+        return table_problem(rd, table, err);
+    return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
+}
+
+/* ---- gpu-busy: every counted table in one scan, in order of start ---- */
+
+struct stream {
+    const struct work_table *t;
+    const char *table;
+    sqlite3_stmt *st;
+    struct row head;
+    int live;
+    int64_t last_start;
+};
+
+static const char *column_row(sqlite3_stmt *st, struct row *r)
+{
+    for (int i = COL_KEY; i <= COL_END; i++)
+        if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+            return "a row whose name id, start or end is not an integer";
+    r->key = sqlite3_column_int64(st, COL_KEY);
+    r->start = sqlite3_column_int64(st, COL_START);
+    r->end = sqlite3_column_int64(st, COL_END);
+    r->device = sqlite3_column_int64(st, COL_DEVICE);
+    r->gpid = sqlite3_column_int64(st, COL_GPID);
+    r->has_corr = sqlite3_column_type(st, COL_CORR) == SQLITE_INTEGER;
+    r->corr = sqlite3_column_int64(st, COL_CORR);
+    r->in_graph = sqlite3_column_type(st, COL_GRAPH) != SQLITE_NULL;
+    return NULL;
+}
+
+/* Steps one stream: 1 a row, 0 the end, -1 an error (err set), 2 the
+ * table is not in order of start. */
+static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
+{
+    int rc = sqlite3_step(s->st);
+    if (rc == SQLITE_DONE) {
+        s->live = 0;
+        return 0;
+    }
+    if (rc != SQLITE_ROW)
+        return rd_error(rd, err, rc);
+    const char *bad = column_row(s->st, &s->head);
+    if (bad) {
+        rd->cur = s->t;
+        fail_row(rd, bad);
+        return table_problem(rd, s->table, err);
+    }
+    if (s->live && s->head.start < s->last_start)
+        return 2;
+    s->last_start = s->head.start;
+    s->live = 1;
+    return 1;
+}
+
+/* Returns 0, -1 (err set) or 2 (a table was out of order: nothing of this
+ * pass may be kept). */
+static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted,
+                       struct ng_err *err)
+{
+    int ret = 0;
+
+    for (size_t i = 0; i < n && ret == 0; i++) {
+        struct ng_buf sql = NG_BUF_INIT;
+        ng_buf_adds(&sql, "SELECT ");
+        if (select_list(rd, s[i].t, s[i].table, &sql, err) < 0) {
+            ng_buf_release(&sql);
+            ret = -1;
+            break;
+        }
+        ng_buf_adds(&sql, " FROM ");
+        add_ident(&sql, s[i].table);
+        if (sorted)
+            ng_buf_adds(&sql, " ORDER BY start");
+        int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &s[i].st, NULL);
+        ng_buf_release(&sql);
+        if (rc != SQLITE_OK)
+            ret = rd_error(rd, err, rc);
+        else
+            ret = stream_next(rd, &s[i], err) < 0 ? -1 : 0;
+    }
+    while (ret == 0) {
+        struct stream *next = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].live && (!next || s[i].head.start < next->head.start))
+                next = &s[i];
+        if (!next)
+            break;
+        rd->cur = next->t;
+        if (take_row(rd, &next->head) < 0) {
+            ret = table_problem(rd, next->table, err);
+            break;
+        }
+        ret = stream_next(rd, next, err);
+        ret = ret == 1 || ret == 0 ? 0 : ret;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_finalize(s[i].st);
+        s[i].st = NULL;
+        s[i].live = 0;
+    }
+    if (ret == 0 && (rd->pj ? ng_project_disordered(rd->pj) : rd->whole.disordered))
+        ret = 2;   /* cannot happen with a true merge; never trust it if it does */
+    return ret;
+}
+
+static void forget_work(struct reader *rd)
+{
+    ng_idmap_release(&rd->item_index);
+    free(rd->items);
+    rd->items = NULL;
+    rd->n_items = 0;
+    free(rd->devices);
+    free(rd->processes);
+    rd->devices = rd->processes = NULL;
+    rd->n_devices = rd->n_processes = 0;
+    rd->graph_node_kernels = 0;
+    rd->rows_seen = 0;
+    rd->problem = NULL;
+    ng_acc_reset(&rd->whole);
+    if (rd->pj)
+        ng_project_restart_work(rd->pj);
+}
+
+static int busy_scan(struct reader *rd, struct stream *s, size_t n, struct ng_err *err)
+{
+    int ret = merged_scan(rd, s, n, 0, err);
+    if (ret != 2)
+        return ret;
+    /* a table out of time order: read them all again, each sorted */
+    forget_work(rd);
+    ret = merged_scan(rd, s, n, 1, err);
+    if (ret == 2)
+        return ng_err_set(err, "'%s': work intervals still out of order after sorting", rd->shown);
+    return ret;
+}
+
+/* ---- which tables hold work ---- */
+
+/* The number n of a CUPTI_ACTIVITY_KIND_KERNEL_Vn table, or -1. */
+static long kernel_version(const char *lower_name)
+{
+    static const char prefix[] = "cupti_activity_kind_kernel_v";
+    const char *v = lower_name + sizeof prefix - 1;
+    if (strncmp(lower_name, prefix, sizeof prefix - 1) != 0 || !*v ||
+        strspn(v, "0123456789") != strlen(v) || strlen(v) > 6)
+        return -1;
+    return strtol(v, NULL, 10);
+}
+
+/* The kernel table nsys's own reports read (CUPTI_ACTIVITY_KIND_KERNEL),
+ * else the newest _Vn successor some exports use.  Every other kernel
+ * table is named in a warning, since its kernels are left out. */
+static int find_kernel_table(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+{
+    int plain = need_table(rd, work_tables[0].table, err);
+    const struct schema_obj *best = NULL;
+
+    if (plain < 0)
+        return -1;
+    for (size_t i = 0; i < rd->n_schema; i++) {
+        const struct schema_obj *o = &rd->schema[i];
+        if (kernel_version(o->name) < 0)
+            continue;
+        if (!o->is_table)
+            return ng_err_set(err, "'%s': %s is a %s, not a table", rd->shown, o->shown, o->type);
+        if (!best || kernel_version(o->name) > kernel_version(best->name))
+            best = o;
+    }
+    rd->kernel_table = plain ? work_tables[0].table : best ? best->shown : NULL;
+    for (size_t i = 0; i < rd->n_schema; i++) {
+        const struct schema_obj *o = &rd->schema[i];
+        if (kernel_version(o->name) >= 0 && strcmp(o->shown, rd->kernel_table) != 0)
+            ng_profile_warn(p, "'%s' also has a table %s, which nsys's own reports do not "
+                            "read; its kernels were left out (%s was read)", rd->shown, o->shown,
+                            rd->kernel_table);
+    }
+    return rd->kernel_table ? 1 : 0;
+}
+
+static const char *table_of(const struct reader *rd, const struct work_table *t)
+{
+    return t->kind == NG_WORK_KERNEL ? rd->kernel_table : t->table;
+}
+
+/* Work of a kind --work does not count: how much the profile has. */
+static int count_left_out(struct reader *rd, const char *table, enum ng_work_kind kind,
+                          struct ng_profile *p, struct ng_err *err)
+{
+    struct ng_buf sql = NG_BUF_INIT;
+    sqlite3_stmt *st;
+
+    ng_buf_adds(&sql, "SELECT count(*), total(\"end\" - start) FROM ");
+    add_ident(&sql, table);
+    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+    ng_buf_release(&sql);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        p->left_out_launches[kind] = sqlite3_column_int64(st, 0);
+        p->left_out_ns[kind] = (int64_t)sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
+}
+
+/* Which kinds the profile has tables for (*present), and how much of
+ * each kind --work does not count it holds. */
+static int survey_work(struct reader *rd, struct ng_profile *p, unsigned *present,
+                       struct ng_err *err)
+{
+    *present = 0;
+    for (size_t i = 0; i < N_WORK_TABLES; i++) {
+        const struct work_table *t = &work_tables[i];
+        const char *table = table_of(rd, t);
+        int have = table ? need_table(rd, table, err) : 0;
+        if (have < 0)
+            return -1;
+        if (!have)
+            continue;
+        *present |= NG_WORK_BIT(t->kind);
+        if (!(rd->work & NG_WORK_BIT(t->kind)) &&
+            count_left_out(rd, table, t->kind, p, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Reads every counted table the profile has. */
+static int read_work(struct reader *rd, unsigned present, struct ng_err *err)
+{
+    struct stream s[N_WORK_TABLES];
+    size_t n = 0;
+
+    memset(s, 0, sizeof s);
+    for (size_t i = 0; i < N_WORK_TABLES; i++) {
+        const struct work_table *t = &work_tables[i];
+        if (!(present & rd->work & NG_WORK_BIT(t->kind)))
+            continue;
+        if (rd->metric == NG_METRIC_GPU_BUSY)
+            s[n++] = (struct stream){ .t = t, .table = table_of(rd, t) };
+        else if (aggregate_table(rd, t, table_of(rd, t), err) < 0)
+            return -1;
+        rd->rows_total += rd->rows;
+    }
+    if (n == 0)
+        return 0;
+    int ret = busy_scan(rd, s, n, err);
+    rd->rows_total = ret == 0 ? rd->rows_seen : rd->rows_total;
+    return ret;
+}
+
+/* ---- names ---- */
+
+/* NUL bytes cannot travel in C strings: they become a visible \x00. */
+static void add_text(struct ng_buf *out, const unsigned char *txt, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (txt[i] == 0)
+            ng_buf_adds(out, "\\x00");
+        else
+            ng_buf_add(out, &txt[i], 1);
+    }
+}
+
+/* 1 and the text of a one-column look-up of key, 0 when there is none. */
+static int lookup_text(struct reader *rd, sqlite3_stmt *st, int64_t key, struct ng_buf *out,
+                       struct ng_err *err)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, key);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        add_text(out, sqlite3_column_text(st, 0), sqlite3_column_bytes(st, 0));
+        return 1;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return rd_error(rd, err, rc);
+    return 0;
+}
+
+static int string_name(struct reader *rd, int64_t key, struct ng_buf *out)
+{
+    struct ng_err ignored;
+    if (rd->string_st && lookup_text(rd, rd->string_st, key, out, &ignored) == 1)
+        return 0;
+    /* an export without StringIds (or without this id) still has kernels */
+    ng_buf_addf(out, "<unnamed kernel, string id %" PRId64 ">", key);
+    return 0;
+}
+
+static int graph_name(struct reader *rd, int64_t key, struct ng_buf *out)
+{
+    (void)rd;
+    ng_buf_addf(out, "CUDA graph %" PRId64, key);
+    return 0;
+}
+
+/* As nsys's cuda_gpu_mem_time_sum names them: "[CUDA memcpy <label>]"
+ * from ENUM_CUDA_MEMCPY_OPER; exports from 2020 have the whole name in
+ * MemcpyOperationStrings instead.  A copy kind in neither is still
+ * counted (nsys's report would drop it). */
+static int memcpy_name(struct reader *rd, int64_t key, struct ng_buf *out)
+{
+    static const struct { const char *table, *sql, *prefix, *suffix; } sources[] = {
+        { "ENUM_CUDA_MEMCPY_OPER", "SELECT label FROM ENUM_CUDA_MEMCPY_OPER WHERE id = ?",
+          "[CUDA memcpy ", "]" },
+        { "MemcpyOperationStrings", "SELECT name FROM MemcpyOperationStrings WHERE id = ?", "",
+          "" },
+    };
+    struct ng_err ignored;
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+        sqlite3_stmt *st;
+        if (need_table(rd, sources[i].table, &ignored) != 1 ||
+            sqlite3_prepare_v2(rd->db, sources[i].sql, -1, &st, NULL) != SQLITE_OK)
+            continue;
+        struct ng_buf text = NG_BUF_INIT;
+        int found = lookup_text(rd, st, key, &text, &ignored) == 1;
+        sqlite3_finalize(st);
+        if (found)
+            ng_buf_addf(out, "%s%s%s", sources[i].prefix, text.data, sources[i].suffix);
+        ng_buf_release(&text);
+        if (found)
+            return 0;
+    }
+    ng_buf_addf(out, "[CUDA memcpy kind %" PRId64 "]", key);
+    return 0;
+}
+
+static int memset_name(struct reader *rd, int64_t key, struct ng_buf *out)
+{
+    (void)rd;
+    (void)key;
+    ng_buf_adds(out, "[CUDA memset]");
+    return 0;
+}
+
+static int name_items(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+{
+    int strings = need_table(rd, "StringIds", err);
+    if (strings < 0)
+        return -1;
+    if (strings && sqlite3_prepare_v2(rd->db, "SELECT value FROM StringIds WHERE id = ?", -1,
+                                      &rd->string_st, NULL) != SQLITE_OK)
+        rd->string_st = NULL;
+    for (size_t i = 0; i < rd->n_items; i++) {
+        const struct item *it = &rd->items[i];
+        const struct work_table *t = NULL;
+        for (size_t k = 0; k < N_WORK_TABLES; k++)
+            if (work_tables[k].kind == it->kind)
+                t = &work_tables[k];
+        struct ng_buf name = NG_BUF_INIT;
+        t->name(rd, it->key, &name);
+        ng_profile_add_row(p, it->kind, name.data ? name.data : "", name.len, it->total_ns,
+                           it->count);
+        ng_buf_release(&name);
+    }
     return 0;
 }
 
 /* ---- NVTX epochs ---- */
 
 #define NVTX_RANGE_TYPES "59, 60, 70, 71"   /* push/pop, start/end, and their NVTXT forms */
-#define OPEN_END INT64_MAX                  /* an unclosed range lasts to the end */
 
-struct range {
-    int64_t start, end;
-    int64_t tid;           /* globalTid */
-    size_t epoch;          /* index into nvtx.epochs (by key) */
-    int64_t ksum, kmin, kmax, kcount;
-};
-
-struct epoch_key {
-    char *name;            /* the text of its first range */
-    int64_t first_start;
-    size_t rank;           /* order by first start */
-};
-
-struct thread_slice {
-    int64_t tid;
-    size_t begin, end;     /* into the sorted ranges */
-};
-
-struct corr_slot {
-    int64_t gpid, corr;
-    size_t range;
-    int used;
-    int extra;       /* a further range of the same launch */
-};
-
-/* Correlation ids are dense per process, so a process's calls map to
- * ranges through arrays indexed by the id (2 bytes a call, 0 = no range),
- * not a hash table 16x that size.  The array is paged: a block of 65536
- * ids is allocated when the first call in it lies in a range, so memory
- * follows the launches made inside epochs (10 million take 20 MB), never
- * a doubling overshoot or a copy.  Ids outside [0, 2^32) and range numbers
- * past 65534 go to the hash table instead. */
-#define PAGE_BITS 16
-#define PAGE_IDS ((size_t)1 << PAGE_BITS)
-#define MAX_PAGES ((size_t)1 << (32 - PAGE_BITS))
-
-struct dense_map {
-    int64_t gpid;
-    uint16_t **pages;    /* pages[id >> PAGE_BITS][id & (PAGE_IDS - 1)] = range index + 1 */
-    size_t n_pages;
-};
-
-struct nvtx {
-    const regex_t *re;
-    long skip;
-    struct range *r;
-    size_t n, cap;
-    struct epoch_key *epochs;
-    size_t n_epochs;
-    struct ng_strmap keys;          /* epoch key -> index */
-    struct ng_strmap names;         /* every range text -> index into counts */
-    int64_t *counts;
-    size_t n_counts;
-    struct thread_slice *threads;
-    size_t n_threads;
-    struct dense_map *dense;
-    size_t n_dense;
-    struct corr_slot *map;          /* the fallback for sparse ids */
-    size_t map_cap, map_used;
-    int64_t taken;                  /* kernels counted in epochs */
-    /* every counted duration, and the first start and last end over all
-     * counted kernels: bounds of every per-range and per-epoch sum and span,
-     * so checking these two for overflow covers them all */
-    int64_t taken_ns, span_min, span_max;
-    const char *problem;            /* a bad runtime row, reported after the query */
-};
-
-static void nvtx_release(struct nvtx *nv)
+static int read_ranges(struct reader *rd, struct ng_err *err)
 {
-    for (size_t i = 0; i < nv->n_epochs; i++)
-        free(nv->epochs[i].name);
-    free(nv->epochs);
-    free(nv->r);
-    free(nv->counts);
-    free(nv->threads);
-    for (size_t i = 0; i < nv->n_dense; i++) {
-        for (size_t k = 0; k < nv->dense[i].n_pages; k++)
-            free(nv->dense[i].pages[k]);
-        free(nv->dense[i].pages);
-    }
-    free(nv->dense);
-    free(nv->map);
-    ng_strmap_release(&nv->keys);
-    ng_strmap_release(&nv->names);
-}
-
-static size_t corr_hash(int64_t gpid, int64_t corr, size_t cap)
-{
-    uint64_t x = ((uint64_t)gpid >> 24) * 0x9E3779B97F4A7C15u ^ (uint64_t)corr * 0xC2B2AE3D27D4EB4Fu;
-    return (size_t)(x >> 20) & (cap - 1);
-}
-
-/* extra = 0: the launch's range (replacing an earlier one); extra = 1: one
- * more range the same launch lies in (kept beside the others). */
-static void corr_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range, int extra)
-{
-    if ((nv->map_used + 1) * 2 > nv->map_cap) {
-        size_t ncap = nv->map_cap ? nv->map_cap * 2 : 1024;
-        struct corr_slot *nm = ng_xcalloc(ncap, sizeof *nm);
-        for (size_t i = 0; i < nv->map_cap; i++) {
-            if (!nv->map[i].used)
-                continue;
-            size_t j = corr_hash(nv->map[i].gpid, nv->map[i].corr, ncap);
-            while (nm[j].used)
-                j = (j + 1) & (ncap - 1);
-            nm[j] = nv->map[i];
-        }
-        free(nv->map);
-        nv->map = nm;
-        nv->map_cap = ncap;
-    }
-    size_t j = corr_hash(gpid, corr, nv->map_cap);
-    while (nv->map[j].used && (extra || nv->map[j].extra || nv->map[j].gpid != gpid ||
-                               nv->map[j].corr != corr))
-        j = (j + 1) & (nv->map_cap - 1);
-    if (!nv->map[j].used)
-        nv->map_used++;
-    nv->map[j] = (struct corr_slot){ gpid, corr, range, 1, extra };
-}
-
-/* Every range the hash table holds for a launch; returns how many (at
- * most max). */
-static size_t corr_get(const struct nvtx *nv, int64_t gpid, int64_t corr, long *out,
-                       size_t max)
-{
-    size_t n = 0;
-    if (!nv->map_cap)
-        return 0;
-    size_t j = corr_hash(gpid, corr, nv->map_cap);
-    while (nv->map[j].used && n < max) {
-        if (nv->map[j].gpid == gpid && nv->map[j].corr == corr)
-            out[n++] = (long)nv->map[j].range;
-        j = (j + 1) & (nv->map_cap - 1);
-    }
-    return n;
-}
-
-static struct dense_map *dense_for(struct nvtx *nv, int64_t gpid, int create)
-{
-    for (size_t i = 0; i < nv->n_dense; i++)
-        if (nv->dense[i].gpid == gpid)
-            return &nv->dense[i];
-    if (!create)
-        return NULL;
-    nv->dense = ng_xrealloc(nv->dense, (nv->n_dense + 1) * sizeof *nv->dense);
-    nv->dense[nv->n_dense] = (struct dense_map){ gpid, NULL, 0 };
-    return &nv->dense[nv->n_dense++];
-}
-
-/* Stores in the paged array when the id and the range number fit, else in
- * the hash table. */
-static void launch_put(struct nvtx *nv, int64_t gpid, int64_t corr, size_t range)
-{
-    if (corr < 0 || (uint64_t)corr >= PAGE_IDS * MAX_PAGES || range >= UINT16_MAX) {
-        corr_put(nv, gpid, corr, range, 0);
-        return;
-    }
-    struct dense_map *d = dense_for(nv, gpid, 1);
-    size_t page = (size_t)corr >> PAGE_BITS;
-    if (page >= d->n_pages) {
-        d->pages = ng_xrealloc(d->pages, (page + 1) * sizeof *d->pages);
-        memset(d->pages + d->n_pages, 0, (page + 1 - d->n_pages) * sizeof *d->pages);
-        d->n_pages = page + 1;
-    }
-    if (!d->pages[page])
-        d->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **d->pages);
-    d->pages[page][(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
-}
-
-#define MAX_RANGES_PER_LAUNCH 8
-
-/* The ranges whose thread made the launch (gpid, corr) inside them: the
- * array's one, then any the hash table holds; returns how many. */
-static size_t launch_get(struct nvtx *nv, int64_t gpid, int64_t corr, long *out)
-{
-    struct dense_map *d = dense_for(nv, gpid, 0);
-    size_t n = 0;
-    if (d && corr >= 0 && ((uint64_t)corr >> PAGE_BITS) < d->n_pages) {
-        const uint16_t *page = d->pages[(size_t)corr >> PAGE_BITS];
-        uint16_t v = page ? page[(size_t)corr & (PAGE_IDS - 1)] : 0;
-        if (v)
-            out[n++] = (long)v - 1;
-    }
-    return n + corr_get(nv, gpid, corr, out + n, MAX_RANGES_PER_LAUNCH - n);
-}
-
-static int epoch_counted(const struct nvtx *nv, size_t epoch)
-{
-    return nv->epochs[epoch].rank >= (size_t)nv->skip;
-}
-
-/* Called by kern_step: 1 when the kernel falls in a counted epoch, 0 when
- * not, -1 when counting it would overflow 64 bits (hostile timestamps). */
-static int nvtx_take_kernel(struct nvtx *nv, int64_t gpid, int64_t corr, int64_t start,
-                            int64_t end)
-{
-    long at[MAX_RANGES_PER_LAUNCH];
-    size_t n = launch_get(nv, gpid & ~(int64_t)0xFFFFFF, corr, at);
-    int taken = 0;
-
-    /* usually one range; a launch on the boundary of two (a zero-length
-     * call where one range ends and the next begins) lies in both, and
-     * counts in both, as nsys's nvtx_kern_sum counts it */
-    for (size_t i = 0; i < n; i++) {
-        struct range *r = &nv->r[at[i]];
-        if (!epoch_counted(nv, r->epoch))
-            continue;
-        int64_t span_min = nv->taken && nv->span_min < start ? nv->span_min : start;
-        int64_t span_max = nv->taken && nv->span_max > end ? nv->span_max : end;
-        int64_t unused;
-        if (__builtin_add_overflow(nv->taken_ns, end - start, &nv->taken_ns) ||
-            __builtin_sub_overflow(span_max, span_min, &unused))
-            return -1;
-        nv->span_min = span_min;
-        nv->span_max = span_max;
-        if (r->kcount == 0 || start < r->kmin)
-            r->kmin = start;
-        if (r->kcount == 0 || end > r->kmax)
-            r->kmax = end;
-        r->ksum += end - start;   /* kern_step checked end >= start */
-        r->kcount++;
-        nv->taken++;
-        taken = 1;
-    }
-    return taken;
-}
-
-/* The epoch key of a matching text: the pattern's first group when it has
- * one (so auto's "epoch_3-rank_0" and "epoch_3-rank_1" are one epoch),
- * else the whole text.  Returns 0 when the text does not match. */
-static int epoch_key(const regex_t *re, const char *text, const char **key, size_t *len)
-{
-    regmatch_t m[2];
-
-    if (regexec(re, text, 2, m, 0) != 0)
-        return 0;
-    if (re->re_nsub >= 1 && m[1].rm_so >= 0) {
-        *key = text + m[1].rm_so;
-        *len = (size_t)(m[1].rm_eo - m[1].rm_so);
-    } else {
-        *key = text;
-        *len = strlen(text);
-    }
-    return 1;
-}
-
-static void count_name(struct nvtx *nv, const char *text)
-{
-    int added;
-    size_t i = ng_strmap_get(&nv->names, text, strlen(text), nv->n_counts, &added);
-    if (added) {
-        nv->counts = ng_xgrow(nv->counts, nv->n_counts, sizeof *nv->counts);
-        nv->counts[nv->n_counts++] = 0;
-    }
-    nv->counts[i]++;
-}
-
-static void add_range(struct nvtx *nv, int64_t start, int64_t end, int64_t tid,
-                      const char *text, const char *key, size_t key_len)
-{
-    int added;
-    size_t e = ng_strmap_get(&nv->keys, key, key_len, nv->n_epochs, &added);
-    if (added) {
-        nv->epochs = ng_xgrow(nv->epochs, nv->n_epochs, sizeof *nv->epochs);
-        nv->epochs[nv->n_epochs++] = (struct epoch_key){ ng_xstrdup(text), start, 0 };
-    } else if (start < nv->epochs[e].first_start) {
-        free(nv->epochs[e].name);
-        nv->epochs[e].name = ng_xstrdup(text);
-        nv->epochs[e].first_start = start;
-    }
-    if (nv->n == nv->cap) {
-        nv->cap = nv->cap ? nv->cap * 2 : 256;
-        nv->r = ng_xrealloc(nv->r, nv->cap * sizeof *nv->r);
-    }
-    nv->r[nv->n++] = (struct range){ start, end, tid, e, 0, 0, 0, 0 };
-}
-
-static int table_exists(sqlite3 *db, const char *name)
-{
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
-
-static int read_ranges(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
-{
-    const char *sql = table_exists(db, "StringIds")
+    int nvtx = need_table(rd, "NVTX_EVENTS", err);
+    int strings = nvtx > 0 ? need_table(rd, "StringIds", err) : 0;
+    if (nvtx < 0 || strings < 0)
+        return -1;
+    if (!nvtx)
+        return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
+                          "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
+                          rd->shown);
+    /* only ranges that begin and end on the same thread count */
+    const char *sql = strings
         ? "SELECT e.start, e.\"end\", e.globalTid, COALESCE(e.text, s.value)"
           " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId"
           " WHERE e.eventType IN (" NVTX_RANGE_TYPES ")"
@@ -545,402 +841,165 @@ static int read_ranges(sqlite3 *db, const char *shown, struct nvtx *nv, struct n
           " WHERE eventType IN (" NVTX_RANGE_TYPES ")"
           "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-
-    if (rc != SQLITE_OK) {
-        if (!table_exists(db, "NVTX_EVENTS"))
-            return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
-                              "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
-                              shown);
-        return db_error(err, db, shown, rc);
-    }
+    int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 3);
-        const char *key;
-        size_t key_len;
-        if (!text || sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+        if (!text || sqlite3_column_type(st, 2) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 0) != SQLITE_INTEGER)
             continue;   /* unnamed ranges cannot be epochs */
-        count_name(nv, text);
-        if (!epoch_key(nv->re, text, &key, &key_len))
-            continue;
-        int64_t start = sqlite3_column_int64(st, 0);
-        int64_t end = sqlite3_column_type(st, 1) == SQLITE_NULL ? OPEN_END
-                                                                 : sqlite3_column_int64(st, 1);
-        if (end < start)
-            continue;
-        add_range(nv, start, end, sqlite3_column_int64(st, 2), text, key, key_len);
+        int64_t end = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1)
+                                                                    : NG_PROJECT_NO_END;
+        ng_project_range(rd->pj, sqlite3_column_int64(st, 0), end, sqlite3_column_int64(st, 2),
+                         text);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return db_error(err, db, shown, rc);
-    return 0;
+    return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
 }
 
-static int by_tid_start(const void *a, const void *b)
-{
-    const struct range *x = a, *y = b;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->end > y->end ? -1 : x->end < y->end;   /* the outer one first */
-}
-
-/* Keeps only the outermost matching ranges of each thread and builds the
- * per-thread slices the runtime pass searches. */
-static void index_ranges(struct nvtx *nv)
-{
-    size_t out = 0;
-
-    qsort(nv->r, nv->n, sizeof *nv->r, by_tid_start);
-    for (size_t i = 0; i < nv->n; i++) {
-        if (out > 0 && nv->r[out - 1].tid == nv->r[i].tid &&
-            nv->r[i].end <= nv->r[out - 1].end)
-            continue;   /* nested in a kept range of the same thread */
-        nv->r[out++] = nv->r[i];
-    }
-    nv->n = out;
-    for (size_t i = 0; i < nv->n; i++) {
-        if (nv->n_threads == 0 || nv->threads[nv->n_threads - 1].tid != nv->r[i].tid) {
-            nv->threads = ng_xgrow(nv->threads, nv->n_threads, sizeof *nv->threads);
-            nv->threads[nv->n_threads++] = (struct thread_slice){ nv->r[i].tid, i, i };
-        }
-        nv->threads[nv->n_threads - 1].end = i + 1;
-    }
-}
-
-static int by_first_start(const void *a, const void *b)
-{
-    const struct epoch_key *const *x = a, *const *y = b;
-    if ((*x)->first_start != (*y)->first_start)
-        return (*x)->first_start < (*y)->first_start ? -1 : 1;
-    return strcmp((*x)->name, (*y)->name);
-}
-
-static void rank_epochs(struct nvtx *nv)
-{
-    struct epoch_key **order = ng_xcalloc(nv->n_epochs, sizeof *order);
-    for (size_t i = 0; i < nv->n_epochs; i++)
-        order[i] = &nv->epochs[i];
-    qsort(order, nv->n_epochs, sizeof *order, by_first_start);
-    for (size_t i = 0; i < nv->n_epochs; i++)
-        order[i]->rank = i;
-    free(order);
-}
-
-/* The range of thread tid that contains [start, end], or -1; *begin gets
- * the first range of that thread.  Kept ranges are not nested, so their
- * ends rise with their starts: only the last range starting at or before
- * the call can contain it, or ranges just before it that end where it
- * does (a zero-length call on a shared boundary). */
-static long find_range(const struct nvtx *nv, int64_t tid, int64_t start, int64_t end,
-                       size_t *begin)
-{
-    size_t lo = 0, hi = nv->n_threads;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (nv->threads[mid].tid < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == nv->n_threads || nv->threads[lo].tid != tid)
-        return -1;
-    /* the last range starting at or before the call */
-    size_t a = nv->threads[lo].begin, b = nv->threads[lo].end;
-    *begin = a;
-    while (a < b) {
-        size_t mid = (a + b) / 2;
-        if (nv->r[mid].start <= start)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    if (a == nv->threads[lo].begin)
-        return -1;
-    const struct range *r = &nv->r[a - 1];
-    return end <= r->end ? (long)(a - 1) : -1;
-}
-
-/* One runtime/driver call: remembered when it lies inside an epoch range
- * of its thread.  An aggregate, like the kernel pass, so the runtime table
- * is read in one SELECT. */
+/* One runtime/driver call into the projection; an aggregate, like the
+ * work pass, so the runtime table is read in one SELECT. */
 static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct nvtx *nv = sqlite3_user_data(ctx);
+    struct reader *rd = sqlite3_user_data(ctx);
     (void)argc;
 
-    if (nv->problem)
+    if (rd->problem)
         return;
     if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
         sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
         return;   /* no thread or no correlation id: it launched nothing we can tie */
     if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
         sqlite3_value_type(argv[3]) != SQLITE_INTEGER) {
-        nv->problem = "a CUDA API call whose start or end is not an integer";
-        sqlite3_result_error(ctx, nv->problem, -1);
+        rd->problem = "a CUDA API call whose start or end is not an integer";
+        sqlite3_result_error(ctx, rd->problem, -1);
         return;
     }
-    int64_t tid = sqlite3_value_int64(argv[0]);
-    int64_t start = sqlite3_value_int64(argv[2]), end = sqlite3_value_int64(argv[3]);
-    int64_t gpid = tid & ~(int64_t)0xFFFFFF, corr = sqlite3_value_int64(argv[1]);
-    size_t begin = 0;
-    long r = find_range(nv, tid, start, end, &begin);
-    if (r < 0)
-        return;
-    launch_put(nv, gpid, corr, (size_t)r);
-    for (long i = r - 1; i >= (long)begin && nv->r[i].end >= end; i--)
-        if (nv->r[i].start <= start)
-            corr_put(nv, gpid, corr, (size_t)i, 1);
+    ng_project_call(rd->pj, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]),
+                    sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
 }
 
-static int map_launches(sqlite3 *db, const char *shown, struct nvtx *nv, struct ng_err *err)
+static int map_calls(struct reader *rd, struct ng_err *err)
 {
     sqlite3_stmt *st;
-    int rc;
+    int have = need_table(rd, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
 
-    if (!table_exists(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+    if (have < 0)
+        return -1;
+    if (!have)
         return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
-                          "table) to tie kernels to epoch ranges", shown);
-    rc = sqlite3_create_function(db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, nv, NULL,
-                                 call_step, kern_final);
+                          "table) to tie GPU work to epoch ranges", rd->shown);
+    int rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
+                                     NULL, call_step, work_final);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "SELECT ng_call(globalTid, correlationId, start, \"end\")"
+        rc = sqlite3_prepare_v2(rd->db, "SELECT ng_call(globalTid, correlationId, start, \"end\")"
                                 " FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
     if (rc != SQLITE_OK)
-        return db_error(err, db, shown, rc);
+        return rd_error(rd, err, rc);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    if (nv->problem)
-        return ng_err_set(err, "'%s': CUPTI_ACTIVITY_KIND_RUNTIME has %s", shown, nv->problem);
-    if (rc != SQLITE_ROW)
-        return db_error(err, db, shown, rc);
-    return 0;
-}
-
-static int by_count(const void *a, const void *b, void *ctx)
-{
-    const int64_t *counts = ctx;
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if (counts[x] != counts[y])
-        return counts[x] > counts[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-/* "no range matches": name the most frequent ranges so the pattern can be
- * fixed without opening the trace. */
-static int no_match_error(const struct nvtx *nv, const char *shown, const char *pattern,
-                          struct ng_err *err)
-{
-    struct ng_buf list = NG_BUF_INIT;
-    size_t *idx = ng_xcalloc(nv->n_counts, sizeof *idx);
-    const char **name_of = ng_xcalloc(nv->n_counts, sizeof *name_of);
-
-    for (size_t i = 0; i < nv->names.cap; i++)
-        if (nv->names.keys[i])
-            name_of[nv->names.vals[i]] = nv->names.keys[i];
-    for (size_t i = 0; i < nv->n_counts; i++)
-        idx[i] = i;
-    qsort_r(idx, nv->n_counts, sizeof *idx, by_count, nv->counts);
-    for (size_t i = 0; i < nv->n_counts && i < 5; i++) {
-        const char *n = name_of[idx[i]];
-        ng_buf_addf(&list, "%s'", i ? ", " : "");
-        ng_text_clean(&list, n, strlen(n) > 60 ? 60 : strlen(n), NG_TEXT_ESCAPE_CONTROLS);
-        ng_buf_addf(&list, "%s' (%" PRId64 ")", strlen(n) > 60 ? "..." : "", nv->counts[idx[i]]);
-    }
-    if (nv->n_counts == 0)
-        ng_err_set(err, "'%s' has no named NVTX ranges, so no epochs for --epoch-range '%s'",
-                   shown, pattern);
-    else
-        ng_err_set(err, "no NVTX range in '%s' matches --epoch-range '%s'; the most frequent "
-                   "ranges are: %s", shown, pattern, list.data);
-    ng_buf_release(&list);
-    free(idx);
-    free(name_of);
-    return -1;
-}
-
-/* Per epoch, by the metric: kernel-sum adds the durations of its kernels
- * over all its ranges (ranks and threads add up); gpu-span is the last end
- * minus the first start over those same kernels, i.e. the GPU wall time of
- * the epoch, however many ranks ran it side by side. */
-static void emit_epochs(const struct nvtx *nv, enum ng_metric metric, struct ng_profile *p)
-{
-    int64_t *sum = ng_xcalloc(nv->n_epochs, sizeof *sum);
-    int64_t *first = ng_xcalloc(nv->n_epochs, sizeof *first);
-    int64_t *last = ng_xcalloc(nv->n_epochs, sizeof *last);
-    int64_t *kernels = ng_xcalloc(nv->n_epochs, sizeof *kernels);
-    struct epoch_key **order = ng_xcalloc(nv->n_epochs, sizeof *order);
-
-    for (size_t i = 0; i < nv->n; i++) {
-        const struct range *r = &nv->r[i];
-        size_t e = r->epoch;
-        if (r->kcount == 0)
-            continue;
-        if (kernels[e] == 0 || r->kmin < first[e])
-            first[e] = r->kmin;
-        if (kernels[e] == 0 || r->kmax > last[e])
-            last[e] = r->kmax;
-        sum[e] += r->ksum;
-        kernels[e] += r->kcount;
-    }
-    for (size_t i = 0; i < nv->n_epochs; i++)
-        order[nv->epochs[i].rank] = &nv->epochs[i];
-    for (size_t k = (size_t)nv->skip; k < nv->n_epochs; k++) {
-        size_t e = (size_t)(order[k] - nv->epochs);
-        if (kernels[e] == 0) {
-            /* no GPU work to measure (often a range cut off by the capture
-             * window): a 0 ms sample would only drag the median */
-            p->empty_epochs++;
-            continue;
-        }
-        int64_t ns = metric == NG_METRIC_GPU_SPAN ? last[e] - first[e] : sum[e];
-        ng_profile_add_epoch(p, order[k]->name, order[k]->first_start, ns, kernels[e]);
-    }
-    p->nvtx = 1;
-    p->skipped_epochs = (size_t)nv->skip;
-    free(sum);
-    free(first);
-    free(last);
-    free(kernels);
-    free(order);
-}
-
-/* Ranges and launch calls, before the kernel pass. */
-static int nvtx_prepare(sqlite3 *db, const char *shown, const struct ng_source_opts *o,
-                        struct nvtx *nv, struct ng_err *err)
-{
-    nv->re = o->epoch_re;
-    nv->skip = o->skip_epochs;
-    if (read_ranges(db, shown, nv, err) < 0)
+    if (rd->problem) {
+        ng_err_set(err, "'%s': CUPTI_ACTIVITY_KIND_RUNTIME has %s", rd->shown, rd->problem);
+        rd->problem = NULL;
         return -1;
-    if (nv->n == 0)
-        return no_match_error(nv, shown, o->epoch_pattern ? o->epoch_pattern : "?", err);
-    index_ranges(nv);
-    rank_epochs(nv);
-    if ((size_t)nv->skip >= nv->n_epochs)
+    }
+    return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
+}
+
+/* Ranges and launch calls, before the work is read. */
+static int nvtx_prepare(struct reader *rd, struct ng_project *pj, struct ng_profile *p,
+                        struct ng_err *err)
+{
+    const struct ng_source_opts *o = rd->opts;
+    const char *pattern = o->epoch_pattern ? o->epoch_pattern : "?";
+
+    ng_project_init(pj, o->epoch_re, o->metric, o->skip_epochs);
+    rd->pj = pj;
+    if (read_ranges(rd, err) < 0)
+        return -1;
+    if (ng_project_over_budget(pj))
+        return ng_err_set(err, "--epoch-range '%s' took more than %.0f s of CPU time matching "
+                          "the NVTX range names of '%s'; use a simpler pattern", pattern,
+                          NG_REGEX_CPU_BUDGET, rd->shown);
+    const char *unclosed_names;
+    int64_t unclosed = ng_project_unclosed(pj, &unclosed_names);
+    if (unclosed > 0)
+        ng_profile_warn(p, "%" PRId64 " epoch range%s of '%s' never ended (%s%s) and %s left "
+                        "out: a range without an end would swallow every later epoch",
+                        unclosed, unclosed == 1 ? "" : "s", rd->shown, unclosed_names,
+                        unclosed > 3 ? ", ..." : "", unclosed == 1 ? "was" : "were");
+    if (ng_project_index(pj) == 0) {
+        if (ng_project_texts(pj) == 0)
+            return ng_err_set(err, "'%s' has no named NVTX ranges, so no epochs for "
+                              "--epoch-range '%s'", rd->shown, pattern);
+        struct ng_buf list = NG_BUF_INIT;
+        ng_project_frequent(pj, 5, &list);
+        ng_err_set(err, "no NVTX range in '%s' matches --epoch-range '%s'; the most frequent "
+                   "ranges are: %s", rd->shown, pattern, list.data);
+        ng_buf_release(&list);
+        return -1;
+    }
+    size_t n = ng_project_epochs(pj);
+    if ((size_t)o->skip_epochs >= n)
         return ng_err_set(err, "'%s' has %zu epoch%s matching --epoch-range, and "
-                          "--skip-epochs %ld leaves none", shown, nv->n_epochs,
-                          nv->n_epochs == 1 ? "" : "s", nv->skip);
-    return map_launches(db, shown, nv, err);
+                          "--skip-epochs %ld leaves none", rd->shown, n, n == 1 ? "" : "s",
+                          o->skip_epochs);
+    return map_calls(rd, err);
 }
 
-static int aggregate_kernels(sqlite3 *db, const char *shown, const char *table,
-                             struct acc *a, struct ng_err *err)
+static void emit_epochs(struct reader *rd, struct ng_profile *p)
 {
-    char sql[256];
-    sqlite3_stmt *st;
-    int rc;
+    size_t n, empty;
+    struct ng_project_result *res = ng_project_results(rd->pj, &n, &empty);
 
-    rc = sqlite3_create_function(db, "ng_kern", a->nvtx ? 5 : 3,
-                                 SQLITE_UTF8 | SQLITE_DIRECTONLY, a, NULL, kern_step, kern_final);
-    if (rc != SQLITE_OK)
-        return db_error(err, db, shown, rc);
-    snprintf(sql, sizeof sql,
-             a->nvtx ? "SELECT ng_kern(demangledName, start, \"end\", globalPid, correlationId)"
-                       " FROM \"%s\""
-                     : "SELECT ng_kern(demangledName, start, \"end\") FROM \"%s\"",
-             table);
-    rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_error(err, db, shown, rc);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (a->problem)
-        return ng_err_set(err, "'%s': %s has %s (row %" PRId64 ")", shown, table,
-                          a->problem, a->bad_row);
-    if (rc != SQLITE_ROW)
-        return db_error(err, db, shown, rc);
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        ng_profile_add_epoch(p, res[i].name, res[i].first_start, res[i].ns, res[i].launches);
+    free(res);
+    p->nvtx = 1;
+    p->skipped_epochs = (size_t)rd->opts->skip_epochs;
+    p->empty_epochs = empty;
 }
 
-/* NUL bytes cannot travel in C strings: they become a visible \x00. */
-static void add_named_kernel(struct ng_profile *p, const unsigned char *txt, int n,
-                             const struct acc_slot *s)
-{
-    if (!memchr(txt, 0, (size_t)n)) {
-        ng_profile_add_row(p, NG_WORK_KERNEL, (const char *)txt, (size_t)n, s->total_ns, s->count);
-        return;
-    }
-    struct ng_buf b = NG_BUF_INIT;
-    for (int i = 0; i < n; i++) {
-        if (txt[i] == 0)
-            ng_buf_adds(&b, "\\x00");
-        else
-            ng_buf_add(&b, &txt[i], 1);
-    }
-    ng_profile_add_row(p, NG_WORK_KERNEL, b.data, b.len, s->total_ns, s->count);
-    ng_buf_release(&b);
-}
+/* ---- the machine and the capture ---- */
 
-static int resolve_names(sqlite3 *db, const char *shown, struct ng_profile *p,
-                         const struct acc *a, struct ng_err *err)
+/* Distinct values of a one-column query, sorted and ", "-joined; NULL
+ * when there are none. */
+static char *joined(struct reader *rd, const char *table, const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT value FROM StringIds WHERE id = ?", -1, &st,
-                                NULL);
-
-    /* An export without StringIds still has kernels: name them by id. */
-    if (rc != SQLITE_OK)
-        st = NULL;
-    for (size_t i = 0; i < a->cap; i++) {
-        const struct acc_slot *s = &a->slots[i];
-        if (!s->used)
-            continue;
-        if (st) {
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, s->id);
-            rc = sqlite3_step(st);
-            if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-                const unsigned char *txt = sqlite3_column_text(st, 0);
-                add_named_kernel(p, txt, sqlite3_column_bytes(st, 0), s);
-                continue;
-            }
-            if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-                sqlite3_finalize(st);
-                return db_error(err, db, shown, rc);
-            }
-        }
-        char name[64];
-        int n = snprintf(name, sizeof name, "<unnamed kernel, string id %" PRId64 ">", s->id);
-        ng_profile_add_row(p, NG_WORK_KERNEL, name, (size_t)n, s->total_ns, s->count);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-/* Distinct GPU model names, sorted and joined, from TARGET_INFO_GPU. */
-static char *read_gpus(sqlite3 *db)
-{
+    struct ng_err ignored;
     sqlite3_stmt *st;
     struct ng_buf b = NG_BUF_INIT;
 
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL"
-                           " ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+    if (need_table(rd, table, &ignored) != 1 ||
+        sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL) != SQLITE_OK)
         return NULL;
     while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        if (!v || !*v)
+            continue;
         if (b.len)
             ng_buf_adds(&b, ", ");
-        ng_buf_adds(&b, (const char *)sqlite3_column_text(st, 0));
+        ng_buf_adds(&b, v);
     }
     sqlite3_finalize(st);
     return b.len ? ng_buf_detach(&b) : NULL;
 }
 
-static char *read_driver(sqlite3 *db)
+static void read_machine(struct reader *rd, struct ng_profile *p)
 {
-    sqlite3_stmt *st;
-    char *v = NULL;
-
-    if (sqlite3_prepare_v2(db, "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
-                           " WHERE name = 'NvDriverVersion' AND value <> '' LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return NULL;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = ng_xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return v;
+    p->gpu = joined(rd, "TARGET_INFO_GPU", "SELECT DISTINCT name FROM TARGET_INFO_GPU"
+                    " WHERE name IS NOT NULL ORDER BY name");
+    p->driver = joined(rd, "TARGET_INFO_SYSTEM_ENV", "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
+                       " WHERE name = 'NvDriverVersion' AND value <> '' LIMIT 1");
+    /* some captures prefix it with PROCESS_n: */
+    p->graph_mode = joined(rd, "META_DATA_CAPTURE", "SELECT DISTINCT value FROM META_DATA_CAPTURE"
+                           " WHERE name = 'CUDA_GRAPH_TRACE_OPTIONS:MODE'"
+                           "    OR name GLOB 'PROCESS_*:CUDA_GRAPH_TRACE_OPTIONS:MODE'"
+                           " ORDER BY value");
 }
+
+/* ---- opening ---- */
 
 /* How to open the file without writing anything beside it.  A rollback-
  * journal database (what nsys writes) opens read-only as it is.  A WAL
@@ -980,70 +1039,144 @@ static int open_uri(const char *path, const char *shown, struct ng_buf *uri,
     return 0;
 }
 
+static int open_db(struct reader *rd, const char *path, struct ng_err *err)
+{
+    struct ng_buf uri = NG_BUF_INIT;
+
+    if (open_uri(path, rd->shown, &uri, err) < 0)
+        return -1;
+    /* process-wide and idempotent: SQLite's own memory, not the gate's */
+    sqlite3_hard_heap_limit64(HEAP_LIMIT);
+    int rc = sqlite3_open_v2(uri.data, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+                             SQLITE_OPEN_URI, NULL);
+    ng_buf_release(&uri);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    sqlite3_extended_result_codes(rd->db, 1);
+    sqlite3_busy_timeout(rd->db, BUSY_TIMEOUT_MS);
+    set_budget(rd, path);
+    rc = sqlite3_exec(rd->db, "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY", NULL, NULL,
+                      NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(rd->db, "ng_work", N_COLS, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                     rd, NULL, work_step, work_final);
+    return rc == SQLITE_OK ? 0 : rd_error(rd, err, rc);
+}
+
+static void reader_release(struct reader *rd)
+{
+    sqlite3_finalize(rd->string_st);
+    sqlite3_close(rd->db);
+    ng_idmap_release(&rd->item_index);
+    free(rd->items);
+    free(rd->devices);
+    free(rd->processes);
+    ng_acc_release(&rd->whole);
+    for (size_t i = 0; i < rd->n_schema; i++) {
+        free(rd->schema[i].name);
+        free(rd->schema[i].shown);
+        free(rd->schema[i].type);
+    }
+    free(rd->schema);
+}
+
+/* ---- what the profile holds ---- */
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+/* Nothing counted: say what is there, never "0 ms". */
+static int nothing_counted(struct reader *rd, const struct ng_profile *p, unsigned present,
+                           struct ng_err *err)
+{
+    struct ng_buf held = NG_BUF_INIT;
+    char work[64];
+
+    for (size_t i = 0; i < N_WORK_TABLES; i++) {
+        enum ng_work_kind k = work_tables[i].kind;
+        if (p->left_out_launches[k] > 0)
+            ng_buf_addf(&held, "%s%" PRId64 " %s (%.3f ms)", held.len ? " and " : "",
+                        p->left_out_launches[k], work_tables[i].what, ms(p->left_out_ns[k]));
+    }
+    ng_work_format(rd->work, work, sizeof work);
+    if (held.len) {
+        ng_err_set(err, "'%s' has no GPU work that --work %s counts; it holds %s: add them to "
+                   "--work (e.g. --work all)", rd->shown, work, held.data);
+    } else if (!(present & rd->work)) {
+        ng_err_set(err, "'%s' has no CUDA kernel data (no CUPTI_ACTIVITY_KIND_KERNEL table)",
+                   rd->shown);
+    } else {
+        ng_err_set(err, "'%s' has no CUDA kernel data (%s is empty)", rd->shown,
+                   present & NG_WORK_BIT(NG_WORK_KERNEL) ? rd->kernel_table
+                                                          : "every table of counted work");
+    }
+    ng_buf_release(&held);
+    return -1;
+}
+
+static void keep_places(struct reader *rd, struct ng_profile *p)
+{
+    p->devices = rd->devices;
+    p->n_devices = rd->n_devices;
+    p->processes = rd->processes;
+    p->n_processes = rd->n_processes;
+    rd->devices = rd->processes = NULL;
+    rd->n_devices = rd->n_processes = 0;
+    p->graph_node_kernels = rd->graph_node_kernels;
+    if (rd->metric == NG_METRIC_GPU_BUSY && !rd->pj) {
+        p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
+        p->measured = 1;
+    }
+}
+
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
                    const struct ng_source_opts *opts, struct ng_err *err)
 {
-    sqlite3 *db = NULL;
-    struct acc a = { 0 };
-    struct nvtx nv;
-    char table[128];
-    struct ng_buf uri = NG_BUF_INIT;
-    int rc, ret = -1;
-    int nvtx = opts && opts->epoch_re;
+    static const struct ng_source_opts defaults = { 0 };
+    struct reader rd;
+    struct ng_project pj;
+    unsigned present = 0;
+    int ret = -1;
 
-    memset(&nv, 0, sizeof nv);
-    if (open_uri(db_path, shown, &uri, err) < 0)
+    memset(&rd, 0, sizeof rd);
+    memset(&pj, 0, sizeof pj);
+    rd.shown = shown;
+    rd.opts = opts ? opts : &defaults;
+    rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
+    rd.metric = rd.opts->metric;
+    if (open_db(&rd, db_path, err) < 0 || read_schema(&rd, err) < 0 ||
+        find_kernel_table(&rd, p, err) < 0 || survey_work(&rd, p, &present, err) < 0)
         goto out;
-    rc = sqlite3_open_v2(uri.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
-                         SQLITE_OPEN_URI, NULL);
-    if (rc != SQLITE_OK) {
-        db_error(err, db, shown, rc);
-        goto out;
-    }
-    sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-    rc = sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        db_error(err, db, shown, rc);
+    /* a profile with nothing countable is an error before anything else */
+    if (!(present & rd.work)) {
+        nothing_counted(&rd, p, present, err);
         goto out;
     }
-    rc = find_kernel_table(db, shown, table, sizeof table, err);
-    if (rc < 0)
+    if (rd.opts->epoch_re && nvtx_prepare(&rd, &pj, p, err) < 0)
         goto out;
-    if (rc == 0) {
-        ng_err_set(err, "'%s' has no CUDA kernel data (no CUPTI_ACTIVITY_KIND_KERNEL table)",
-                   shown);
+    if (read_work(&rd, present, err) < 0 || name_items(&rd, p, err) < 0)
         goto out;
-    }
-    if (require_columns(db, shown, table, nvtx, err) < 0)
-        goto out;
-    if (nvtx) {
-        if (nvtx_prepare(db, shown, opts, &nv, err) < 0)
-            goto out;
-        a.nvtx = &nv;
-    }
-    if (aggregate_kernels(db, shown, table, &a, err) < 0 ||
-        resolve_names(db, shown, p, &a, err) < 0)
-        goto out;
-    if (a.rows == 0) {
-        ng_err_set(err, "'%s' has no CUDA kernel data (%s is empty)", shown, table);
+    if (rd.rows_total == 0) {
+        nothing_counted(&rd, p, present, err);
         goto out;
     }
-    if (nvtx && nv.taken == 0) {
-        ng_err_set(err, "'%s': no kernel was launched inside the %zu epoch range%s matching "
-                   "--epoch-range", shown, nv.n, nv.n == 1 ? "" : "s");
+    if (rd.pj && ng_project_taken(rd.pj) == 0) {
+        ng_err_set(err, "'%s': no counted GPU work was launched inside the %zu epoch range%s "
+                   "matching --epoch-range", shown, ng_project_ranges(rd.pj),
+                   ng_project_ranges(rd.pj) == 1 ? "" : "s");
         goto out;
     }
-    if (nvtx)
-        emit_epochs(&nv, opts->metric, p);
-    p->gpu = read_gpus(db);
-    p->driver = read_driver(db);
+    if (rd.pj)
+        emit_epochs(&rd, p);
+    keep_places(&rd, p);
+    read_machine(&rd, p);
     ret = ng_profile_finish(p, err);
 out:
-    nvtx_release(&nv);
-    free(a.slots);
-    sqlite3_close(db);
-    ng_buf_release(&uri);
+    if (rd.pj)
+        ng_project_release(&pj);
+    reader_release(&rd);
     return ret;
 }
 

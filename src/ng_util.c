@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,84 @@ void ng_strmap_release(struct ng_strmap *m)
         free(m->keys[i]);
     free(m->keys);
     free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t idmap_hash(int64_t a, int64_t b, size_t cap)
+{
+    uint64_t x = (uint64_t)a * 0x9E3779B97F4A7C15u ^ ((uint64_t)b + 0x632BE59BD9B4E019u) *
+                 0xC2B2AE3D27D4EB4Fu;
+    x ^= x >> 29;
+    return (size_t)(x * 0xBF58476D1CE4E5B9u >> 32) & (cap - 1);
+}
+
+static void idmap_grow(struct ng_idmap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    struct ng_idmap_slot *ns = ng_xmalloc(ncap * sizeof *ns);
+    for (size_t i = 0; i < ncap; i++)
+        ns[i].val = SIZE_MAX;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].val == SIZE_MAX)
+            continue;
+        size_t j = idmap_hash(m->slots[i].a, m->slots[i].b, ncap);
+        while (ns[j].val != SIZE_MAX)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+}
+
+size_t ng_idmap_find(const struct ng_idmap *m, int64_t a, int64_t b)
+{
+    if (!m->cap)
+        return SIZE_MAX;
+    size_t j = idmap_hash(a, b, m->cap);
+    while (m->slots[j].val != SIZE_MAX) {
+        if (m->slots[j].a == a && m->slots[j].b == b)
+            return m->slots[j].val;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return SIZE_MAX;
+}
+
+/* The slot of (a, b): its own, or the free one it would take. */
+static struct ng_idmap_slot *idmap_slot(struct ng_idmap *m, int64_t a, int64_t b)
+{
+    if ((m->used + 1) * 2 > m->cap)
+        idmap_grow(m);
+    size_t j = idmap_hash(a, b, m->cap);
+    while (m->slots[j].val != SIZE_MAX && !(m->slots[j].a == a && m->slots[j].b == b))
+        j = (j + 1) & (m->cap - 1);
+    return &m->slots[j];
+}
+
+size_t ng_idmap_get(struct ng_idmap *m, int64_t a, int64_t b, size_t next_val, int *added)
+{
+    struct ng_idmap_slot *s = idmap_slot(m, a, b);
+    int fresh = s->val == SIZE_MAX;
+    if (fresh) {
+        *s = (struct ng_idmap_slot){ a, b, next_val };
+        m->used++;
+    }
+    if (added)
+        *added = fresh;
+    return s->val;
+}
+
+void ng_idmap_set(struct ng_idmap *m, int64_t a, int64_t b, size_t val)
+{
+    struct ng_idmap_slot *s = idmap_slot(m, a, b);
+    if (s->val == SIZE_MAX)
+        m->used++;
+    *s = (struct ng_idmap_slot){ a, b, val };
+}
+
+void ng_idmap_release(struct ng_idmap *m)
+{
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 

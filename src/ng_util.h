@@ -63,6 +63,31 @@ size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t ne
                      int *added);
 void ng_strmap_release(struct ng_strmap *m);
 
+/* A map from a pair of 64-bit integers to an index (open addressing): for
+ * grouping by ids, e.g. (kind, name id), (process, correlation id),
+ * (epoch, device).  Ownership: the map owns its slots only. */
+struct ng_idmap_slot {
+    int64_t a, b;
+    size_t val;      /* the index stored; SIZE_MAX marks a free slot */
+};
+
+struct ng_idmap {
+    struct ng_idmap_slot *slots;
+    size_t cap;      /* power of two */
+    size_t used;
+};
+
+#define NG_IDMAP_INIT { NULL, 0, 0 }
+
+/* The index stored for (a, b), inserting next_val if absent; *added tells
+ * which happened (may be NULL). */
+size_t ng_idmap_get(struct ng_idmap *m, int64_t a, int64_t b, size_t next_val, int *added);
+/* Stores val for (a, b), replacing what was there. */
+void ng_idmap_set(struct ng_idmap *m, int64_t a, int64_t b, size_t val);
+/* The index for (a, b), or SIZE_MAX when absent (nothing inserted). */
+size_t ng_idmap_find(const struct ng_idmap *m, int64_t a, int64_t b);
+void ng_idmap_release(struct ng_idmap *m);
+
 /* Text cleaning.  Output is always valid UTF-8: each byte that is not part
  * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
  * controls, DEL and the C1 controls U+0080..U+009F become visible `\xNN`

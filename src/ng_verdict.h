@@ -47,6 +47,18 @@ struct ng_verdict_side {
     size_t n_samples;
     double ms_per_epoch;       /* the median of the samples */
     double min_ms, max_ms, mean_ms;
+    double epochs_counted;     /* what per-epoch figures divide by: epochs x runs in
+                                  total mode, the counted epochs in NVTX mode */
+    /* the counted time by kind, and the work --work left out, over the runs */
+    int64_t kind_ns[NG_WORK_KINDS];
+    int64_t kind_launches[NG_WORK_KINDS];
+    int64_t left_out_ns[NG_WORK_KINDS];
+    int64_t left_out_launches[NG_WORK_KINDS];
+    /* where the counted work ran, over the runs (owned) */
+    struct ng_place *devices;
+    size_t n_devices;
+    struct ng_place *processes;
+    size_t n_processes;
 };
 
 enum ng_kernel_status {
@@ -75,7 +87,8 @@ struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
     const char *mode;          /* "total" or "nvtx" */
-    const char *metric;        /* "kernel-sum" or "gpu-span" */
+    const char *metric;        /* a name from the metric table */
+    char work[48];             /* what was counted, as --work spells it */
     double threshold;
     long epochs;               /* epochs per side actually used (the smaller side's count) */
     int has_figures;           /* ms_per_epoch, samples and ratio are known */

@@ -72,8 +72,9 @@ SAVED_OUTPUT_SOURCES = (
 
 GATE_PROFILE_HEAD = re.compile(
     r"^# (?P<path>.*) \((?P<format>[a-z-]+)\): (?P<total>\d+) ns in (?P<count>\d+) "
-    r"kernel launches, (?P<names>\d+) names$")
-GATE_ROWS_HEADER = "total_ns\tinstances\tname"
+    r"launches, (?P<names>\d+) rows$")
+GATE_NOTE = "# left out by --work: "
+GATE_ROWS_HEADER = "total_ns\tinstances\tkind\tname"
 TIME_UNIT_NS = {"ns": 1, "us": 1000, "ms": 10 ** 6, "s": 10 ** 9}
 KERNEL_SKIPPED = "does not contain CUDA kernel data"
 ELLIPSIS = "\u2026"     # nsys's column format ends a truncated name with it
@@ -307,7 +308,7 @@ def parse_gate_profiles(stdout):
     """Parses `nsys-gate --print-profile` output into GateProfile objects."""
     profiles = []
     for line in stdout.split("\n"):
-        if line == "" or line == GATE_ROWS_HEADER:
+        if line == "" or line == GATE_ROWS_HEADER or line.startswith(GATE_NOTE):
             continue
         m = GATE_PROFILE_HEAD.match(line)
         if m:
@@ -315,14 +316,21 @@ def parse_gate_profiles(stdout):
             continue
         if not profiles:
             raise ValueError("row before the '# PATH (FORMAT): ...' line: %r" % line[:200])
-        parts = line.split("\t", 2)
-        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
-            raise ValueError("not a 'total_ns<TAB>instances<TAB>name' row: %r" % line[:200])
+        kind, name, total, count = parse_gate_row(line)
         prof = profiles[-1]
-        if parts[2] in prof.rows:
-            prof.duplicates.append(parts[2])
-        prof.rows[parts[2]] = (int(parts[0]), int(parts[1]))
+        key = name if kind == "kernel" else (kind, name)
+        if key in prof.rows:
+            prof.duplicates.append(name)
+        prof.rows[key] = (total, count)
     return profiles
+
+
+def parse_gate_row(line):
+    """(kind, name, total_ns, instances) of a 'total_ns<TAB>instances<TAB>kind<TAB>name' row."""
+    parts = line.split("\t", 3)
+    if len(parts) != 4 or not parts[0].isdigit() or not parts[1].isdigit():
+        raise ValueError("not a 'total_ns<TAB>instances<TAB>kind<TAB>name' row: %r" % line[:200])
+    return parts[2], parts[3], int(parts[0]), int(parts[1])
 
 
 def gate_shown_name(name):
@@ -1009,7 +1017,7 @@ NVTX_KERN_SUM_ROW = re.compile(
     r'(?P<ninst>\d+),(?P<kinst>\d+),(?P<total>\d+),[-\d.]*,[-\d.]*,\d*,\d*,[-\d.]*,'
     r'(?P<kernel>.*)$')
 NVTX_RANGE_TYPES = (59, 60, 70, 71)     # push/pop, start/end and their NVTXT variants
-GATE_EPOCHS_HEADER = "epoch_ns\tkernels\tepoch"
+GATE_EPOCHS_HEADER = "epoch_ns\tlaunches\tepoch"
 
 # Sample 06 with its 1000 per-iteration `test` ranges renamed epoch=0..epoch=999 in start
 # order, on a copy (nsys-formats.md section 3: no public trace has epoch ranges).
@@ -1156,7 +1164,7 @@ class GateEpochs:
 
 
 def parse_gate_epochs(stdout):
-    lines = [line for line in stdout.split("\n") if line != ""]
+    lines = [line for line in stdout.split("\n") if line != "" and not line.startswith(GATE_NOTE)]
     m = GATE_PROFILE_HEAD.match(lines[0]) if lines else None
     if not m or len(lines) < 2 or lines[1] != GATE_EPOCHS_HEADER:
         raise ValueError("expected the '# PATH (FORMAT): ...' line then %r, got %r"
@@ -1172,12 +1180,11 @@ def parse_gate_epochs(stdout):
     if i == len(lines):
         raise ValueError("no %r line after the epoch rows" % GATE_ROWS_HEADER)
     for line in lines[i + 1:]:
-        parts = line.split("\t", 2)
-        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
-            raise ValueError("not a 'total_ns<TAB>instances<TAB>name' row: %r" % line[:200])
-        if parts[2] in prof.rows:
-            raise ValueError("kernel name printed twice: %r" % short(parts[2]))
-        prof.rows[parts[2]] = (int(parts[0]), int(parts[1]))
+        kind, name, total, count = parse_gate_row(line)
+        key = name if kind == "kernel" else (kind, name)
+        if key in prof.rows:
+            raise ValueError("kernel name printed twice: %r" % short(name))
+        prof.rows[key] = (total, count)
     return prof
 
 
@@ -1597,10 +1604,11 @@ def saved_report(ctx, name, header):
 
 def check_nvtx_saved_outputs(ctx):
     """10. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
-    sample 06, the gate's single `test` epoch (1000 same-name ranges add up) equals the sum
-    of nvtx_kern_sum's `test` rows and the span of nvtx_gpu_proj_trace's `test` rows, and
-    `test_outer` its one row; on sample 05, Profile_Loop's projected duration; the saved
-    projection rows equal those of a live nsys 2023.4 run."""
+    sample 06, the 1000 same-name `test` ranges of one thread are 1000 epochs (occurrence k of
+    the key is epoch k): together they equal the sum of nvtx_kern_sum's `test` rows, and one by
+    one, in order, the projected durations of nvtx_gpu_proj_trace's `test` rows; `test_outer`
+    is its one row; on sample 05, Profile_Loop's projected duration; the saved projection rows
+    equal those of a live nsys 2023.4 run."""
     res = ctx.results
     nvfuser = ctx.path(ctx.sample("06_*" + DERIVED_SUFFIX))
     kern = saved_report(ctx, "nvfuser_nvtx_kern_sum_csv.stdout.txt", NVTX_KERN_SUM_HEADER)
@@ -1613,25 +1621,33 @@ def check_nvtx_saved_outputs(ctx):
         for name in ("test", "test_outer"):
             pattern_text = "^%s$" % name
             krows = [row for row in kern if row["range"] == name]
-            prows = [row for row in proj if row["name"] == name]
+            prows = sorted((row for row in proj if row["name"] == name and row["ops"] > 0),
+                           key=lambda r: r["orig_start"])
             _, gsum, problem = gate_epochs(ctx, nvfuser, pattern_text, "kernel-sum")
             _, gspan, problem2 = gate_epochs(ctx, nvfuser, pattern_text, "gpu-span")
             if problem or problem2:
                 res.not_ok("06: gate --epoch-range %r" % pattern_text, problem or problem2)
                 continue
             want_sum = (sum(r["total_ns"] for r in krows), sum(r["kern_inst"] for r in krows))
-            res.expect(len(gsum.epochs) == 1 and gsum.epochs[0][1:] == want_sum,
-                       "06 --epoch-range %r: the gate's one epoch, kernel-sum %d ns / %d "
-                       "kernels == saved nvtx_kern_sum over its %d '%s' row(s)"
-                       % (pattern_text, want_sum[0], want_sum[1], len(krows), name),
-                       lambda: "gate epochs %r" % gsum.epochs[:3])
-            want_span = (max(r["proj_start"] + r["proj_dur"] for r in prows)
-                         - min(r["proj_start"] for r in prows)) if prows else None
-            res.expect(len(gspan.epochs) == 1 and gspan.epochs[0][1] == want_span,
-                       "06 --epoch-range %r: the gate's gpu-span %s ns == last end - first "
-                       "start over the saved nvtx_gpu_proj_trace's %d '%s' row(s)"
-                       % (pattern_text, want_span, len(prows), name),
-                       lambda: "gate epochs %r" % gspan.epochs[:3])
+            got_sum = (sum(e[1] for e in gsum.epochs), sum(e[2] for e in gsum.epochs))
+            res.expect(len(gsum.epochs) == len(prows) and got_sum == want_sum,
+                       "06 --epoch-range %r: the gate's %d epochs (one per range with GPU work), "
+                       "kernel-sum %d ns / %d kernels in all == saved nvtx_kern_sum over its %d "
+                       "'%s' row(s)" % (pattern_text, len(prows), want_sum[0], want_sum[1],
+                                        len(krows), name),
+                       lambda: "gate: %d epochs, %r; first %r" % (len(gsum.epochs), got_sum,
+                                                                 gsum.epochs[:3]))
+            want_span = [(r["proj_dur"], r["ops"]) for r in prows]
+            got_span = [(e[1], e[2]) for e in gspan.epochs]
+            res.expect(got_span == want_span,
+                       "06 --epoch-range %r: epoch k's gpu-span == the projected duration (and "
+                       "GPU ops) of the k-th of the saved nvtx_gpu_proj_trace's %d '%s' rows"
+                       % (pattern_text, len(prows), name),
+                       lambda: "gate %r..., nsys %r..." % (got_span[:3], want_span[:3]))
+            if name == "test":
+                names_ok = [e[0] for e in gspan.epochs[:2]] == ["test #1", "test #2"]
+                res.expect(names_ok, "06: repeated 'test' epochs are named 'test #1', 'test #2', "
+                           "...", lambda: "gate names %r" % [e[0] for e in gspan.epochs[:3]])
 
     vecadd = saved_report(ctx, "vecadd_v3_kern_nvtxsum_gpuproj_csv.stdout.txt",
                           NVTX_GPU_PROJ_HEADER)

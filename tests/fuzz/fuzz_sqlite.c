@@ -4,7 +4,6 @@
  * NVTX mode; the NVTX settings (pattern, metric, warm-up epochs) come from
  * the input's size so one corpus covers them all.  Every input must load
  * into a consistent profile or be refused with a message. */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,12 +11,14 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 #include "ng_gate.h"
+#include "ng_project.h"
+#include "ng_regex.h"
 #include "ng_source_kind.h"
 #include "ng_util.h"
 
 static char dir[4096];
 static char db_path[4096 + 16];
-static regex_t auto_re, plain_re;
+static struct ng_regex auto_re, plain_re;
 
 static void remove_dir(void)
 {
@@ -35,8 +36,11 @@ static void set_up(void)
     atexit(remove_dir);
     /* the gate's --epoch-range auto, and a pattern without a group (the
      * whole range text is then the epoch key) */
-    NG_FUZZ_CHECK(regcomp(&auto_re, ng_gate_auto_epoch_pattern, REG_EXTENDED | REG_ICASE) == 0);
-    NG_FUZZ_CHECK(regcomp(&plain_re, "^epoch", REG_EXTENDED | REG_ICASE) == 0);
+    struct ng_err err;
+    NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_gate_auto_epoch_pattern, REG_ICASE,
+                                   NG_PROJECT_TEXT_MAX, "--epoch-range", &err) == 0);
+    NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^epoch", REG_ICASE, NG_PROJECT_TEXT_MAX,
+                                   "--epoch-range", &err) == 0);
 }
 
 static void write_db(const uint8_t *data, size_t size)
@@ -69,14 +73,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         set_up();
     write_db(data, size);
 
-    struct ng_source_opts total = { .nsys_timeout = 1 };
+    /* total mode: the default work and metric, or every kind and gpu-busy */
+    struct ng_source_opts total = {
+        .nsys_timeout = 1,
+        .work = size & 8 ? NG_WORK_ALL : 0,
+        .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
+    };
     read_once(&total);
 
     struct ng_source_opts nvtx = {
         .nsys_timeout = 1,
         .epoch_re = size & 4 ? &plain_re : &auto_re,
         .epoch_pattern = size & 4 ? "^epoch" : "auto",
-        .metric = size & 1 ? NG_METRIC_GPU_SPAN : NG_METRIC_KERNEL_SUM,
+        .metric = (enum ng_metric)(size % 3),
+        .work = size & 8 ? NG_WORK_ALL : 0,
         .skip_epochs = (size >> 1) & 1,
     };
     read_once(&nvtx);

@@ -54,7 +54,7 @@ def gate_epochs(gate, path, args):
         raise RuntimeError("gate exit %d: %s" % (r.returncode, r.stderr.strip()))
     rows, inside = [], False
     for line in r.stdout.splitlines():
-        if line == "epoch_ns\tkernels\tepoch":
+        if line in ("epoch_ns\tkernels\tepoch", "epoch_ns\tlaunches\tepoch"):
             inside = True
             continue
         if line.startswith("total_ns\t"):

@@ -33,12 +33,19 @@ static struct ng_verdict fail_verdict(void)
     v.has_figures = 1;
     v.ratio = 1.5;
     v.metric = "kernel-sum";
+    strcpy(v.work, "kernels,graphs");
     v.baseline = (struct ng_verdict_side){ .path = "b.sqlite", .format = NG_FORMAT_SQLITE,
                                            .loaded = 1, .total_ns = 1000000000,
-                                           .kernel_count = 10, .ms_per_epoch = 200.0 };
+                                           .kernel_count = 10, .ms_per_epoch = 200.0,
+                                           .epochs_counted = 5,
+                                           .kind_ns = { 1000000000 }, .kind_launches = { 10 },
+                                           .left_out_ns = { 0, 0, 2500000 },
+                                           .left_out_launches = { 0, 0, 4 } };
     v.current = (struct ng_verdict_side){ .path = "c\x1b[31m\xff.csv", .format = NG_FORMAT_CSV,
                                           .loaded = 1, .total_ns = 1500000000,
-                                          .kernel_count = 12, .ms_per_epoch = 300.0 };
+                                          .kernel_count = 12, .ms_per_epoch = 300.0,
+                                          .epochs_counted = 5,
+                                          .kind_ns = { 1500000000 }, .kind_launches = { 12 } };
     strcpy(v.message, "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
     v.baseline.samples = base_samples;
     v.baseline.n_samples = 3;
@@ -98,6 +105,7 @@ static void test_json(void **state)
         "\t\"verdict\":\t\"fail\",\n"
         "\t\"mode\":\t\"total\",\n"
         "\t\"metric\":\t\"kernel-sum\",\n"
+        "\t\"work\":\t\"kernels,graphs\",\n"
         "\t\"baseline_ms_per_epoch\":\t200,\n"
         "\t\"current_ms_per_epoch\":\t300,\n"
         "\t\"ratio\":\t1.5,\n"
@@ -114,6 +122,33 @@ static void test_json(void **state)
         "\t\t\"min_ms\":\t190,\n"
         "\t\t\"max_ms\":\t210,\n"
         "\t\t\"mean_ms\":\t200,\n"
+        "\t\t\"work_ms\":\t{\n"
+        "\t\t\t\"kernel\":\t1000,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"work_launches\":\t{\n"
+        "\t\t\t\"kernel\":\t10,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"left_out_ms\":\t{\n"
+        "\t\t\t\"kernel\":\t0,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t2.5,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"left_out_launches\":\t{\n"
+        "\t\t\t\"kernel\":\t0,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t4,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"epochs\":\t5,\n"
+        "\t\t\"devices\":\t[],\n"
+        "\t\t\"processes\":\t[],\n"
         "\t\t\"runs\":\t[]\n"
         "\t},\n"
         "\t\"current\":\t{\n"
@@ -125,6 +160,33 @@ static void test_json(void **state)
         "\t\t\"min_ms\":\t290,\n"
         "\t\t\"max_ms\":\t310,\n"
         "\t\t\"mean_ms\":\t300,\n"
+        "\t\t\"work_ms\":\t{\n"
+        "\t\t\t\"kernel\":\t1500,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"work_launches\":\t{\n"
+        "\t\t\t\"kernel\":\t12,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"left_out_ms\":\t{\n"
+        "\t\t\t\"kernel\":\t0,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"left_out_launches\":\t{\n"
+        "\t\t\t\"kernel\":\t0,\n"
+        "\t\t\t\"graph\":\t0,\n"
+        "\t\t\t\"memcpy\":\t0,\n"
+        "\t\t\t\"memset\":\t0\n"
+        "\t\t},\n"
+        "\t\t\"epochs\":\t5,\n"
+        "\t\t\"devices\":\t[],\n"
+        "\t\t\"processes\":\t[],\n"
         "\t\t\"runs\":\t[]\n"
         "\t},\n"
         "\t\"samples\":\t{\n"
@@ -133,6 +195,7 @@ static void test_json(void **state)
         "\t},\n"
         "\t\"kernels\":\t[{\n"
         "\t\t\t\"name\":\t\"gemm<\\u001b[1m&>\",\n"
+        "\t\t\t\"kind\":\t\"kernel\",\n"
         "\t\t\t\"status\":\t\"changed\",\n"
         "\t\t\t\"baseline_ms_per_epoch\":\t150,\n"
         "\t\t\t\"current_ms_per_epoch\":\t240,\n"
@@ -142,6 +205,7 @@ static void test_json(void **state)
         "\t\t\t\"current_instances_per_epoch\":\t10\n"
         "\t\t}, {\n"
         "\t\t\t\"name\":\t\"fresh_kernel\",\n"
+        "\t\t\t\"kind\":\t\"kernel\",\n"
         "\t\t\t\"status\":\t\"new\",\n"
         "\t\t\t\"baseline_ms_per_epoch\":\t0,\n"
         "\t\t\t\"current_ms_per_epoch\":\t10,\n"

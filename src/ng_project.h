@@ -1,0 +1,139 @@
+/* ng_project: NVTX epochs projected onto the GPU work they launched.  Pure:
+ * ranges, launch calls and work intervals go in, per-epoch values come
+ * out; no I/O, so every reader can feed it and the unit tests can too.
+ *
+ * The rules, as nsys's nvtx_kern_sum / nvtx_gpu_proj_trace apply them:
+ * - A range is a candidate when its text matches the epoch pattern.  Of
+ *   nested candidates on one thread only the outermost counts.  Texts
+ *   longer than NG_PROJECT_TEXT_MAX bytes never match (no real epoch name
+ *   is that long, and it bounds what the user's pattern is run on).
+ * - A range's key is its text, or the text of the pattern's first group.
+ *   The k-th kept range with a key on a thread is occurrence k of that key;
+ *   (key, k) is one epoch, and the same occurrence on several threads or
+ *   processes (ranks) adds up.  So distinct texts ("epoch 3") are one epoch
+ *   each, and 64 ranges named "train_step" on a thread are 64 epochs.
+ * - Work belongs to an epoch when the call that launched it (same
+ *   correlation id, same process) starts and ends inside one of the
+ *   epoch's ranges, on the range's thread.  A call on the shared boundary
+ *   of two ranges lies in both and counts in both.
+ * - Epochs are ordered by their first start; the first `skip` are warm-up
+ *   and not counted; a counted epoch without work is left out (empty).
+ * - A range without an end is left out, and named in unclosed().
+ * Every step is linear in its input (plus the output): calls are mapped to
+ * the run of ranges that contain them by binary search, and a call stores
+ * that run's bounds, not one entry per range.
+ *
+ * Use: ng_project_init, ng_project_range for every range, ng_project_index,
+ * ng_project_call for every runtime/driver call, ng_project_work for every
+ * work interval, then the results.
+ *
+ * Ownership: the projection borrows the pattern and owns everything else
+ * (copies of texts and keys); ng_project_release() frees it all.  The
+ * struct is visible for embedding only: its fields are private. */
+#ifndef NG_PROJECT_H
+#define NG_PROJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ng_metric.h"
+#include "ng_regex.h"
+#include "ng_util.h"
+
+#define NG_PROJECT_TEXT_MAX 4096
+#define NG_PROJECT_NO_END INT64_MIN   /* ng_project_range: the range never ended */
+
+struct ng_project_range;
+struct ng_project_epoch;
+struct ng_project_thread;
+struct ng_project_page_set;
+
+struct ng_project {
+    const struct ng_regex *re;
+    double regex_cpu;           /* seconds spent matching, against the budget */
+    int over_budget;
+    enum ng_metric metric;
+    long skip;
+    /* distinct texts: how often each occurs, and its key once matched */
+    struct ng_strmap texts;
+    int64_t *text_count;
+    int64_t *text_key;          /* key index, -1: no match, -2: not matched yet */
+    char **text_of;             /* text index -> the text (owned by texts) */
+    size_t n_texts;
+    struct ng_strmap keys;
+    size_t n_keys;
+    struct ng_project_range *r;
+    size_t n_ranges;
+    struct ng_project_thread *threads;
+    size_t n_threads;
+    struct ng_project_epoch *epochs;
+    size_t n_epochs;
+    size_t *order;              /* epochs by first start */
+    struct ng_project_page_set *pages;   /* per process: call -> last containing range */
+    size_t n_pages;
+    struct ng_idmap spans;      /* calls in several ranges (or past the pages) */
+    int64_t unclosed;
+    char *unclosed_names;       /* the first few, quoted and ", "-joined */
+    int64_t taken;              /* work intervals counted, over all epochs */
+};
+
+/* The results, one per counted epoch that had work, in order. */
+struct ng_project_result {
+    const char *name;           /* the text of its earliest range; "#k" added when
+                                   its key repeats */
+    int64_t first_start;
+    int64_t ns;                 /* by the metric */
+    int64_t launches;
+};
+
+void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_metric metric,
+                     long skip);
+void ng_project_release(struct ng_project *pj);
+
+/* One range (any text; those that do not match are only counted, for the
+ * "most frequent ranges" message).  end NG_PROJECT_NO_END: never ended. */
+void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t tid,
+                      const char *text);
+/* Keeps the outermost candidates, numbers occurrences, orders the epochs.
+ * Returns how many epochs there are (warm-up ones included). */
+size_t ng_project_index(struct ng_project *pj);
+
+/* A runtime or driver call of thread tid (a globalTid: the process is its
+ * upper bits). */
+void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+                     int64_t end);
+
+/* A work interval launched by call `corr` of process gpid: the number of
+ * counted epochs it went into (0: none), or -1 when a figure would
+ * overflow 64 bits. */
+int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+                    int64_t start, int64_t end);
+
+/* gpu-busy saw intervals out of order: feed them again, in order of start,
+ * after ng_project_restart_work(). */
+int ng_project_disordered(const struct ng_project *pj);
+void ng_project_restart_work(struct ng_project *pj);
+
+size_t ng_project_ranges(const struct ng_project *pj);   /* kept candidates */
+size_t ng_project_epochs(const struct ng_project *pj);   /* warm-up included */
+int64_t ng_project_taken(const struct ng_project *pj);
+
+/* The counted epochs with work, in order: *empty gets how many counted
+ * epochs had none.  The array is the caller's to free (names are borrowed
+ * from pj). */
+struct ng_project_result *ng_project_results(const struct ng_project *pj, size_t *n,
+                                             size_t *empty);
+
+/* The pattern spent its CPU budget on the range texts (the matching
+ * stopped: the result would be partial). */
+int ng_project_over_budget(const struct ng_project *pj);
+
+/* Ranges left out for having no end: how many, and the first names. */
+int64_t ng_project_unclosed(const struct ng_project *pj, const char **names);
+
+/* "'a' (12), 'b' (3)": the most frequent range texts, for a "no range
+ * matches" message (at most `max`, each cut at 60 bytes, cleaned). */
+void ng_project_frequent(const struct ng_project *pj, size_t max, struct ng_buf *out);
+size_t ng_project_texts(const struct ng_project *pj);    /* distinct range texts seen */
+
+#endif
