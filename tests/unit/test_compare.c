@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -98,6 +99,66 @@ static void test_exit_codes(void **state)
     assert_string_equal(ng_outcome_name(NG_OUTCOME_INCONCLUSIVE), "inconclusive");
 }
 
+/* Driver spellings seen on real captures: dotted text, the digits run
+ * together as an integer, 0 for unknown. */
+static void test_driver_spellings(void **state)
+{
+    static const struct { const char *a, *b; int same; } pairs[] = {
+        { "470.141.03", "47014103", 1 },
+        { "515.65.01", "5156501", 1 },
+        { "460.39", "46039", 1 },
+        { "580.95.05", "580.95.05", 1 },
+        { "580.95.05", "570.124.06", 0 },
+        { "5156501", "47014103", 0 },
+    };
+    static const struct { const char *stored, *shown; } show[] = {
+        { "47014103", "470.141.03" }, { "5156501", "515.65.01" }, { "46039", "460.39" },
+        { "580.95.05", "580.95.05" }, { "525105", "525105" },   /* 525.105 or 52.51.05? kept */
+    };
+    char buf[64];
+    (void)state;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        assert_int_equal(ng_driver_same(pairs[i].a, pairs[i].b), pairs[i].same);
+    for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
+        ng_driver_show(show[i].stored, buf, sizeof buf);
+        assert_string_equal(buf, show[i].shown);
+    }
+}
+
+/* An unknown driver (0 or empty) on either side says nothing; one driver
+ * in two spellings says nothing; two drivers are named as the user knows
+ * them. */
+static void test_driver_warning(void **state)
+{
+    static const struct { const char *b, *c; const char *warning; } cases[] = {
+        { "0", "580.95.05", NULL },
+        { "470.141.03", "47014103", NULL },
+        { "5156501", "580.95.05",
+          "baseline and current ran on different NVIDIA driver (515.65.01 vs 580.95.05): the "
+          "comparison may be meaningless" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ng_profile b, c;
+        struct ng_verdict v;
+        struct ng_compare_opts o = { .name = "g", .threshold = 1.2, .epochs = 1, .top = 5 };
+        profile(&b, "b", 1000);
+        profile(&c, "c", 1000);
+        b.driver = strdup(cases[i].b);
+        c.driver = strdup(cases[i].c);
+        ng_compare(&v, &b, 1, &c, 1, &o);
+        if (cases[i].warning) {
+            assert_int_equal(v.n_warnings, 1);
+            assert_string_equal(v.warnings[0], cases[i].warning);
+        } else {
+            assert_int_equal(v.n_warnings, 0);
+        }
+        ng_verdict_release(&v);
+        ng_profile_release(&b);
+        ng_profile_release(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +166,8 @@ int main(void)
         cmocka_unit_test(test_default_threshold),
         cmocka_unit_test(test_zero_baseline_is_error),
         cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_driver_spellings),
+        cmocka_unit_test(test_driver_warning),
     };
     return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
 }

@@ -1,0 +1,348 @@
+/* The metrics and the NVTX projection over hand-made ranges, calls and
+ * intervals: nested, touching, overlapping across streams, across devices,
+ * zero-length, unordered; occurrence keys; the pattern budget. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ng_metric.h"
+#include "ng_project.h"
+#include "ng_regex.h"
+
+/* ---- metrics ---- */
+
+struct iv {
+    int64_t device, start, end;
+};
+
+static int64_t measure(enum ng_metric m, const struct iv *iv, size_t n, int *disordered)
+{
+    struct ng_acc a;
+    memset(&a, 0, sizeof a);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ng_acc_add(&a, m, iv[i].device, iv[i].start, iv[i].end), 0);
+    int64_t v = ng_acc_value(&a, m);
+    if (disordered)
+        *disordered = a.disordered;
+    assert_int_equal(a.launches, (int64_t)n);
+    ng_acc_release(&a);
+    return v;
+}
+
+static void test_kernel_sum_counts_overlap_twice(void **state)
+{
+    (void)state;
+    static const struct iv iv[] = { { 0, 0, 10 }, { 0, 5, 15 }, { 1, 0, 10 } };
+    assert_int_equal(measure(NG_METRIC_KERNEL_SUM, iv, 3, NULL), 30);
+}
+
+static void test_span_is_first_start_to_last_end(void **state)
+{
+    (void)state;
+    static const struct iv iv[] = { { 0, 40, 50 }, { 1, 10, 20 }, { 0, 25, 30 } };
+    assert_int_equal(measure(NG_METRIC_GPU_SPAN, iv, 3, NULL), 40);   /* 10 .. 50, any order */
+}
+
+static void test_busy_union_per_device(void **state)
+{
+    (void)state;
+    int dis;
+    /* nested, overlapping, touching (no gap: one interval), a gap, zero-length */
+    static const struct iv one[] = {
+        { 0, 0, 100 }, { 0, 10, 20 }, { 0, 50, 150 }, { 0, 150, 160 }, { 0, 200, 210 },
+        { 0, 300, 300 },
+    };
+    assert_int_equal(measure(NG_METRIC_GPU_BUSY, one, 6, &dis), 170);
+    assert_false(dis);
+    /* two streams on one device overlap: counted once; a second device adds up */
+    static const struct iv streams[] = {
+        { 0, 0, 60 }, { 0, 40, 100 }, { 1, 0, 60 }, { 0, 120, 130 }, { 1, 70, 100 },
+    };
+    assert_int_equal(measure(NG_METRIC_GPU_BUSY, streams, 5, &dis), 110 + 90);
+    assert_false(dis);
+    /* lost overlap: the same work serialized, same sum, more busy time */
+    static const struct iv hidden[] = { { 0, 0, 100 }, { 0, 20, 80 } };
+    static const struct iv lost[] = { { 0, 0, 100 }, { 0, 100, 160 } };
+    assert_int_equal(measure(NG_METRIC_KERNEL_SUM, hidden, 2, NULL),
+                     measure(NG_METRIC_KERNEL_SUM, lost, 2, NULL));
+    assert_int_equal(measure(NG_METRIC_GPU_BUSY, hidden, 2, NULL), 100);
+    assert_int_equal(measure(NG_METRIC_GPU_BUSY, lost, 2, NULL), 160);
+}
+
+static void test_busy_says_when_out_of_order(void **state)
+{
+    (void)state;
+    int dis;
+    static const struct iv iv[] = { { 0, 50, 60 }, { 0, 10, 20 } };
+    measure(NG_METRIC_GPU_BUSY, iv, 2, &dis);
+    assert_true(dis);
+    /* another device's earlier start is no disorder */
+    static const struct iv two[] = { { 0, 50, 60 }, { 1, 10, 20 } };
+    measure(NG_METRIC_GPU_BUSY, two, 2, &dis);
+    assert_false(dis);
+}
+
+static void test_metric_table(void **state)
+{
+    (void)state;
+    char buf[128];
+    ng_metric_choices(buf, sizeof buf);
+    assert_string_equal(buf, "kernel-sum, gpu-span, gpu-busy");
+    for (size_t i = 0; i < ng_n_metrics; i++) {
+        assert_int_equal(ng_metrics[i].id, (int)i);   /* indexed by the enum */
+        assert_ptr_equal(ng_metric_find(ng_metrics[i].name), &ng_metrics[i]);
+    }
+    assert_null(ng_metric_find("gpu-idle"));
+    assert_true(ng_metric_info(NG_METRIC_GPU_SPAN)->needs & NG_METRIC_NEEDS_NVTX);
+    assert_false(ng_metric_info(NG_METRIC_GPU_BUSY)->needs & NG_METRIC_NEEDS_NVTX);
+}
+
+/* ---- the projection ---- */
+
+#define TID(pid, t) (((int64_t)1 << 48) | ((int64_t)(pid) << 24) | (t))
+#define GPID(pid) (((int64_t)1 << 48) | ((int64_t)(pid) << 24))
+
+struct fixture {
+    struct ng_regex re;
+    struct ng_project pj;
+};
+
+static void begin(struct fixture *f, const char *pattern, enum ng_metric m, long skip)
+{
+    struct ng_err err;
+    assert_int_equal(ng_regex_compile(&f->re, pattern, 0, NG_PROJECT_TEXT_MAX, "--epoch-range",
+                                      &err), 0);
+    ng_project_init(&f->pj, &f->re, m, skip);
+}
+
+static void end(struct fixture *f)
+{
+    ng_project_release(&f->pj);
+    ng_regex_release(&f->re);
+}
+
+/* The results as "name=ns/launches;..." */
+static void expect_results(struct fixture *f, const char *want, size_t want_empty)
+{
+    size_t n, empty;
+    struct ng_project_result *r = ng_project_results(&f->pj, &n, &empty);
+    char got[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(got);
+        snprintf(got + len, sizeof got - len, "%s%s=%lld/%lld", i ? ";" : "", r[i].name,
+                 (long long)r[i].ns, (long long)r[i].launches);
+    }
+    free(r);
+    assert_string_equal(got, want);
+    assert_int_equal(empty, want_empty);
+}
+
+/* A call inside [start, end] on thread tid, launching one interval. */
+static void launch(struct fixture *f, int64_t tid, int64_t corr, int64_t t, int64_t device,
+                   int64_t start, int64_t end)
+{
+    ng_project_call(&f->pj, tid, corr, t, t + 1);
+    (void)ng_project_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end);
+}
+
+static void test_repeated_steps_are_occurrences(void **state)
+{
+    (void)state;
+    struct fixture f;
+    begin(&f, "^train_step$", NG_METRIC_KERNEL_SUM, 0);
+    /* three same-text steps on one thread, added in reverse order; a second
+     * rank's three steps add up with them, occurrence by occurrence */
+    for (int r = 0; r < 2; r++)
+        for (int k = 2; k >= 0; k--)
+            ng_project_range(&f.pj, 1000 * k, 1000 * k + 900, TID(4000 + 16 * r, 0), "train_step");
+    ng_project_range(&f.pj, 0, 5000, TID(4000, 1), "other");
+    assert_int_equal(ng_project_index(&f.pj), 3);
+    int64_t corr = 1;
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 3; k++)
+            launch(&f, TID(4000 + 16 * r, 0), corr++, 1000 * k + 10, r, 0, 10 * (k + 1));
+    expect_results(&f, "train_step #1=20/2;train_step #2=40/2;train_step #3=60/2", 0);
+    end(&f);
+}
+
+static void test_distinct_texts_and_group_keys(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* the group names the epoch: ranks' "epoch_3-rank_N" add up */
+    begin(&f, "^epoch_([0-9]+)", NG_METRIC_KERNEL_SUM, 0);
+    ng_project_range(&f.pj, 0, 100, TID(1, 0), "epoch_0-rank_0");
+    ng_project_range(&f.pj, 5, 100, TID(2, 0), "epoch_0-rank_1");
+    ng_project_range(&f.pj, 200, 300, TID(1, 0), "epoch_1-rank_0");
+    ng_project_range(&f.pj, 205, 300, TID(2, 0), "epoch_1-rank_1");
+    assert_int_equal(ng_project_index(&f.pj), 2);
+    launch(&f, TID(1, 0), 1, 10, 0, 0, 7);
+    launch(&f, TID(2, 0), 1, 10, 1, 0, 5);     /* the same correlation id in another process */
+    launch(&f, TID(2, 0), 2, 210, 1, 0, 3);
+    expect_results(&f, "epoch_0-rank_0=12/2;epoch_1-rank_0=3/1", 0);
+    end(&f);
+}
+
+static void test_outermost_boundary_and_thread(void **state)
+{
+    (void)state;
+    struct fixture f;
+    begin(&f, "^e", NG_METRIC_KERNEL_SUM, 0);
+    ng_project_range(&f.pj, 0, 100, TID(1, 0), "e0");
+    ng_project_range(&f.pj, 10, 50, TID(1, 0), "e0 inner");   /* nested: not an epoch */
+    ng_project_range(&f.pj, 100, 200, TID(1, 0), "e1");       /* touches e0 */
+    assert_int_equal(ng_project_index(&f.pj), 2);
+    ng_project_call(&f.pj, TID(1, 0), 1, 100, 100);   /* zero-length, on the boundary */
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 1, 0, 0, 4), 2);
+    ng_project_call(&f.pj, TID(1, 1), 2, 20, 30);     /* another thread: no range of its own */
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 2, 0, 0, 100), 0);
+    ng_project_call(&f.pj, TID(1, 0), 3, 90, 110);    /* straddles two ranges: in neither */
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 3, 0, 0, 100), 0);
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 99, 0, 0, 100), 0);   /* no such call */
+    expect_results(&f, "e0=4/1;e1=4/1", 0);
+    end(&f);
+}
+
+static void test_span_and_busy_per_epoch(void **state)
+{
+    (void)state;
+    for (int m = NG_METRIC_GPU_SPAN; m <= NG_METRIC_GPU_BUSY; m++) {
+        struct fixture f;
+        begin(&f, "^step", (enum ng_metric)m, 0);
+        ng_project_range(&f.pj, 0, 1000, TID(1, 0), "step");
+        ng_project_index(&f.pj);
+        /* two streams overlapping on device 0, a gap, and device 1 */
+        launch(&f, TID(1, 0), 1, 1, 0, 100, 200);
+        launch(&f, TID(1, 0), 2, 2, 0, 150, 250);
+        launch(&f, TID(1, 0), 3, 3, 0, 400, 450);
+        launch(&f, TID(1, 0), 4, 4, 1, 160, 260);
+        expect_results(&f, m == NG_METRIC_GPU_SPAN ? "step=350/4" : "step=300/4", 0);
+        end(&f);
+    }
+}
+
+static void test_warmup_empty_and_unclosed(void **state)
+{
+    (void)state;
+    struct fixture f;
+    const char *names;
+    begin(&f, "^epoch [0-9]+$", NG_METRIC_KERNEL_SUM, 1);
+    ng_project_range(&f.pj, 0, 10, TID(1, 0), "epoch 0");
+    ng_project_range(&f.pj, 20, 30, TID(1, 0), "epoch 1");
+    ng_project_range(&f.pj, 40, 50, TID(1, 0), "epoch 2");   /* no work: left out */
+    ng_project_range(&f.pj, 60, NG_PROJECT_NO_END, TID(1, 0), "epoch 3");
+    assert_int_equal(ng_project_index(&f.pj), 3);
+    assert_int_equal(ng_project_unclosed(&f.pj, &names), 1);
+    assert_string_equal(names, "'epoch 3'");
+    launch(&f, TID(1, 0), 1, 1, 0, 0, 5);     /* warm-up: not counted */
+    launch(&f, TID(1, 0), 2, 21, 0, 0, 6);
+    launch(&f, TID(1, 0), 3, 61, 0, 0, 7);    /* in the unclosed range: nowhere */
+    expect_results(&f, "epoch 1=6/1", 1);
+    assert_int_equal(ng_project_taken(&f.pj), 1);
+    end(&f);
+}
+
+/* K start/end ranges that all overlap (not nested), each launch inside
+ * every one of them: the output is K x launches, and the cost stays
+ * linear in it. */
+static void test_overlapping_ranges_linear(void **state)
+{
+    (void)state;
+    struct fixture f;
+    const int64_t k = 16000;
+    begin(&f, "^epoch", NG_METRIC_KERNEL_SUM, 0);
+    char text[32];
+    for (int64_t i = 0; i < k; i++) {
+        snprintf(text, sizeof text, "epoch %lld", (long long)i);
+        ng_project_range(&f.pj, i, 10 * k + i, TID(1, 0), text);
+    }
+    assert_int_equal(ng_project_index(&f.pj), (size_t)k);
+    for (int64_t c = 0; c < 200; c++) {
+        ng_project_call(&f.pj, TID(1, 0), c, k + c, k + c);
+        assert_int_equal(ng_project_work(&f.pj, GPID(1), c, 0, 0, 1), (int)k);
+    }
+    assert_int_equal(ng_project_taken(&f.pj), 200 * k);
+    end(&f);
+}
+
+static void test_rows_in_any_order(void **state)
+{
+    (void)state;
+    char a[256], b[256];
+    for (int rev = 0; rev < 2; rev++) {
+        struct fixture f;
+        begin(&f, "^s", NG_METRIC_KERNEL_SUM, 0);
+        const char *texts[] = { "s", "s", "s2" };
+        int64_t starts[] = { 0, 100, 100 };
+        for (int i = 0; i < 3; i++) {
+            int j = rev ? 2 - i : i;
+            /* two ranges equal but for their text: the sort decides, not the order */
+            ng_project_range(&f.pj, starts[j], starts[j] + 50, TID(1, 0), texts[j]);
+        }
+        ng_project_index(&f.pj);
+        for (int i = 0; i < 3; i++) {
+            int j = rev ? 2 - i : i;
+            launch(&f, TID(1, 0), j, starts[j] + 1, 0, 0, 10 + j);
+        }
+        size_t n, e;
+        struct ng_project_result *r = ng_project_results(&f.pj, &n, &e);
+        snprintf(rev ? b : a, 256, "%zu %s %lld %s %lld", n, r[0].name, (long long)r[0].ns,
+                 n > 1 ? r[1].name : "-", n > 1 ? (long long)r[1].ns : 0LL);
+        free(r);
+        end(&f);
+    }
+    assert_string_equal(a, b);
+}
+
+static void test_pattern_budget(void **state)
+{
+    (void)state;
+    struct ng_regex re;
+    struct ng_err err;
+    /* nested counts multiply: refused before glibc expands them */
+    assert_int_equal(ng_regex_compile(&re, "((a{1,100}){1,100}){1,100}", 0, 4096, "--epoch-range",
+                                      &err), -1);
+    assert_non_null(strstr(err.msg, "repeats too much"));
+    assert_int_equal(ng_regex_compile(&re, "(.*){1,32000}", 0, 4096, "--epoch-range", &err), -1);
+    assert_int_equal(ng_regex_compile(&re, "(", 0, 4096, "--epoch-range", &err), -1);
+    assert_non_null(strstr(err.msg, "not a valid extended regular expression"));
+    /* what a real pattern looks like is fine */
+    assert_int_equal(ng_regex_compile(&re, "^epoch[ _=]?([0-9]{1,6})(/[0-9]+)?$", 0, 4096,
+                                      "--epoch-range", &err), 0);
+    ng_regex_release(&re);
+    /* a text past max_input never matches; an exhausted account stops */
+    assert_int_equal(ng_regex_compile(&re, "a", 0, 4, "--epoch-range", &err), 0);
+    regmatch_t m[1];
+    double spent = 0;
+    assert_int_equal(ng_regex_match(&re, "aaaa", 1, m, &spent), 1);
+    assert_int_equal(ng_regex_match(&re, "aaaaa", 1, m, &spent), 0);
+    spent = NG_REGEX_CPU_BUDGET + 1;
+    assert_int_equal(ng_regex_match(&re, "a", 1, m, &spent), -1);
+    ng_regex_release(&re);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernel_sum_counts_overlap_twice),
+        cmocka_unit_test(test_span_is_first_start_to_last_end),
+        cmocka_unit_test(test_busy_union_per_device),
+        cmocka_unit_test(test_busy_says_when_out_of_order),
+        cmocka_unit_test(test_metric_table),
+        cmocka_unit_test(test_repeated_steps_are_occurrences),
+        cmocka_unit_test(test_distinct_texts_and_group_keys),
+        cmocka_unit_test(test_outermost_boundary_and_thread),
+        cmocka_unit_test(test_span_and_busy_per_epoch),
+        cmocka_unit_test(test_warmup_empty_and_unclosed),
+        cmocka_unit_test(test_overlapping_ranges_linear),
+        cmocka_unit_test(test_rows_in_any_order),
+        cmocka_unit_test(test_pattern_budget),
+    };
+    return cmocka_run_group_tests_name("project", tests, NULL, NULL);
+}
