@@ -51,6 +51,13 @@ void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
     va_start(ap, fmt);
     ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
+    /* the same profile on both sides (or twice on one) says it once */
+    for (size_t i = 0; i < v->n_warnings; i++) {
+        if (strcmp(v->warnings[i], b.data ? b.data : "") == 0) {
+            ng_buf_release(&b);
+            return;
+        }
+    }
     v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
     v->warnings[v->n_warnings++] = ng_buf_detach(&b);
 }

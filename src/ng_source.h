@@ -27,6 +27,8 @@ struct ng_source_opts {
     enum ng_metric metric;
     long skip_epochs;
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
+    int64_t sql_budget_ops;    /* SQLite VM operations a file may cost; 0: the default,
+                                  which grows with the file's size */
 };
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -35,12 +36,16 @@
 
 #define BUSY_TIMEOUT_MS 2000
 
-/* The step budget: SQLite's progress handler runs every PROGRESS_OPS VM
- * operations.  A real export costs a few operations per byte for every
- * table the gate reads; a recursive view costs without end. */
+/* The budget: SQLite's progress handler runs every PROGRESS_OPS VM
+ * operations and stops the query past a number of operations, or of CPU
+ * seconds (one operation can be a slow function), that grows with the
+ * file's size.  A real export costs a few operations per byte for every
+ * table the gate reads and well under a second per 100 MB. */
 #define PROGRESS_OPS 10000
 #define BUDGET_OPS_PER_BYTE 64
 #define BUDGET_BASE_OPS 200000000LL
+#define BUDGET_BASE_CPU_S 30.0
+#define BUDGET_CPU_S_PER_MB 0.1
 /* Temporary storage (the sorts of gpu-busy's ordered pass, or whatever a
  * crafted query builds) lives in memory under this limit. */
 #define HEAP_LIMIT ((sqlite3_int64)1 << 30)
@@ -78,6 +83,8 @@ struct schema_obj {
     char *shown;             /* as the schema spells it */
     char *type;
     int is_table;            /* a real table: not a view, not virtual */
+    int checked;             /* its columns were checked */
+    int computed;            /* it has generated columns */
 };
 
 struct reader {
@@ -104,6 +111,8 @@ struct reader {
     size_t n_schema;
     const char *kernel_table;           /* the one nsys's reports read */
     int64_t ticks, max_ticks;           /* the step budget */
+    double cpu_start, max_cpu;          /* the time budget (thread CPU seconds) */
+    int over_budget;
     sqlite3_stmt *string_st;            /* StringIds look-up, prepared once */
 };
 
@@ -145,10 +154,8 @@ static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
         return ng_err_set(err, "'%s' is locked by another process (gave up after %d ms)",
                           shown, BUSY_TIMEOUT_MS);
     case SQLITE_INTERRUPT:
-        return ng_err_set(err, "reading '%s' took more than its budget of SQLite work "
-                          "(%" PRId64 " million steps for a file of this size): a crafted view "
-                          "or query, or a damaged file", shown,
-                          (int64_t)(BUDGET_BASE_OPS / 1000000));
+        return ng_err_set(err, "reading '%s' took more than its budget of SQLite work (which "
+                          "grows with the file's size): a crafted or damaged file", shown);
     case SQLITE_NOMEM:
         return ng_err_set(err, "reading '%s' needed more than %d MiB of SQLite memory "
                           "(temporary storage for a sort or a crafted query)", shown,
@@ -202,6 +209,7 @@ static int read_schema(struct reader *rd, struct ng_err *err)
         rd->schema[rd->n_schema++] = (struct schema_obj){
             lower(name), ng_xstrdup(name), ng_xstrdup(type),
             strcmp(type, "table") == 0 && !(sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0),
+            0, 0,
         };
     }
     sqlite3_finalize(st);
@@ -220,49 +228,86 @@ static const struct schema_obj *schema_find(const struct reader *rd, const char 
     return found;
 }
 
-/* 1 a real table, 0 absent, -1 something else by that name (refused). */
-static int need_table(const struct reader *rd, const char *name, struct ng_err *err)
-{
-    const struct schema_obj *o = schema_find(rd, name);
-    if (!o)
-        return 0;
-    if (!o->is_table)
-        return ng_err_set(err, "'%s': %s is a %s, not a table", rd->shown, name,
-                          strcmp(o->type, "table") == 0 ? "virtual table" : o->type);
-    return 1;
-}
-
 /* 1 when the table has the column. */
 static int has_column(struct reader *rd, const char *table, const char *col, struct ng_err *err)
 {
-    struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
     int found = 0;
 
-    ng_buf_adds(&sql, "SELECT name FROM pragma_table_info(");
-    ng_buf_adds(&sql, "?)");
-    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
-    ng_buf_release(&sql);
+    int rc = sqlite3_prepare_v2(rd->db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rd_error(rd, err, rc);
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *c = (const char *)sqlite3_column_text(st, 0);
-        if (c && strcmp(c, col) == 0)
+        if (c && strcasecmp(c, col) == 0)
             found = 1;
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rd_error(rd, err, rc);
+    return rc == SQLITE_DONE ? found : rd_error(rd, err, rc);
+}
+
+/* The name of a generated column of the table (computed on every read: it
+ * could run any expression), or NULL; nsys writes none. */
+static char *generated_column(struct reader *rd, const char *table)
+{
+    sqlite3_stmt *st;
+    char *found = NULL;
+
+    /* hidden 2 and 3: generated columns (virtual, stored) */
+    if (sqlite3_prepare_v2(rd->db, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden >= 2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        found = ng_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
     return found;
+}
+
+/* 1 a real table, 0 absent, -1 something else by that name, or a table
+ * with computed columns (refused). */
+static int need_table(struct reader *rd, const char *name, struct ng_err *err)
+{
+    struct schema_obj *o = (struct schema_obj *)schema_find(rd, name);
+    if (!o)
+        return 0;
+    if (o->computed)
+        return ng_err_set(err, "'%s': %s has generated columns (computed on read), not data; "
+                          "refusing to read it", rd->shown, o->shown);
+    if (!o->is_table)
+        return ng_err_set(err, "'%s': %s is a %s, not a table", rd->shown, name,
+                          strcmp(o->type, "table") == 0 ? "virtual table" : o->type);
+    if (!o->checked) {
+        char *col = generated_column(rd, o->shown);
+        o->checked = 1;
+        if (col) {
+            ng_err_set(err, "'%s': column '%s' of %s is a generated column (computed on "
+                       "read), not data; refusing to read it", rd->shown, col, o->shown);
+            free(col);
+            o->computed = 1;
+            return -1;
+        }
+    }
+    return 1;
 }
 
 /* ---- the budget ---- */
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Nonzero interrupts the query (SQLITE_INTERRUPT). */
 static int on_progress(void *ctx)
 {
     struct reader *rd = ctx;
-    return ++rd->ticks > rd->max_ticks;   /* nonzero interrupts the query */
+    if (++rd->ticks > rd->max_ticks || thread_cpu() - rd->cpu_start > rd->max_cpu)
+        rd->over_budget = 1;
+    return rd->over_budget;
 }
 
 static void set_budget(struct reader *rd, const char *path)
@@ -272,7 +317,11 @@ static void set_budget(struct reader *rd, const char *path)
     int64_t ops = BUDGET_BASE_OPS;
     if (bytes > 0 && bytes < INT64_MAX / BUDGET_OPS_PER_BYTE / 2)
         ops += bytes * BUDGET_OPS_PER_BYTE;
+    if (rd->opts->sql_budget_ops > 0)
+        ops = rd->opts->sql_budget_ops;
     rd->max_ticks = ops / PROGRESS_OPS;
+    rd->max_cpu = BUDGET_BASE_CPU_S + BUDGET_CPU_S_PER_MB * (double)bytes / 1e6;
+    rd->cpu_start = thread_cpu();
     sqlite3_progress_handler(rd->db, PROGRESS_OPS, on_progress, rd);
 }
 
@@ -963,17 +1012,21 @@ static void emit_epochs(struct reader *rd, struct ng_profile *p)
 
 /* ---- the machine and the capture ---- */
 
-/* Distinct values of a one-column query, sorted and ", "-joined; NULL
- * when there are none. */
-static char *joined(struct reader *rd, const char *table, const char *sql)
+/* Distinct values of a one-column query, sorted and ", "-joined into
+ * *out (NULL when there are none).  Only a table that is not a table is
+ * an error: what the capture says of its machine is optional. */
+static int joined(struct reader *rd, const char *table, const char *sql, char **out,
+                  struct ng_err *err)
 {
-    struct ng_err ignored;
     sqlite3_stmt *st;
     struct ng_buf b = NG_BUF_INIT;
 
-    if (need_table(rd, table, &ignored) != 1 ||
-        sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return NULL;
+    *out = NULL;
+    int have = need_table(rd, table, err);
+    if (have <= 0)
+        return have;
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_text(st, 0);
         if (!v || !*v)
@@ -983,20 +1036,22 @@ static char *joined(struct reader *rd, const char *table, const char *sql)
         ng_buf_adds(&b, v);
     }
     sqlite3_finalize(st);
-    return b.len ? ng_buf_detach(&b) : NULL;
+    *out = b.len ? ng_buf_detach(&b) : NULL;
+    return 0;
 }
 
-static void read_machine(struct reader *rd, struct ng_profile *p)
+static int read_machine(struct reader *rd, struct ng_profile *p, struct ng_err *err)
 {
-    p->gpu = joined(rd, "TARGET_INFO_GPU", "SELECT DISTINCT name FROM TARGET_INFO_GPU"
-                    " WHERE name IS NOT NULL ORDER BY name");
-    p->driver = joined(rd, "TARGET_INFO_SYSTEM_ENV", "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
-                       " WHERE name = 'NvDriverVersion' AND value <> '' LIMIT 1");
+    if (joined(rd, "TARGET_INFO_GPU", "SELECT DISTINCT name FROM TARGET_INFO_GPU"
+               " WHERE name IS NOT NULL ORDER BY name", &p->gpu, err) < 0 ||
+        joined(rd, "TARGET_INFO_SYSTEM_ENV", "SELECT value FROM TARGET_INFO_SYSTEM_ENV"
+               " WHERE name = 'NvDriverVersion' AND value <> '' LIMIT 1", &p->driver, err) < 0)
+        return -1;
     /* some captures prefix it with PROCESS_n: */
-    p->graph_mode = joined(rd, "META_DATA_CAPTURE", "SELECT DISTINCT value FROM META_DATA_CAPTURE"
-                           " WHERE name = 'CUDA_GRAPH_TRACE_OPTIONS:MODE'"
-                           "    OR name GLOB 'PROCESS_*:CUDA_GRAPH_TRACE_OPTIONS:MODE'"
-                           " ORDER BY value");
+    return joined(rd, "META_DATA_CAPTURE", "SELECT DISTINCT value FROM META_DATA_CAPTURE"
+                  " WHERE name = 'CUDA_GRAPH_TRACE_OPTIONS:MODE'"
+                  "    OR name GLOB 'PROCESS_*:CUDA_GRAPH_TRACE_OPTIONS:MODE'"
+                  " ORDER BY value", &p->graph_mode, err);
 }
 
 /* ---- opening ---- */
@@ -1171,8 +1226,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     if (rd.pj)
         emit_epochs(&rd, p);
     keep_places(&rd, p);
-    read_machine(&rd, p);
-    ret = ng_profile_finish(p, err);
+    if (read_machine(&rd, p, err) == 0)
+        ret = ng_profile_finish(p, err);
 out:
     if (rd.pj)
         ng_project_release(&pj);

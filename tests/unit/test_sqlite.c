@@ -1,0 +1,62 @@
+/* The SQLite reader's budget: a file whose reading costs more SQLite work
+ * than its budget is stopped with an error naming it (the default budget,
+ * which grows with the file's size, reads the same file). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ng_source_kind.h"
+
+static char path[256];
+
+static int make_trace(void **state)
+{
+    (void)state;
+    const char *gen = getenv("GENTRACE");
+    char cmd[1024];
+    snprintf(path, sizeof path, "/tmp/ng-test-sqlite.%d.sqlite", (int)getpid());
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' --force --kernels 20000 --names 4 --epochs 4 >/dev/null",
+             gen ? gen : "gentrace", path);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int remove_trace(void **state)
+{
+    (void)state;
+    unlink(path);
+    return 0;
+}
+
+static int read_with(int64_t budget, struct ng_err *err)
+{
+    struct ng_profile p;
+    struct ng_source_opts o = { .sql_budget_ops = budget };
+    ng_profile_init(&p, path);
+    int rc = ng_sqlite_read(&p, path, "t.sqlite", &o, err);
+    ng_profile_release(&p);
+    return rc;
+}
+
+static void test_budget_stops_the_query(void **state)
+{
+    struct ng_err err;
+    (void)state;
+    assert_int_equal(read_with(0, &err), 0);
+    assert_int_equal(read_with(20000, &err), -1);
+    assert_string_equal(err.msg, "reading 't.sqlite' took more than its budget of SQLite work "
+                                 "(which grows with the file's size): a crafted or damaged file");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_budget_stops_the_query),
+    };
+    return cmocka_run_group_tests_name("sqlite", tests, make_trace, remove_trace);
+}
