@@ -1375,10 +1375,10 @@ def nsys_csv_report(ctx, path, report):
     return r, rows, ""
 
 
-def gate_epochs(ctx, path, pattern, metric, **env):
+def gate_epochs(ctx, path, pattern, metric, work=None, **env):
     """(Run, GateEpochs or None, problem) of --print-profile --epoch-range in NVTX mode."""
-    r = ctx.gate_run(["--print-profile", "--epoch-range", pattern, "--metric", metric, path],
-                     **env)
+    r = ctx.gate_run(["--print-profile", "--epoch-range", pattern, "--metric", metric]
+                     + (["--work", work] if work else []) + [path], **env)
     if r.rc != 0:
         return r, None, "gate failed: " + r.describe()
     try:
@@ -1412,8 +1412,10 @@ def compare_epochs_with_nsys(ctx, tag, path, pattern_text):
     EpochComparison, or None when a prerequisite failed (reported)."""
     res = ctx.results
     pattern = re.compile(pattern_text, re.IGNORECASE)
-    _, gsum, problem = gate_epochs(ctx, path, pattern_text, "kernel-sum")
-    _, gspan, problem2 = gate_epochs(ctx, path, pattern_text, "gpu-span")
+    # kernel-sum over kernels is nvtx_kern_sum; gpu-span over every kind is
+    # nvtx_gpu_proj_trace, which projects kernels, memcpy and memset
+    _, gsum, problem = gate_epochs(ctx, path, pattern_text, "kernel-sum", work="kernels")
+    _, gspan, problem2 = gate_epochs(ctx, path, pattern_text, "gpu-span", work="all")
     if problem or problem2:
         res.not_ok("%s: gate --print-profile --epoch-range %r" % (tag, pattern_text),
                    problem or problem2)
@@ -1475,29 +1477,17 @@ def compare_epochs_with_nsys(ctx, tag, path, pattern_text):
                "epochs" % (tag, len(gate_keys)),
                lambda: epoch_mismatches(gate_keys, got, want, explain_sum))
 
-    # gpu-span: nvtx_gpu_proj_trace's projected span, which also covers memcpy/memset. The
-    # gate's documented metric is over kernels only: epochs whose ranges launch memory
-    # operations are compared with this script's kernels-only projection instead.
-    got = {k: ns for k, (_, ns, _) in zip(gate_keys, gspan.epochs)}
-    plain = [k for k in gate_keys if not ref.memops.get(k)]
+    # gpu-span --work all: nvtx_gpu_proj_trace's projected span over kernels, memcpy and
+    # memset, and its NumGPUOps, for every epoch (with memory operations or without)
+    got = {k: (ns, n) for k, (_, ns, n) in zip(gate_keys, gspan.epochs)}
+    want = {k: (want_span.get(k, 0), ne.ops.get(k, 0)) for k in gate_keys}
     with_mem = [k for k in gate_keys if ref.memops.get(k)]
-    want = {k: want_span.get(k, 0) for k in plain}
-    res.expect(all(got[k] == want[k] for k in plain),
-               "%s: per epoch, gate --metric gpu-span == nsys nvtx_gpu_proj_trace Projected "
-               "Duration (last end - first start over the epoch's ranges), %d epochs without "
-               "memcpy/memset" % (tag, len(plain)),
-               lambda: epoch_mismatches(plain, got, want, ref.explain))
-    if with_mem:
-        kernels_only = {k: ref.kernel.get(k, EpochFigures()).span_ns for k in with_mem}
-        differ = [k for k in with_mem if want_span.get(k, 0) != kernels_only[k]]
-        res.expect(all(got[k] == kernels_only[k] for k in with_mem)
-                   and all(want_span.get(k, 0) == ref_span.get(k, 0) for k in with_mem),
-                   "%s: %d epoch(s) launch memcpy/memset (%d memory operations; nsys's span "
-                   "differs from the kernels-only span in %d of them, by up to %d ns): gate "
-                   "gpu-span == kernels-only span, nsys == span over all GPU operations"
-                   % (tag, len(with_mem), sum(ref.memops[k] for k in with_mem), len(differ),
-                      max([want_span.get(k, 0) - kernels_only[k] for k in with_mem] or [0])),
-                   lambda: epoch_mismatches(with_mem, got, kernels_only, ref.explain))
+    res.expect(got == want,
+               "%s: per epoch, gate --metric gpu-span --work all (ns, launches) == nsys "
+               "nvtx_gpu_proj_trace Projected Duration (last end - first start over the epoch's "
+               "ranges) and NumGPUOps, all %d epochs (%d of them with memcpy/memset)"
+               % (tag, len(gate_keys), len(with_mem)),
+               lambda: epoch_mismatches(gate_keys, got, want, ref.explain))
 
     # Kernel rows in NVTX mode: only kernels inside counted epochs, per name, each kernel
     # once. A kernel launched on the boundary of two epochs counts in both epochs (as in
@@ -1746,6 +1736,72 @@ def check_nvtx_gate_end_to_end(ctx):
 
 
 
+MEM_SUM_HEADER = ("Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),"
+                  "StdDev (ns),Operation")
+
+
+def memory_samples(ctx):
+    return [rel for rel in ctx.sample_files() if rel.endswith(".sqlite") and sqlite_rows(
+        ctx.path(rel), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+        "('CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET')")[0][0]]
+
+
+def check_memory_rows(ctx):
+    """11. Memory operations (--work all) on every SQLite sample that has memcpy/memset
+    tables: the gate's memcpy and memset rows equal nsys 2023.4's cuda_gpu_mem_time_sum
+    (Operation, Total Time, Count) to the ns where nsys reads the file; on 2020 exports,
+    which nsys refuses (no ENUM_CUDA_MEMCPY_OPER), they equal plain SQL sums per copy kind,
+    named from the export's own MemcpyOperationStrings. Under the default --work they are
+    left out and said to be."""
+    res = ctx.results
+    for rel in memory_samples(ctx):
+        path = ctx.path(rel)
+        _, prof, problem = ctx.gate_profile(path, ["--work", "all"])
+        if problem:
+            res.not_ok("%s: gate --print-profile --work all" % rel, problem)
+            continue
+        got = {k[1]: v for k, v in prof.rows.items()
+               if isinstance(k, tuple) and k[0] in ("memcpy", "memset")}
+        d = ctx.fresh_dir("mem-time-sum")
+        copy = ctx.copy_sample(rel, d)
+        r = run([ctx.nsys["2023.4"], "stats", "-q", "--report", "cuda_gpu_mem_time_sum",
+                 "--format", "csv", os.path.basename(copy)], cwd=d, env=clean_env(),
+                timeout=NSYS_TIMEOUT)
+        rows = report_block(r.out, MEM_SUM_HEADER) if r.rc == 0 else None
+        if rows is not None:
+            want = {}
+            for row in rows:
+                cells = row.split(",", 8)
+                want[cells[8]] = (int(cells[1]), int(cells[2]))
+            res.expect(got == want, "%s: gate memcpy/memset rows (%d) == nsys 2023.4 "
+                       "cuda_gpu_mem_time_sum (%d operations)" % (rel, len(got), len(want)),
+                       lambda: rows_diff(want, got))
+        else:
+            names = dict(sqlite_rows(path, "SELECT id, name FROM MemcpyOperationStrings"))
+            want = {}
+            for kind, ns, n in sqlite_rows(path, "SELECT copyKind, sum(\"end\" - start), "
+                                           "count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1"):
+                want[names.get(kind, "[CUDA memcpy kind %d]" % kind)] = (ns, n)
+            for ns, n in sqlite_rows(path, "SELECT sum(\"end\" - start), count(*) FROM "
+                                     "CUPTI_ACTIVITY_KIND_MEMSET"):
+                if n:
+                    want["[CUDA memset]"] = (ns, n)
+            res.expect(got == want,
+                       "%s: nsys 2023.4 prints no cuda_gpu_mem_time_sum (no ENUM_CUDA_MEMCPY_OPER); "
+                       "gate memcpy/memset rows (%d) == SQL sums per copy kind, named from "
+                       "MemcpyOperationStrings" % (rel, len(got)),
+                       lambda: "nsys: %s; %s" % (one_line(r.out + r.err, 200), rows_diff(want, got)))
+        # the default --work leaves them out, and says how much
+        r2 = ctx.gate_run(["--print-profile", path])
+        left = [line for line in r2.out.split("\n") if line.startswith(GATE_NOTE)]
+        total_left = sum(int(re.search(r"(\d+) ns$", line).group(1)) for line in left
+                         if re.search(r"(memcpy|memset) launches", line))
+        res.expect(r2.rc == 0 and total_left == sum(ns for ns, _ in want.values()),
+                   "%s: without --work memory, --print-profile says the %d ns of memory "
+                   "operations were left out" % (rel, sum(ns for ns, _ in want.values())),
+                   lambda: "left-out lines %r; %s" % (left, r2.describe()))
+
+
 CHECKS = [
     check_sqlite_against_nsys_stats,
     check_no_kernel_samples,
@@ -1758,6 +1814,7 @@ CHECKS = [
     check_nvtx_custom_regex,
     check_nvtx_saved_outputs,
     check_nvtx_gate_end_to_end,
+    check_memory_rows,
 ]
 
 
