@@ -8,6 +8,7 @@
 #include "ng_cli.h"
 #include "ng_gate.h"
 #include "ng_manifest.h"
+#include "ng_outputs.h"
 #include "ng_report.h"
 #include "ng_signal.h"
 #include "ng_source.h"
@@ -19,44 +20,6 @@ static void print_line(const char *prefix, const char *msg)
     char *clean = ng_text_cleaned(msg, NG_TEXT_ESCAPE_CONTROLS);
     fprintf(stderr, "%s%s\n", prefix, clean);
     free(clean);
-}
-
-#define MAX_REQUESTS 12
-
-/* Standard output carries the human line, then the GitHub annotations;
- * with --json - it carries the JSON alone and both move to stderr. */
-static size_t build_requests(const struct ng_settings *s, struct ng_report_request *q)
-{
-    size_t n = 0;
-    int json_stdout = s->json_path && strcmp(s->json_path, "-") == 0;
-    enum ng_report_dest text = json_stdout ? NG_DEST_STDERR : NG_DEST_STDOUT;
-
-    if (!s->quiet)
-        q[n++] = (struct ng_report_request){ "human", text, NULL, NULL };
-    if (s->json_path)
-        q[n++] = (struct ng_report_request){ "json", json_stdout ? NG_DEST_STDOUT : NG_DEST_FILE,
-                                             s->json_path, "--json" };
-    if (s->junit_path)
-        q[n++] = (struct ng_report_request){ "junit", NG_DEST_FILE, s->junit_path, "--junit" };
-    if (s->metrics_path)
-        q[n++] = (struct ng_report_request){ "metrics", NG_DEST_FILE, s->metrics_path,
-                                             "--metrics" };
-    if (s->benchmark_path)
-        q[n++] = (struct ng_report_request){ "benchmark", NG_DEST_FILE, s->benchmark_path,
-                                             "--benchmark-json" };
-    if (s->history_path)
-        q[n++] = (struct ng_report_request){ "json-line", NG_DEST_APPEND, s->history_path,
-                                             "--history" };
-    if (!s->github)
-        return n;
-    q[n++] = (struct ng_report_request){ "github-annotations", text, NULL, NULL };
-    if (s->github_summary)
-        q[n++] = (struct ng_report_request){ "github-summary", NG_DEST_APPEND, s->github_summary,
-                                             "GITHUB_STEP_SUMMARY" };
-    if (s->github_output)
-        q[n++] = (struct ng_report_request){ "github-output", NG_DEST_APPEND, s->github_output,
-                                             "GITHUB_OUTPUT" };
-    return n;
 }
 
 static int print_profile(const struct ng_profile *p)
@@ -139,7 +102,7 @@ static int refuse_batch_outputs(struct ng_settings *outputs, const struct ng_man
         for (size_t j = 0; j < g->n_currents; j++)
             inputs[k++] = g->currents[j];
     }
-    int ret = ng_cli_refuse_outputs(outputs, inputs, n, err);
+    int ret = ng_outputs_refuse(outputs, inputs, n, err);
     free(inputs);
     return ret;
 }
@@ -148,7 +111,7 @@ static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err
 {
     struct ng_manifest m;
     struct ng_err err;
-    struct ng_report_request reqs[MAX_REQUESTS];
+    struct ng_report_request reqs[NG_OUTPUTS_MAX];
     struct ng_batch_counts c;
     int ok = usage_err == NULL;
 
@@ -184,7 +147,7 @@ static int run_batch(const struct ng_settings *s, const struct ng_err *usage_err
     /* a refused manifest's ERROR line is on stderr already: not again on stdout */
     outputs.quiet |= !ok;
     struct ng_err werr;
-    if (ng_report_write_batch(&b, reqs, build_requests(&outputs, reqs), &werr) < 0) {
+    if (ng_report_write_batch(&b, reqs, ng_outputs_requests(&outputs, reqs), &werr) < 0) {
         if (ok)   /* one ERROR line: a refused manifest has said its own */
             print_line("ERROR: ", werr.msg);
         status = 2;
@@ -200,7 +163,7 @@ int main(int argc, char **argv)
     struct ng_settings s;
     struct ng_err err;
     struct ng_gate g;
-    struct ng_report_request reqs[MAX_REQUESTS];
+    struct ng_report_request reqs[NG_OUTPUTS_MAX];
     int ok;
 
     ng_signal_init();
@@ -237,7 +200,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < v->n_warnings; i++)
         print_line("WARNING: ", v->warnings[i]);
     struct ng_err werr;
-    if (ng_report_write_all(v, reqs, build_requests(&s, reqs), &werr) < 0) {
+    if (ng_report_write_all(v, reqs, ng_outputs_requests(&s, reqs), &werr) < 0) {
         if (v->outcome != NG_OUTCOME_ERROR)
             print_line("ERROR: ", werr.msg);
         status = 2;

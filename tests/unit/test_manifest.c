@@ -243,8 +243,8 @@ static void test_github_switch(void **state)
     assert_int_equal(ng_cli_parse(&s, 3, argv, &err), 0);
     ng_cli_release(&s);
     assert_int_equal(s.github, 1);
-    assert_string_equal(s.github_summary, "/x/summary");
-    assert_null(s.github_output);   /* empty is unset */
+    assert_string_equal(s.outputs[ng_outputs_find("GITHUB_STEP_SUMMARY")], "/x/summary");
+    assert_null(s.outputs[ng_outputs_find("GITHUB_OUTPUT")]);   /* empty is unset */
     assert_int_equal(ng_cli_parse(&s, 4, off, &err), 0);
     ng_cli_release(&s);
     assert_int_equal(s.github, 0);
