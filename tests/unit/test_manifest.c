@@ -186,7 +186,7 @@ static void test_refuse(void **state)
     assert_int_equal(m.n_gates, 1);
     assert_int_equal(m.gates[0].result.v.outcome, NG_OUTCOME_ERROR);
     assert_string_equal(m.gates[0].result.v.name, "manifest");
-    assert_string_equal(m.gates[0].result.v.message, "ERROR: it is broken");
+    assert_string_equal(m.gates[0].result.v.error, "it is broken");
     ng_manifest_release(&m);
     ng_cli_release(&cli);
 }
