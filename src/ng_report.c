@@ -252,13 +252,13 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
     return ret;
 }
 
-/* Exactly one of v and b is set. */
-static int write_one(const struct ng_verdict *v, const struct ng_batch *b,
-                     const struct ng_report_request *q, struct ng_err *err)
+/* A batch without a manifest is one gate, rendered as one verdict. */
+static int write_one(const struct ng_batch *b, const struct ng_report_request *q,
+                     struct ng_err *err)
 {
     struct ng_buf out = NG_BUF_INIT;
-    int ret = v ? ng_report_render(q->format, v, &out, err)
-                : ng_report_render_batch(q->format, b, &out, err);
+    int ret = !b->manifest && b->n == 1 ? ng_report_render(q->format, b->verdicts[0], &out, err)
+                                        : ng_report_render_batch(q->format, b, &out, err);
 
     if (ret == 0)
         ret = deliver(q, &out, err);
@@ -266,30 +266,18 @@ static int write_one(const struct ng_verdict *v, const struct ng_batch *b,
     return ret;
 }
 
-static int write_requests(const struct ng_verdict *v, const struct ng_batch *b,
-                          const struct ng_report_request *reqs, size_t n, struct ng_err *err)
+int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                          size_t n, struct ng_err *err)
 {
     int ret = 0;
 
     for (size_t i = 0; i < n; i++) {
         struct ng_err one;
-        if (write_one(v, b, &reqs[i], &one) < 0) {
+        if (write_one(b, &reqs[i], &one) < 0) {
             if (ret == 0)
                 *err = one;
             ret = -1;
         }
     }
     return ret;
-}
-
-int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
-                        size_t n, struct ng_err *err)
-{
-    return write_requests(v, NULL, reqs, n, err);
-}
-
-int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
-                          size_t n, struct ng_err *err)
-{
-    return write_requests(NULL, b, reqs, n, err);
 }
