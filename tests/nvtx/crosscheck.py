@@ -144,6 +144,9 @@ class Tally:
         if ok:
             self.passed += 1
             print("ok - %s" % what)
+        elif want is None and got is None:
+            self.failed += 1
+            print("not ok - %s" % what)
         else:
             self.failed += 1
             print("not ok - %s\n    want %s\n    got  %s" % (what, str(want)[:2000], str(got)[:2000]))
