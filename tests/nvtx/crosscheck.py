@@ -3,7 +3,10 @@
 
 For a table of generated traces (several ranks and threads, kernels launched
 outside any epoch, nested and registered-string ranges, warm-up epochs, GPU
-idle gaps), the generator prints what every epoch must measure, computed
+idle gaps; 64 repeated train_step ranges, the same steps on several threads
+and ranks; whole-graph launches and node-mode graph kernels; memcpy/memset;
+NCCL kernels overlapping compute or not; several devices per process; all of
+it at once), the generator prints what every epoch must measure, computed
 while it writes the file (tests/tools/gentrace.c --summary), independently
 of how the gate reads it back.  The gate's per-epoch values from
 `--print-profile --epoch-range` must equal them to the nanosecond, for every
@@ -27,6 +30,7 @@ import sys
 import tempfile
 
 EPOCH_METRICS = ("kernel-sum", "gpu-span")
+ALL_METRICS = ("kernel-sum", "gpu-span", "gpu-busy")
 KEYS = {"kernel-sum": "kernel_sum_ns", "gpu-span": "gpu_span_ns", "gpu-busy": "gpu_busy_ns"}
 DEFAULT_WORK = "kernels,graphs"
 
@@ -57,6 +61,69 @@ CASES = [
     ("span-idle", ["--kernels", "1000", "--names", "4", "--epochs", "5", "--sync-every", "7",
                    "--ranks", "2"], ["--epoch-range", "auto"], EPOCH_METRICS),
     ("span-idle+shuffle", None, None, None),
+    # 64 train_step ranges on one thread: 64 epochs, told apart by their order
+    ("steps", ["--kernels", "6400", "--names", "4", "--epochs", "64", "--epoch-text", "train_step",
+               "--jitter", "0.05"], ["--epoch-range", "^train_step$"], ALL_METRICS),
+    # the k-th train_step of every thread and rank is one epoch
+    ("steps-threads-ranks", ["--kernels", "3000", "--names", "4", "--epochs", "16", "--epoch-text",
+                             "train_step", "--ranks", "2", "--threads", "3", "--thread-epochs",
+                             "--thread-kernels", "600", "--jitter", "0.1"],
+     ["--epoch-range", "^train_step$"], ALL_METRICS),
+    ("steps-threads-ranks+shuffle", None, None, None),
+    ("steps-nested", ["--kernels", "1200", "--names", "4", "--epochs", "8", "--epoch-text",
+                      "train_step", "--nested", "--registered"], ["--epoch-range", "^train_step$"],
+     ALL_METRICS),
+    ("steps-warmup-skip", ["--kernels", "1400", "--names", "4", "--epochs", "10", "--warmup", "2",
+                           "--warmup-scale", "3", "--epoch-text", "train_step"],
+     ["--epoch-range", "^train_step$", "--skip-epochs", "2"], ALL_METRICS),
+    # whole-graph launches count by default, with their graph-trace row
+    ("graphs", ["--kernels", "1200", "--names", "8", "--epochs", "5", "--graph-share", "0.3",
+                "--graphs", "3", "--jitter", "0.05"], ["--epoch-range", "auto"], ALL_METRICS),
+    ("graphs+shuffle", None, None, None),
+    ("graphs-kernels-only", ["--kernels", "1200", "--names", "8", "--epochs", "5", "--graph-share",
+                             "0.3", "--graphs", "3", "--jitter", "0.05"],
+     ["--epoch-range", "auto", "--work", "kernels"], ALL_METRICS),
+    ("graphs-slow-prefix", ["--kernels", "900", "--names", "8", "--epochs", "4", "--graph-share",
+                            "0.25", "--graph-mode-prefix", "--slow-graph", "2:1.5", "--ranks", "2"],
+     ["--epoch-range", "auto"], ALL_METRICS),
+    ("graph-only", ["--kernels", "300", "--names", "8", "--epochs", "4", "--graph-share", "1"],
+     ["--epoch-range", "auto"], ALL_METRICS),
+    ("graph-nodes", ["--kernels", "1200", "--names", "8", "--epochs", "5", "--graph-share", "0.3",
+                     "--graph-mode", "node", "--ranks", "2"], ["--epoch-range", "auto"], ALL_METRICS),
+    # memory operations: counted with --work all only
+    ("memory-all", ["--kernels", "1500", "--names", "5", "--epochs", "5", "--memory-share", "0.2",
+                    "--memory-kinds", "htod,dtoh,dtod,ptop,memset", "--jitter", "0.05"],
+     ["--epoch-range", "auto", "--work", "all"], ALL_METRICS),
+    ("memory-all+shuffle", None, None, None),
+    ("memory-default", ["--kernels", "1500", "--names", "5", "--epochs", "5", "--memory-share",
+                        "0.2"], ["--epoch-range", "auto"], ALL_METRICS),
+    ("memory-only", ["--kernels", "300", "--names", "2", "--epochs", "3", "--memory-share", "1"],
+     ["--epoch-range", "auto", "--work", "all"], ALL_METRICS),
+    # NCCL on a communication stream: gpu-busy sees lost overlap, kernel-sum does not
+    ("overlap", ["--kernels", "1200", "--names", "4", "--epochs", "5", "--comm-share", "0.25"],
+     ["--epoch-range", "auto"], ALL_METRICS),
+    ("overlap+shuffle", None, None, None),
+    ("overlap-lost", ["--kernels", "1200", "--names", "4", "--epochs", "5", "--comm-share", "0.25",
+                      "--overlap", "0"], ["--epoch-range", "auto"], ALL_METRICS),
+    ("overlap-half-ranks", ["--kernels", "1600", "--names", "4", "--epochs", "4", "--comm-share",
+                            "0.25", "--overlap", "0.5", "--ranks", "2", "--sync-every", "9"],
+     ["--epoch-range", "auto"], ALL_METRICS),
+    ("devices", ["--kernels", "1600", "--names", "5", "--epochs", "4", "--ranks", "2",
+                 "--devices-per-rank", "2", "--comm-share", "0.2", "--memory-share", "0.1"],
+     ["--epoch-range", "auto", "--work", "all"], ALL_METRICS),
+    # everything at once
+    ("all", ["--kernels", "3000", "--names", "8", "--epochs", "6", "--ranks", "2", "--threads", "2",
+             "--thread-epochs", "--devices-per-rank", "2", "--memory-share", "0.15",
+             "--graph-share", "0.15", "--comm-share", "0.15", "--overlap", "0.3", "--epoch-text",
+             "train_step", "--outside", "50", "--jitter", "0.1", "--sync-every", "9"],
+     ["--epoch-range", "^train_step$", "--work", "all"], ALL_METRICS),
+    ("all+shuffle", None, None, None),
+    ("all-default-work", ["--kernels", "3000", "--names", "8", "--epochs", "6", "--ranks", "2",
+                          "--threads", "2", "--thread-epochs", "--devices-per-rank", "2",
+                          "--memory-share", "0.15", "--graph-share", "0.15", "--comm-share", "0.15",
+                          "--overlap", "0.3", "--epoch-text", "train_step", "--outside", "50",
+                          "--jitter", "0.1", "--sync-every", "9"],
+     ["--epoch-range", "^train_step$"], ALL_METRICS),
 ]
 
 TOTAL_CASES = [
@@ -64,6 +131,24 @@ TOTAL_CASES = [
     ("total-ranks-threads", ["--kernels", "2000", "--names", "6", "--epochs", "5", "--ranks", "3",
                              "--threads", "3", "--outside", "100", "--jitter", "0.1"], []),
     ("total-ranks-threads+shuffle", None, None),
+    ("total-graphs", ["--kernels", "1200", "--names", "8", "--epochs", "5", "--graph-share", "0.3",
+                      "--graphs", "3", "--ranks", "2"], []),
+    ("total-graphs-kernels-only", ["--kernels", "1200", "--names", "8", "--epochs", "5",
+                                   "--graph-share", "0.3", "--graphs", "3"], ["--work", "kernels"]),
+    ("total-graph-only", ["--kernels", "300", "--names", "8", "--graph-share", "1", "--no-nvtx"], []),
+    ("total-graph-nodes", ["--kernels", "1200", "--names", "8", "--graph-share", "0.3",
+                           "--graph-mode", "node"], []),
+    ("total-memory-all", ["--kernels", "1500", "--names", "5", "--memory-share", "0.2",
+                          "--memory-kinds", "htod,dtoh,dtod,htoh,ptop,memset", "--ranks", "2"],
+     ["--work", "all"]),
+    ("total-memory-default", ["--kernels", "1500", "--names", "5", "--memory-share", "0.2"], []),
+    ("total-memory-only", ["--kernels", "300", "--names", "2", "--memory-share", "1", "--no-nvtx"],
+     ["--work", "all"]),
+    ("total-all", ["--kernels", "3000", "--names", "8", "--epochs", "6", "--ranks", "2",
+                   "--threads", "2", "--devices-per-rank", "2", "--memory-share", "0.15",
+                   "--graph-share", "0.15", "--comm-share", "0.15", "--overlap", "0.3",
+                   "--outside", "50", "--jitter", "0.1"], ["--work", "all"]),
+    ("total-all+shuffle", None, None),
 ]
 
 
