@@ -4,8 +4,11 @@
  *
  * Part of nsys-gate's test tooling (tests/tools/).  It writes files with the
  * table layout of `nsys export --type sqlite` 2023.4.4 (export schema 3.7.2),
- * so tests and benchmarks never need real profiles.  The same command line
- * always produces the same bytes.
+ * or, with --graph-mode (or --graph-share), of 2026.2.1 (schema 3.25.0) for
+ * the kernel and memory tables and META_DATA_EXPORT, so tests and benchmarks
+ * never need real profiles.  The same command line always produces the same
+ * bytes; none of the options added for graphs, memory, overlap, devices,
+ * repeated steps or shuffling changes a single byte when it is not given.
  *
  * Build:  meson (target `gentrace`), or standalone:
  *   gcc -std=c11 -O2 -Wall -Wextra -Wpedantic -o gentrace gentrace.c -lsqlite3
@@ -20,22 +23,33 @@
  *   gentrace -o cur.sqlite  --kernels 20000 --epochs 5 --slow 2:1.5 --summary > cur.json
  *
  * Tables written (column names, types, order and even the CREATE TABLE text are
- * copied from a real 2023.4.4 export).  Like nsys's default `--lazy`, a table is
- * created only when it gets rows:
+ * copied from a real 2023.4.4 export, or a real 2026.2.1 one for the 2026
+ * layout; the memory tables' from `nsys export --lazy=false`).  Like nsys's
+ * default `--lazy`, a table is created only when it gets rows:
  *   StringIds                    (id INTEGER PRIMARY KEY: the only index, as in nsys)
- *   CUPTI_ACTIVITY_KIND_KERNEL   (absent with --kernels 0)
+ *   CUPTI_ACTIVITY_KIND_KERNEL   (absent when no launch is a kernel, e.g. --kernels 0;
+ *                                 2026 layout: has graphId, set on node-mode graph kernels)
  *   CUPTI_ACTIVITY_KIND_RUNTIME  (launch calls + one cudaDeviceSynchronize per epoch)
  *   NVTX_EVENTS                  (absent with --no-nvtx, or with no epochs)
+ *   CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET  (--memory-share)
+ *   ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND  (all rows, whenever there are memory rows)
+ *   CUPTI_ACTIVITY_KIND_GRAPH_TRACE  (--graph-share in graph mode; columns start, end,
+ *                                 deviceId, contextId, greenContextId, streamId,
+ *                                 correlationId, globalPid, graphId, graphExecId: no
+ *                                 export here has it, so its CREATE TABLE text is made
+ *                                 in nsys's style from the 2026.2 schema's column list)
  *   META_DATA_EXPORT, META_DATA_CAPTURE, TARGET_INFO_GPU, TARGET_INFO_SYSTEM_ENV
- * Other nsys tables (ENUM_*, PROCESSES, ThreadNames, ...) are not written.
+ * Other nsys tables (other ENUM_*, PROCESSES, ThreadNames, CUDA_GRAPH_EVENTS ...)
+ * are not written.
  *
  * The model
  * ---------
- * R ranks (processes) each own one GPU (deviceId = rank) and run the same
- * program: on the main thread, W warmup + E epochs; every epoch is an NVTX
- * push/pop range (eventType 59, default domain 0) whose text is the epoch
- * format applied to the epoch number (warmup epochs included in the
- * numbering: names are fmt(base), fmt(base+1), ..., fmt(base+W+E-1)).
+ * R ranks (processes) each own one GPU (deviceId = rank; more with
+ * --devices-per-rank) and run the same program: on the main thread, W warmup
+ * + E epochs; every epoch is an NVTX push/pop range (eventType 59, default
+ * domain 0) whose text is the epoch format applied to the epoch number
+ * (warmup epochs included in the numbering: names are fmt(base),
+ * fmt(base+1), ..., fmt(base+W+E-1)), or --epoch-text for all of them.
  * Inside the range the thread launches its kernels (one runtime launch call per
  * kernel, same correlationId, same process), then calls
  * cudaDeviceSynchronize_v3020 so the range ends after its GPU work.  Kernels
@@ -49,14 +63,16 @@
  *   ids are dense per process and start at 1000 in EVERY process, so a join
  *   on correlationId alone (without globalPid) is wrong when --ranks > 1.
  *
- * Kernel counts: --kernels N is the exact number of kernel rows in the file.
+ * Kernel counts: --kernels N is the exact number of kernel rows in the file
+ * (of launches, with the shares described further down).
  * They are split evenly over ranks (remainders go to the first ranks), and
  * inside a rank into: outside kernels (--outside, launched by the main thread
  * between/before/after epoch ranges, spread over the W+E+1 gaps), extra-thread
  * kernels (--thread-kernels, launched by threads 1..T-1 while epochs run but
- * never inside a range on their own thread), and the rest spread evenly over
- * the W+E epochs (with W+E = 0 they all become outside kernels).  Within a
- * rank the k-th kernel launched uses name slot k % K (slot s = name index
+ * never inside a range on their own thread, unless --thread-epochs), and the
+ * rest spread evenly over the W+E epochs (with W+E = 0 they all become
+ * outside kernels).  Within a rank the k-th eager kernel launched uses name
+ * slot k % K (slot s = name index
  * s + name-offset), so epochs have identical kernel mixes (and, with
  * --jitter 0 and one rank, identical sums) only when the kernels per epoch
  * are a multiple of K.  Epoch kernels' launch calls lie inside their range;
@@ -68,6 +84,50 @@
  * (ENUM_NSYS_EVENT_CLASS 0 = CUDA runtime, as in real exports; 1 = driver,
  * used with --driver-api), returnValue 0, callchainId NULL.
  *
+ * Launches that are not eager kernels.  --kernels N counts launches: each is
+ * one runtime call with its own correlationId and its GPU work.  With the
+ * shares below, rank r's share(N) launches are floor(n * P) memory
+ * operations, floor(n * P) graph launches and floor(n * P) NCCL kernels (one
+ * floor per share), the rest eager kernels; the types are interleaved evenly
+ * (smooth weighted round robin over the rank's launches in the order they are
+ * made: main thread, then extra threads), and --outside / --thread-kernels
+ * count launches of any type.  So "--kernels N is the number of kernel rows"
+ * holds only without shares.
+ *   memory (--memory-share): cudaMemcpyAsync_v3020 / cudaMemsetAsync_v3020
+ *     calls; the rank's j-th one is --memory-kinds word j % count: htod, dtoh,
+ *     dtod, htoh, ptop (copyKind 1, 2, 8, 9, 10 of ENUM_CUDA_MEMCPY_OPER;
+ *     srcKind/dstKind pinned (1) or device (2); ptop sets src/dstDeviceId and
+ *     context: the next device of the rank, or of the trace) and memset
+ *     (memKind 2, value 0).  Size: a fixed hash of j, 4 KiB .. 64 MiB
+ *     log-uniform; duration round((700 + bytes / rate) * memory-scale * warm
+ *     * (1 + jitter * u)), rate in B/ns: htod 22, dtoh 20, dtod 1300, htoh 8,
+ *     ptop 200, memset 1800.  They run on the thread's compute stream, in
+ *     line with its kernels.
+ *   graphs (--graph-share): cudaGraphLaunch_v10000 calls; the rank's j-th one
+ *     replays graph g = j % G (graphId g+1, graphExecId g+101), whose K nodes
+ *     are kernels of name slots (g*K + n) % names, each lasting like an eager
+ *     kernel of that slot times --slow-graph's factor, one after another on the
+ *     compute stream with fixed 400-2000 ns gaps.  Graph mode: ONE graph-trace
+ *     row from the first node's start to the last node's end (gaps included),
+ *     and no kernel rows.  Node mode (--graph-mode node): the nodes are
+ *     ordinary kernel rows with graphId g+1 and graphNodeId (g+1)*1000+n+1,
+ *     all carrying the launch call's correlationId.  META_DATA_CAPTURE gets
+ *     CUDA_GRAPH_TRACE_OPTIONS:MODE = Graph or Node.
+ *   NCCL (--comm-share): kernels named ncclDevKernel_AllReduce_Sum_f32_RING_LL,
+ *     _ReduceScatter_Sum_f32_RING_LL and _AllGather_RING_LL (in turn; full
+ *     demangled/mangled names as NCCL 2.19+ writes them), launched by
+ *     cudaLaunchKernel_v7000 on the thread's communication stream (streamId
+ *     12 + T + thread).  One starts when its call allows, when the compute
+ *     stream has finished the work queued before it (its input), and when the
+ *     communication stream is free; the compute stream then waits until
+ *     (1 - overlap) of its duration has passed.  So --overlap 1 (default)
+ *     runs communication alongside the compute launched after it, and
+ *     --overlap 0 serializes the two: the same rows, the same durations and
+ *     kernel sums, a larger gpu-busy and span.
+ * Devices (--devices-per-rank D): rank r owns deviceIds r*D .. r*D+D-1
+ * (contextId = deviceId + 1), and each thread sends its launches to them in
+ * turn, one compute and one communication stream per device.
+  *
  * Durations (integer ns): name index i has a base duration between 5 us and
  * 2 ms, log-uniformly chosen by a fixed hash of i (independent of --seed, so
  * the same kernel has the same base in every trace).  An instance lasts
@@ -82,7 +142,8 @@
  *                         in the same directory and renamed into place.
  *                         Refuses to replace an existing PATH unless --force.
  *       --force           allow replacing PATH.
- *       --kernels N       total kernel rows (default 1000; 0 = no kernel table).
+ *       --kernels N       launches (default 1000; 0 = no kernel table): all kernel
+ *                         rows unless the shares below make some other work.
  *       --names K         distinct built-in kernel names (default 8).  Name
  *                         index i is a fixed realistic C++/cuBLAS/NCCL name
  *                         (16 families; i/16 varies a template argument).
@@ -99,15 +160,27 @@
  *                         base lacks, and lacks index 0).
  *       --epochs E        measured epochs (default 5; 0 allowed).
  *       --warmup W        extra epochs before them (default 0).
- *       --warmup-scale F  duration factor for kernels in warmup epochs (default 1).
+ *       --warmup-scale F  duration factor for GPU work in warmup epochs (default 1).
  *       --epoch-format FMT printf format with exactly one %d conversion
  *                         (flags/width allowed, %% allowed); default "epoch %d".
  *       --epoch-base B    number of the first epoch (default 0).
+ *       --epoch-text TEXT every epoch range has the text TEXT (no number), like
+ *                         nvtx.range("train_step") around every step: only
+ *                         their order on a thread tells the epochs apart.
+ *                         Cannot be combined with --epoch-format.
  *       --threads T       threads per process (default 1).
  *       --thread-kernels N kernels launched by the extra threads, in total over
  *                         all ranks (default: (kernels - outside) / 10 when
  *                         T > 1, else 0; must be 0 when T == 1).
- *       --ranks R         processes / GPUs (default 1).
+ *       --thread-epochs   extra threads launch inside ranges too: thread k's
+ *                         launches are split over the W+E epochs like the main
+ *                         thread's, share(n, W+E, e) inside its own range of
+ *                         epoch e (same text; one range per epoch even when
+ *                         empty), so the same epoch (occurrence) has work on
+ *                         several threads.  Needs --threads > 1.
+ *       --ranks R         processes (default 1), one GPU each unless
+ *                         --devices-per-rank.
+ *       --devices-per-rank D  GPUs per process, 1..16 (default 1).
  *       --outside N       kernels launched by main threads outside any epoch
  *                         range, in total over all ranks (default 0).
  *       --nested          inside each epoch: 2 steps; each step is a range
@@ -142,6 +215,33 @@
  *                         20-80 us of host work, so the GPU idles and
  *                         gpu_span_ns > kernel_sum_ns (default 0: only the
  *                         end-of-epoch cudaDeviceSynchronize_v3020).
+ *       --memory-share P  share of the launches that are memory operations,
+ *                         0 <= P <= 1 (default 0).
+ *       --memory-kinds LIST  comma-separated htod, dtoh, dtod, htoh, ptop,
+ *                         memset, used in turn (default htod,memset,dtoh,dtod).
+ *       --memory-scale F  memory operation durations times F (default 1).
+ *       --graph-share P   share of the launches that are CUDA graph launches.
+ *       --graph-mode M    graph (default with --graph-share: nsys's default) or
+ *                         node.  Given alone it only writes the MODE row (and
+ *                         the 2026 layout).
+ *       --graph-mode-prefix  the MODE row is PROCESS_0:CUDA_GRAPH_TRACE_OPTIONS:MODE
+ *                         (as in some real files) instead of CUDA_GRAPH_TRACE_OPTIONS:MODE.
+ *       --graphs G        distinct graphs, launched in turn (default 2).
+ *       --graph-nodes K   kernel nodes per graph, 1..999 (default 4).
+ *       --slow-graph G:F  the nodes of graph id G (1..G) last F times longer
+ *                         (repeatable; a regression hidden inside a graph).
+ *       --comm-share P    share of the launches that are NCCL kernels on a
+ *                         communication stream.
+ *       --overlap F       0 <= F <= 1: part of each NCCL kernel that may run
+ *                         alongside compute (default 1; 0 = lost overlap).
+ *                         Shares must add up to at most 1; --memory-kinds,
+ *                         --memory-scale, --graphs, --graph-nodes,
+ *                         --slow-graph and --overlap need their share > 0.
+ *       --shuffle SEED    after writing, rewrite every table in a random row
+ *                         order (seeded; tables with an INTEGER PRIMARY KEY,
+ *                         StringIds and the enums, are stored in key order
+ *                         anyway).  Nothing else changes, --summary included:
+ *                         nsys 2025.6+ does not promise timestamp order.
  *       --summary         after writing, print the JSON summary below.
  *   -h, --help
  *
@@ -149,13 +249,49 @@
  * from the file):
  *   {"kernels": N, "total_ns": T,
  *    "per_name": [{"name": S, "total_ns": T, "instances": N}, ...],
- *    "epochs": [{"name": S, "warmup": B, "kernel_sum_ns": T, "gpu_span_ns": T}, ...]}
- * per_name: names with at least one instance, in name-index order, merged by
- * identical string.  epochs: in time order, one entry per epoch name (ranks
- * added); empty with --no-nvtx.  kernel_sum_ns = sum of the durations of the
- * kernels whose launch call lies inside a range with that name (all ranks);
- * gpu_span_ns = max(kernel end) - min(kernel start) over the same kernels
- * (0 when there are none).  "warmup" is true for the first W epochs.
+ *    "epochs": [{"name": S, "warmup": B, "kernel_sum_ns": T, "gpu_span_ns": T,
+ *                "occurrence": K, "work": WORK_EPOCH}, ...],
+ *    "graph_mode": "Graph" | "Node" | null,
+ *    "devices": [{"device": D, "pid": P, "kinds": KINDS, "work": WORK_TOTAL}, ...],
+ *    "processes": [{"pid": P, "global_pid": G, "devices": [D, ...], "kinds": KINDS,
+ *                   "work": WORK_TOTAL}, ...],
+ *    "kinds": KINDS, "work": WORK_TOTAL,
+ *    "per_memory": [{"name": S, "total_ns": T, "instances": N, "bytes": B}, ...],
+ *    "per_graph": [{"name": "CUDA graph G", "graph_id": G, "total_ns": T,
+ *                   "launches": N}, ...]}
+ * where
+ *   KINDS = {"kernel": {"ns": T, "launches": N}, "graph": {...}, "memcpy": {...},
+ *            "memset": {...}}  (launches = rows of that table)
+ *   WORK_EPOCH = {"kernels": {"kernel_sum_ns": T, "gpu_span_ns": T, "gpu_busy_ns": T,
+ *                 "launches": N}, "kernels,graphs": {...}, "all": {...}}
+ *   WORK_TOTAL = {"kernels": {"kernel_sum_ns": T, "gpu_busy_ns": T, "launches": N},
+ *                 "kernels,graphs": {...}, "all": {...}}
+ * The work sets are the gate's --work values: kernels = kernel rows (eager,
+ * NCCL, node-mode graph nodes), kernels,graphs (the gate's default) adds the
+ * graph-trace rows, all adds memcpy and memset rows.
+ * "kernels" and "total_ns" count kernel rows (what cuda_gpu_kern_sum reports).
+ * per_name: kernel-row names with at least one instance, in name-index order
+ * (NCCL names last), merged by identical string.  epochs: in time order, one
+ * entry per epoch, that is per (name, occurrence) where occurrence K is the
+ * range's 1-based position among the ranges with that name on its thread
+ * (always 1 without --epoch-text); ranks and threads added; empty with
+ * --no-nvtx.  An epoch's work is what was launched inside one of its ranges
+ * (launch call inside the range on the same thread; correlationId and
+ * process join the work to its call).  kernel_sum_ns = sum of the work's
+ * durations; gpu_span_ns = max(end) - min(start) over it (0 without work:
+ * nvtx_gpu_proj_trace's projection over the same work); gpu_busy_ns = per
+ * device, the length of the union of the work's [start, end) intervals,
+ * summed over devices.  The epoch's own "kernel_sum_ns" and "gpu_span_ns" are
+ * those of the kernels set (as before these fields had work sets).  "warmup"
+ * is true for the first W epochs.  WORK_TOTAL: over all the counted work of
+ * the trace (or device, or process: the busy of a process is the sum of its
+ * devices').  per_memory: per operation as nsys's cuda_gpu_mem_time_sum names
+ * it ("[CUDA memcpy Host-to-Device]" with the ENUM_CUDA_MEMCPY_OPER label,
+ * "[CUDA memset]"), in --memory-kinds word order (htod, dtoh, dtod, htoh,
+ * ptop, memset).  per_graph (with --graph-share): per graph id with launches,
+ * the time of its graph-trace rows (graph mode) or of its node kernels (node
+ * mode).  gpu-busy needs every interval: --summary keeps them, coalesced per
+ * stream (back-to-back work is one entry), until the end of each rank.
  * Strings: valid UTF-8 is copied, '"' and '\' are escaped, control characters
  * (< 0x20 and 0x7F) become \b \f \n \r \t or \u00XX; a byte that is not part of
  * valid UTF-8 is written as \u00XX with the byte's value (so it is
@@ -335,6 +471,200 @@ static const char *const SQL_NVTX_EVENTS[] = {
     NULL
 };
 
+
+/* The layout of newer exports, used with --graph-mode (a kernel table with a
+ * graphId column exists from nsys 2025.5 on): copied from a real 2026.2.1
+ * export (schema 3.25.0), like the 2023.4.4 text above; the memory tables and
+ * their enums of both versions come from `nsys export --lazy=false` output. */
+static const char *const SQL_CUPTI_ACTIVITY_KIND_KERNEL_2026[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    demangledName               INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Kernel function name w/ templates",
+    "    shortName                   INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Base kernel function name",
+    "    mangledName                 INTEGER,                               -- REFERENCES StringIds(id) -- Raw C++ mangled kernel function name",
+    "    launchType                  INTEGER,                               -- REFERENCES ENUM_CUDA_KERNEL_LAUNCH_TYPE(id)",
+    "    cacheConfig                 INTEGER,                               -- REFERENCES ENUM_CUDA_FUNC_CACHE_CONFIG(id)",
+    "    registersPerThread          INTEGER   NOT NULL,                    -- Number of registers required for each thread executing the kernel.",
+    "    gridX                       INTEGER   NOT NULL,                    -- X-dimension grid size.",
+    "    gridY                       INTEGER   NOT NULL,                    -- Y-dimension grid size.",
+    "    gridZ                       INTEGER   NOT NULL,                    -- Z-dimension grid size.",
+    "    blockX                      INTEGER   NOT NULL,                    -- X-dimension block size.",
+    "    blockY                      INTEGER   NOT NULL,                    -- Y-dimension block size.",
+    "    blockZ                      INTEGER   NOT NULL,                    -- Z-dimension block size.",
+    "    staticSharedMemory          INTEGER   NOT NULL,                    -- Static shared memory allocated for the kernel (B).",
+    "    dynamicSharedMemory         INTEGER   NOT NULL,                    -- Dynamic shared memory reserved for the kernel (B).",
+    "    localMemoryPerThread        INTEGER   NOT NULL,                    -- Amount of local memory reserved for each thread (B).",
+    "    localMemoryTotal            INTEGER   NOT NULL,                    -- Total amount of local memory reserved for the kernel (B).",
+    "    gridId                      INTEGER   NOT NULL,                    -- Unique grid ID of the kernel assigned at runtime.",
+    "    sharedMemoryExecuted        INTEGER,                               -- Shared memory size set by the driver.",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)",
+    "    sharedMemoryLimitConfig     INTEGER,                               -- REFERENCES ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG(id)",
+    "    qmdBulkReleaseDone          INTEGER,                               -- QMD bulk release done timestamp from CWD events.",
+    "    qmdPreexitDone              INTEGER,                               -- QMD pre-exit done timestamp from CWD events.",
+    "    qmdLastCtaDone              INTEGER,                               -- QMD last CTA done timestamp from CWD events.",
+    "    graphId                     INTEGER,                               -- Kernel graph ID.",
+    "    clusterX                    INTEGER,                               -- Cluster X dimension.",
+    "    clusterY                    INTEGER,                               -- Cluster Y dimension.",
+    "    clusterZ                    INTEGER,                               -- Cluster Z dimension.",
+    "    clusterSchedulingPolicy     INTEGER,                               -- Cluster scheduling policy.",
+    "    maxPotentialClusterSize     INTEGER,                               -- Maximum potential cluster size.",
+    "    maxActiveClusters           INTEGER,                               -- Maximum active clusters.",
+    "    sharedMemoryRequestedPercentage   INTEGER,                         -- Shared memory requested percentage.",
+    "    tensorSizeMinusOneElements   TEXT      NOT NULL                    -- TMA descriptor tensor size minus one elements array.",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_MEMCPY[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    bytes                       INTEGER   NOT NULL,                    -- Number of bytes transferred (B).",
+    "    copyKind                    INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEMCPY_OPER(id)",
+    "    deprecatedSrcId             INTEGER,                               -- Deprecated, use srcDeviceId instead.",
+    "    srcKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    "    dstKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    "    srcDeviceId                 INTEGER,                               -- Source device ID.",
+    "    srcContextId                INTEGER,                               -- Source context ID.",
+    "    dstDeviceId                 INTEGER,                               -- Destination device ID.",
+    "    dstContextId                INTEGER,                               -- Destination context ID.",
+    "    migrationCause              INTEGER,                               -- REFERENCES ENUM_CUDA_UNIF_MEM_MIGRATION(id)",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_EVENTS(graphNodeId)",
+    "    virtualAddress              INTEGER                                -- Virtual base address of the page/s being transferred.",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_MEMCPY_2026[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    bytes                       INTEGER   NOT NULL,                    -- Number of bytes transferred (B).",
+    "    copyKind                    INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEMCPY_OPER(id)",
+    "    deprecatedSrcId             INTEGER,                               -- Deprecated, use srcDeviceId instead.",
+    "    srcKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    "    dstKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    "    srcDeviceId                 INTEGER,                               -- Source device ID.",
+    "    srcContextId                INTEGER,                               -- Source context ID.",
+    "    dstDeviceId                 INTEGER,                               -- Destination device ID.",
+    "    dstContextId                INTEGER,                               -- Destination context ID.",
+    "    migrationCause              INTEGER,                               -- REFERENCES ENUM_CUDA_UNIF_MEM_MIGRATION(id)",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)",
+    "    virtualAddress              INTEGER,                               -- Virtual base address of the page/s being transferred.",
+    "    copyCount                   INTEGER                                -- The total number of memcopy operations traced in this record. In CUDA MemcpyBatchAsync APIs, multiple memcpy operations may be batched together for optimization purposes based on certain heuristics.",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_MEMSET[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    value                       INTEGER   NOT NULL,                    -- Value assigned to memory.",
+    "    bytes                       INTEGER   NOT NULL,                    -- Number of bytes set (B).",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_EVENTS(graphNodeId)",
+    "    memKind                     INTEGER                                -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    ")",
+    NULL
+};
+static const char *const SQL_CUPTI_ACTIVITY_KIND_MEMSET_2026[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    value                       INTEGER   NOT NULL,                    -- Value assigned to memory.",
+    "    bytes                       INTEGER   NOT NULL,                    -- Number of bytes set (B).",
+    "    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)",
+    "    memKind                     INTEGER                                -- REFERENCES ENUM_CUDA_MEM_KIND(id)",
+    ")",
+    NULL
+};
+static const char *const SQL_ENUM_CUDA_MEMCPY_OPER[] = {
+    "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (",
+    "    -- CUDA memcpy operation labels",
+    "",
+    "    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value",
+    "    name                        TEXT,                                  -- Enum symbol name",
+    "    label                       TEXT                                   -- Enum human name",
+    ")",
+    NULL
+};
+static const char *const SQL_ENUM_CUDA_MEMCPY_OPER_2026[] = {
+    "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (",
+    "    -- CUDA memcpy operation labels",
+    "",
+    "    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.",
+    "    name                        TEXT,                                  -- Enum symbol name.",
+    "    label                       TEXT                                   -- Enum human name.",
+    ")",
+    NULL
+};
+static const char *const SQL_ENUM_CUDA_MEM_KIND[] = {
+    "CREATE TABLE ENUM_CUDA_MEM_KIND (",
+    "    -- CUDA memory kind labels",
+    "",
+    "    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value",
+    "    name                        TEXT,                                  -- Enum symbol name",
+    "    label                       TEXT                                   -- Enum human name",
+    ")",
+    NULL
+};
+static const char *const SQL_ENUM_CUDA_MEM_KIND_2026[] = {
+    "CREATE TABLE ENUM_CUDA_MEM_KIND (",
+    "    -- CUDA memory kind labels",
+    "",
+    "    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.",
+    "    name                        TEXT,                                  -- Enum symbol name.",
+    "    label                       TEXT                                   -- Enum human name.",
+    ")",
+    NULL
+};
+/* No export at hand has this table (2023.4 never writes it): the text is made
+ * in the style above from the column list of the 2026.2 schema documentation
+ * (start, end, deviceId, contextId, greenContextId, streamId, correlationId,
+ * globalPid, graphId, graphExecId). */
+static const char *const SQL_CUPTI_ACTIVITY_KIND_GRAPH_TRACE[] = {
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (",
+    "    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).",
+    "    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).",
+    "    deviceId                    INTEGER   NOT NULL,                    -- Device ID.",
+    "    contextId                   INTEGER   NOT NULL,                    -- Context ID.",
+    "    greenContextId              INTEGER,                               -- Green context ID.",
+    "    streamId                    INTEGER   NOT NULL,                    -- Stream ID.",
+    "    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+    "    globalPid                   INTEGER,                               -- Serialized GlobalId.",
+    "    graphId                     INTEGER   NOT NULL,                    -- Graph ID.",
+    "    graphExecId                 INTEGER   NOT NULL                     -- Graph exec ID.",
+    ")",
+    NULL
+};
 /* ------------------------------------------------------------------------ */
 /* Small utilities                                                          */
 /* ------------------------------------------------------------------------ */
@@ -909,6 +1239,83 @@ typedef struct {
     double factor;
 } slow_t;
 
+/* What one launch puts on the GPU (the launch mix of --memory-share,
+ * --graph-share and --comm-share). */
+enum { L_KERNEL, L_MEMORY, L_GRAPH, L_COMM, NLTYPES };
+
+/* What the file records, and which work sets of the gate's --work count it
+ * (bit w of KIND_WORK = WORK_NAMES[w]). */
+enum { K_KERNEL, K_GRAPH, K_MEMCPY, K_MEMSET, NKINDS };
+static const char *const KIND_NAMES[NKINDS] = {"kernel", "graph", "memcpy", "memset"};
+enum { W_KERNELS, W_KERNELS_GRAPHS, W_ALL, NWORK };
+static const char *const WORK_NAMES[NWORK] = {"kernels", "kernels,graphs", "all"};
+static const unsigned KIND_WORK[NKINDS] = {7, 6, 4, 4};
+
+enum { GM_NONE, GM_GRAPH, GM_NODE };
+static const char *const GRAPH_MODE_VALUES[] = {NULL, "Graph", "Node"};
+
+/* ENUM_CUDA_MEMCPY_OPER and ENUM_CUDA_MEM_KIND rows as real exports have
+ * them (id = index). */
+static const char *const MEMCPY_OPER[][2] = {
+    {"CUDA_MEMCPY_KIND_UNKNOWN", "Unknown"},
+    {"CUDA_MEMCPY_KIND_HTOD", "Host-to-Device"},
+    {"CUDA_MEMCPY_KIND_DTOH", "Device-to-Host"},
+    {"CUDA_MEMCPY_KIND_HTOA", "Host-to-Array"},
+    {"CUDA_MEMCPY_KIND_ATOH", "Array-to-Host"},
+    {"CUDA_MEMCPY_KIND_ATOA", "Array-to-Array"},
+    {"CUDA_MEMCPY_KIND_ATOD", "Array-to-Device"},
+    {"CUDA_MEMCPY_KIND_DTOA", "Device-to-Array"},
+    {"CUDA_MEMCPY_KIND_DTOD", "Device-to-Device"},
+    {"CUDA_MEMCPY_KIND_HTOH", "Host-to-Host"},
+    {"CUDA_MEMCPY_KIND_PTOP", "Peer-to-Peer"},
+    {"CUDA_MEMCPY_KIND_UVM_HTOD", "Unified Host-to-Device"},
+    {"CUDA_MEMCPY_KIND_UVM_DTOH", "Unified Device-to-Host"},
+    {"CUDA_MEMCPY_KIND_UVM_DTOD", "Unified Device-to-Device"},
+};
+static const char *const MEM_KIND[][2] = {
+    {"CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable"},
+    {"CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned"},
+    {"CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device"},
+    {"CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array"},
+    {"CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed"},
+    {"CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static"},
+    {"CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static"},
+    {"CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown"},
+};
+
+/* The words of --memory-kinds.  A copy of B bytes lasts 700 ns + B / rate. */
+typedef struct {
+    const char *word;
+    int copy_kind;          /* ENUM_CUDA_MEMCPY_OPER id; -1 = a memset */
+    int src_kind, dst_kind; /* ENUM_CUDA_MEM_KIND ids (a memset's memKind: dst_kind) */
+    int peer;               /* the destination is another device */
+    double bytes_per_ns;
+} mem_op_t;
+static const mem_op_t MEM_OPS[] = {
+    {"htod", 1, 1, 2, 0, 22.0},
+    {"dtoh", 2, 2, 1, 0, 20.0},
+    {"dtod", 8, 2, 2, 0, 1300.0},
+    {"htoh", 9, 1, 1, 0, 8.0},
+    {"ptop", 10, 2, 2, 1, 200.0},
+    {"memset", -1, 2, 2, 0, 1800.0},
+};
+#define NMEM_OPS ((int)(sizeof MEM_OPS / sizeof MEM_OPS[0]))
+#define MAX_MEM_KINDS 64
+
+/* NCCL kernels of --comm-share, used in turn (demangled, short, mangled). */
+static const char *const COMM_NAMES[][3] = {
+    {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+     "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"},
+    {"ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
+     "_Z43ncclDevKernel_ReduceScatter_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"},
+    {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     "ncclDevKernel_AllGather_RING_LL",
+     "_Z31ncclDevKernel_AllGather_RING_LL24ncclDevKernelArgsStorageILm4096EE"},
+};
+#define NCOMM ((int64_t)(sizeof COMM_NAMES / sizeof COMM_NAMES[0]))
+
 static struct {
     const char *output;
     int force;
@@ -916,9 +1323,10 @@ static struct {
     const char *names_from;
     int64_t epochs, warmup, epoch_base;
     double warmup_scale;
-    const char *epoch_format;
+    const char *epoch_format, *epoch_text;
+    int epoch_format_set;
     int64_t threads, thread_kernels, ranks, outside;
-    int thread_kernels_set;
+    int thread_kernels_set, thread_epochs;
     int nested, registered, no_nvtx, driver_api, summary;
     int64_t sync_every;
     slow_t *slows;
@@ -926,88 +1334,289 @@ static struct {
     double scale, jitter;
     uint64_t seed;
     const char *gpu, *driver;
+    /* GPU work beyond eager kernels */
+    double share[NLTYPES];           /* [L_KERNEL] unused */
+    int mem_kinds[MAX_MEM_KINDS];    /* indices into MEM_OPS */
+    int nmem_kinds, mem_kinds_set;
+    double memory_scale, overlap;
+    int memory_scale_set, overlap_set;
+    int graph_mode, graph_mode_prefix;
+    int64_t graphs, graph_nodes;
+    int graphs_set, graph_nodes_set;
+    slow_t *slow_graphs;
+    size_t nslow_graphs;
+    int64_t devices;                 /* per rank */
+    int shuffle;
+    uint64_t shuffle_seed;
 } opt;
 
 typedef struct {
-    int64_t sum_ns, count, min_start, max_end;
+    int64_t ns, count;
+} tally_t;
+
+/* One work set's figures over one epoch's work. */
+typedef struct {
+    int64_t sum_ns, count, min_start, max_end, busy_ns;
+} span_acc_t;
+
+typedef struct {
+    span_acc_t w[NWORK];
     int64_t name_sid;       /* StringIds id of the epoch name */
 } epoch_acc_t;
 
+typedef struct {
+    tally_t kind[NKINDS];
+    int64_t busy[NWORK];    /* union of the device's work intervals */
+} dev_acc_t;
+
+typedef struct {
+    tally_t kind[NKINDS];
+} proc_acc_t;
+
 static slot_t *g_slots;
-static int64_t g_nslots;
+static int64_t g_nslots;      /* --names slots; the NCCL slots follow them */
 static epoch_acc_t *g_ep;
 static int64_t g_nep; /* warmup + epochs */
-static int64_t g_total_ns, g_total_kernels;
+static tally_t g_kind[NKINDS];
+static dev_acc_t *g_dev;      /* by deviceId */
+static proc_acc_t *g_proc;    /* by rank */
+static tally_t *g_graph;      /* by graphId - 1: launches, and their time */
+static double *g_graph_slow;  /* by graphId - 1 */
+static tally_t g_mem[NMEM_OPS];
+static int64_t g_mem_bytes[NMEM_OPS];
 static int64_t g_max_time;
 
-static sqlite3_stmt *st_kernel, *st_runtime, *st_nvtx;
+static sqlite3_stmt *st_kernel, *st_runtime, *st_nvtx, *st_memcpy, *st_memset, *st_graph;
 static int64_t sid_launch, sid_sync, sid_stream_sync, sid_optimizer, sid_domain;
+static int64_t sid_memcpy, sid_memset, sid_graph_launch;
+static int g_layout_2026; /* kernel and memory tables in the 2026.2 layout */
 
 #define GTID_VM ((int64_t)1 << 48)
 #define CORR_BASE 1000
 #define MAIN_STREAM 7
+#define MAX_DEVICES 16
+#define MAX_GRAPH_NODES 999
+
+/* ------------------------------------------------------------------------ */
+/* Work intervals, for gpu-busy (only with --summary)                       */
+/* ------------------------------------------------------------------------ */
+
+/* Every work interval of one rank, per work set, tagged with its epoch (-1:
+ * none) and device.  Work on one stream comes in time order, so an interval
+ * that starts where the stream's previous one (same epoch) ended extends it:
+ * back-to-back kernels cost one entry. */
+typedef struct {
+    int64_t s, e, ep;
+    int64_t dev;
+} iv_t;
+
+typedef struct {
+    iv_t *v;
+    size_t n, cap;
+    int64_t *last;          /* per stream slot: index of its last entry, or -1 */
+} ivacc_t;
+
+static ivacc_t g_iv[NWORK];
+static size_t g_nstream_slots;
+
+static void iv_push(ivacc_t *a, int slot, int64_t ep, int64_t dev, int64_t s, int64_t e)
+{
+    int64_t i = a->last[slot];
+    if (i >= 0 && a->v[i].ep == ep && s <= a->v[i].e) {
+        if (e > a->v[i].e)
+            a->v[i].e = e;
+        return;
+    }
+    if (a->n == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 1024;
+        a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+    }
+    a->v[a->n] = (iv_t){s, e, ep, dev};
+    a->last[slot] = (int64_t)a->n++;
+}
+
+static int cmp_ep_dev_start(const void *x, const void *y)
+{
+    const iv_t *a = x, *b = y;
+    if (a->ep != b->ep)
+        return a->ep < b->ep ? -1 : 1;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return (a->s > b->s) - (a->s < b->s);
+}
+
+static int cmp_dev_start(const void *x, const void *y)
+{
+    const iv_t *a = x, *b = y;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return (a->s > b->s) - (a->s < b->s);
+}
+
+/* Length of the union of v[i..j), sorted by start. */
+static int64_t union_length(const iv_t *v, size_t i, size_t j)
+{
+    int64_t total = 0, cs = v[i].s, ce = v[i].e;
+    for (size_t k = i + 1; k < j; k++) {
+        if (v[k].s > ce) {
+            total += ce - cs;
+            cs = v[k].s;
+            ce = v[k].e;
+        } else if (v[k].e > ce) {
+            ce = v[k].e;
+        }
+    }
+    return total + ce - cs;
+}
+
+/* End of a rank: its epochs' and devices' gpu-busy, then start afresh. */
+static void iv_finish_rank(void)
+{
+    for (int w = 0; w < NWORK; w++) {
+        ivacc_t *a = &g_iv[w];
+        if (a->n) {
+            qsort(a->v, a->n, sizeof *a->v, cmp_ep_dev_start);
+            for (size_t i = 0, j; i < a->n; i = j) {
+                for (j = i + 1; j < a->n && a->v[j].ep == a->v[i].ep && a->v[j].dev == a->v[i].dev; j++)
+                    ;
+                if (a->v[i].ep >= 0)
+                    g_ep[a->v[i].ep].w[w].busy_ns += union_length(a->v, i, j);
+            }
+            qsort(a->v, a->n, sizeof *a->v, cmp_dev_start);
+            for (size_t i = 0, j; i < a->n; i = j) {
+                for (j = i + 1; j < a->n && a->v[j].dev == a->v[i].dev; j++)
+                    ;
+                g_dev[a->v[i].dev].busy[w] += union_length(a->v, i, j);
+            }
+        }
+        a->n = 0;
+        for (size_t s = 0; s < g_nstream_slots; s++)
+            a->last[s] = -1;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launches                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int id;          /* streamId */
+    int slot;        /* index among the rank's streams (for iv_push) */
+    int64_t free;    /* when its last work ends */
+} stream_t;
 
 typedef struct {
     int rank;
     int64_t pid, gpid;
-    int device, context;
+    int dev0;          /* deviceId of the rank's first device */
     int64_t corr;      /* next correlation id */
     int64_t gridId;    /* next grid id */
-    int64_t counter;   /* kernels launched by this rank (name slot) */
+    int64_t counter;   /* eager kernels launched by this rank (name slot) */
+    int64_t mem_counter, graph_counter, comm_counter;
+    int64_t mix[NLTYPES], mix_cur[NLTYPES], mix_total, mixed[NLTYPES];
     rng_t noise;       /* seeded by --seed */
 } proc_t;
 
 typedef struct {
     proc_t *p;
     int64_t gtid;
-    int stream;
+    stream_t compute[MAX_DEVICES], comm[MAX_DEVICES];
     int64_t t;          /* CPU time cursor */
-    int64_t stream_free;
-    int64_t since_sync; /* epoch kernels launched since the last --sync-every sync */
+    int64_t since_sync; /* epoch launches since the last --sync-every sync */
+    int64_t nlaunch;    /* launches so far (device rotation) */
     rng_t cpu;          /* fixed-seed CPU timing */
 } thread_t;
 
-/* Launch one kernel from thread th at its time cursor. ep = epoch index or -1. */
-static void launch(thread_t *th, int64_t ep, double warm)
-{
-    proc_t *p = th->p;
-    slot_t *sl = &g_slots[p->counter % g_nslots];
-    p->counter++;
+/* One launch in progress: the call is made, the GPU work is to be placed. */
+typedef struct {
+    thread_t *th;
+    int dev_index;      /* 0 .. --devices-per-rank - 1 */
+    int64_t ready;      /* earliest GPU start */
+    int64_t corr, ep;
+    double warm;
+    int mem_op;         /* L_MEMORY: index into MEM_OPS */
+} launch_t;
 
-    th->t += rng_range(&th->cpu, 800, 2500);
-    int64_t call_start = th->t;
-    int64_t call_end = call_start + rng_range(&th->cpu, 2500, 5500);
-    int64_t kstart = call_start + rng_range(&th->cpu, 2000, 4000);
-    if (kstart < th->stream_free)
-        kstart = th->stream_free;
-    double mult = opt.scale * sl->slow * warm;
+/* The type of the rank's next launch: smooth weighted round robin over the
+ * mix, which yields each type exactly its weight times per mix_total launches,
+ * evenly spread. */
+static int next_type(proc_t *p)
+{
+    if (p->mix[L_KERNEL] == p->mix_total)
+        return L_KERNEL;
+    int best = 0;
+    for (int i = 0; i < NLTYPES; i++) {
+        p->mix_cur[i] += p->mix[i];
+        if (p->mix_cur[i] > p->mix_cur[best])
+            best = i;
+    }
+    p->mix_cur[best] -= p->mix_total;
+    return best;
+}
+
+static void tally_add(tally_t *t, int64_t ns)
+{
+    t->ns += ns;
+    t->count++;
+}
+
+/* Book one work item: totals, device, process, epoch, and its interval. */
+static void account(const launch_t *l, const stream_t *st, int kind, int64_t start, int64_t end)
+{
+    int64_t dur = end - start, dev = l->th->p->dev0 + l->dev_index;
+    unsigned sets = KIND_WORK[kind];
+    tally_add(&g_kind[kind], dur);
+    tally_add(&g_dev[dev].kind[kind], dur);
+    tally_add(&g_proc[l->th->p->rank].kind[kind], dur);
+    if (end > g_max_time)
+        g_max_time = end;
+    for (int w = 0; w < NWORK; w++) {
+        if (!(sets >> w & 1))
+            continue;
+        if (l->ep >= 0) {
+            span_acc_t *e = &g_ep[l->ep].w[w];
+            e->sum_ns += dur;
+            e->count++;
+            if (e->count == 1 || start < e->min_start)
+                e->min_start = start;
+            if (e->count == 1 || end > e->max_end)
+                e->max_end = end;
+        }
+        if (opt.summary)
+            iv_push(&g_iv[w], st->slot, l->ep, dev, start, end);
+    }
+}
+
+static int64_t kernel_duration(proc_t *p, const slot_t *sl, double factor)
+{
+    double mult = opt.scale * sl->slow * factor;
     if (opt.jitter > 0)
         mult *= 1.0 + opt.jitter * (2.0 * rng_unit(&p->noise) - 1.0);
     int64_t dur = (int64_t)(sl->base_ns * mult + 0.5);
-    if (dur < 1)
-        dur = 1;
-    int64_t kend = kstart + dur;
-    th->stream_free = kend;
-    th->t = call_end;
-    int64_t corr = p->corr++;
+    return dur < 1 ? 1 : dur;
+}
 
-    /* runtime row */
-    sqlite3_bind_int64(st_runtime, 1, call_start);
-    sqlite3_bind_int64(st_runtime, 2, call_end);
-    sqlite3_bind_int64(st_runtime, 3, opt.driver_api ? 1 : 0);
-    sqlite3_bind_int64(st_runtime, 4, th->gtid);
-    sqlite3_bind_int64(st_runtime, 5, corr);
-    sqlite3_bind_int64(st_runtime, 6, sid_launch);
-    db_step(st_runtime);
+/* ?1..?7 of every GPU table's insert: start, end, deviceId, contextId,
+ * streamId, correlationId, globalPid. */
+static void bind_work(sqlite3_stmt *s, const launch_t *l, const stream_t *st, int64_t start,
+                      int64_t end)
+{
+    int64_t dev = l->th->p->dev0 + l->dev_index;
+    sqlite3_bind_int64(s, 1, start);
+    sqlite3_bind_int64(s, 2, end);
+    sqlite3_bind_int64(s, 3, dev);
+    sqlite3_bind_int64(s, 4, dev + 1);
+    sqlite3_bind_int64(s, 5, st->id);
+    sqlite3_bind_int64(s, 6, l->corr);
+    sqlite3_bind_int64(s, 7, l->th->p->gpid);
+}
 
-    /* kernel row */
-    sqlite3_bind_int64(st_kernel, 1, kstart);
-    sqlite3_bind_int64(st_kernel, 2, kend);
-    sqlite3_bind_int64(st_kernel, 3, p->device);
-    sqlite3_bind_int64(st_kernel, 4, p->context);
-    sqlite3_bind_int64(st_kernel, 5, th->stream);
-    sqlite3_bind_int64(st_kernel, 6, corr);
-    sqlite3_bind_int64(st_kernel, 7, p->gpid);
+/* One kernel row (graph_id 0: not a graph node). */
+static void insert_kernel(const launch_t *l, const stream_t *st, const slot_t *sl, int64_t start,
+                          int64_t end, int64_t graph_id, int64_t node_id)
+{
+    proc_t *p = l->th->p;
+    bind_work(st_kernel, l, st, start, end);
     sqlite3_bind_int64(st_kernel, 8, sl->demangled);
     sqlite3_bind_int64(st_kernel, 9, sl->shortname);
     sqlite3_bind_int64(st_kernel, 10, sl->mangled);
@@ -1017,30 +1626,196 @@ static void launch(thread_t *th, int64_t ep, double warm)
     sqlite3_bind_int64(st_kernel, 14, sl->blockX);
     sqlite3_bind_int64(st_kernel, 15, sl->smem);
     sqlite3_bind_int64(st_kernel, 16, p->gridId++);
+    if (g_layout_2026) {
+        bind_int_or_null(st_kernel, 17, node_id, graph_id == 0);
+        bind_int_or_null(st_kernel, 18, graph_id, graph_id == 0);
+    }
     db_step(st_kernel);
+}
 
+static void gpu_kernel(const launch_t *l)
+{
+    proc_t *p = l->th->p;
+    stream_t *st = &l->th->compute[l->dev_index];
+    slot_t *sl = &g_slots[p->counter % g_nslots];
+    p->counter++;
+    int64_t kstart = l->ready < st->free ? st->free : l->ready;
+    int64_t kend = kstart + kernel_duration(p, sl, l->warm);
+    st->free = kend;
+    insert_kernel(l, st, sl, kstart, kend, 0, 0);
+    sl->sum_ns += kend - kstart;
+    sl->count++;
+    account(l, st, K_KERNEL, kstart, kend);
+}
+
+/* An NCCL kernel on the communication stream.  It waits for the compute
+ * work queued before it (its input); the compute stream then waits for
+ * (1 - overlap) of it, so --overlap 1 runs it alongside the compute that
+ * follows and --overlap 0 serializes the two. */
+static void gpu_comm(const launch_t *l)
+{
+    proc_t *p = l->th->p;
+    stream_t *cs = &l->th->comm[l->dev_index], *st = &l->th->compute[l->dev_index];
+    slot_t *sl = &g_slots[g_nslots + p->comm_counter++ % NCOMM];
+    int64_t start = l->ready;
+    if (start < cs->free)
+        start = cs->free;
+    if (start < st->free)
+        start = st->free;
+    int64_t dur = kernel_duration(p, sl, l->warm);
+    int64_t end = start + dur;
+    cs->free = end;
+    int64_t hold = start + (int64_t)((1.0 - opt.overlap) * (double)dur + 0.5);
+    if (hold > st->free)
+        st->free = hold;
+    insert_kernel(l, cs, sl, start, end, 0, 0);
     sl->sum_ns += dur;
     sl->count++;
-    g_total_ns += dur;
-    g_total_kernels++;
-    if (kend > g_max_time)
-        g_max_time = kend;
-    if (ep >= 0) {
-        epoch_acc_t *e = &g_ep[ep];
-        e->sum_ns += dur;
-        e->count++;
-        if (e->count == 1 || kstart < e->min_start)
-            e->min_start = kstart;
-        if (e->count == 1 || kend > e->max_end)
-            e->max_end = kend;
+    account(l, cs, K_KERNEL, start, end);
+}
+
+/* A cudaMemcpyAsync / cudaMemsetAsync on the compute stream; its size is a
+ * fixed hash of its number in the rank (4 KiB .. 64 MiB, log-uniform). */
+static void gpu_memory(const launch_t *l)
+{
+    proc_t *p = l->th->p;
+    const mem_op_t *m = &MEM_OPS[l->mem_op];
+    stream_t *st = &l->th->compute[l->dev_index];
+    uint64_t h = splitmix64((uint64_t)p->mem_counter++ * 0x2545F4914F6CDD1DULL ^ 0xB17E5ULL);
+    int64_t bytes = (int64_t)(4096.0 * exp2_pos((double)(h >> 11) * (14.0 / 9007199254740992.0)));
+    double mult = opt.memory_scale * l->warm;
+    if (opt.jitter > 0)
+        mult *= 1.0 + opt.jitter * (2.0 * rng_unit(&p->noise) - 1.0);
+    int64_t dur = (int64_t)((700.0 + (double)bytes / m->bytes_per_ns) * mult + 0.5);
+    if (dur < 1)
+        dur = 1;
+    int64_t start = l->ready < st->free ? st->free : l->ready;
+    int64_t end = start + dur;
+    st->free = end;
+    int64_t dev = p->dev0 + l->dev_index;
+    int64_t ndev = opt.ranks * opt.devices;
+    int64_t peer = opt.devices > 1 ? p->dev0 + (l->dev_index + 1) % opt.devices : (dev + 1) % ndev;
+    if (m->copy_kind >= 0) {
+        sqlite3_stmt *s = st_memcpy;
+        bind_work(s, l, st, start, end);
+        sqlite3_bind_int64(s, 8, bytes);
+        sqlite3_bind_int64(s, 9, m->copy_kind);
+        sqlite3_bind_int64(s, 10, m->src_kind);
+        sqlite3_bind_int64(s, 11, m->dst_kind);
+        bind_int_or_null(s, 12, dev, !m->peer);
+        bind_int_or_null(s, 13, dev + 1, !m->peer);
+        bind_int_or_null(s, 14, peer, !m->peer);
+        bind_int_or_null(s, 15, peer + 1, !m->peer);
+        db_step(s);
+    } else {
+        sqlite3_stmt *s = st_memset;
+        bind_work(s, l, st, start, end);
+        sqlite3_bind_int64(s, 8, bytes);
+        sqlite3_bind_int64(s, 9, m->dst_kind);
+        db_step(s);
     }
+    tally_add(&g_mem[l->mem_op], dur);
+    g_mem_bytes[l->mem_op] += bytes;
+    account(l, st, m->copy_kind >= 0 ? K_MEMCPY : K_MEMSET, start, end);
+}
+
+/* One replay of graph g: its nodes run one after another on the compute
+ * stream with small fixed gaps.  Graph mode writes one graph-trace row
+ * spanning first node start to last node end; node mode writes the nodes as
+ * kernel rows carrying graphId and graphNodeId. */
+static void gpu_graph(const launch_t *l)
+{
+    proc_t *p = l->th->p;
+    stream_t *st = &l->th->compute[l->dev_index];
+    int64_t g = p->graph_counter++ % opt.graphs;
+    int64_t t = l->ready < st->free ? st->free : l->ready, first = t, nodes_ns = 0;
+    for (int64_t n = 0; n < opt.graph_nodes; n++) {
+        if (n > 0)
+            t += 400 + (int64_t)(splitmix64((uint64_t)(g << 20 | n) ^ 0x6EA9ULL) % 1600);
+        slot_t *sl = &g_slots[(g * opt.graph_nodes + n) % g_nslots];
+        int64_t dur = kernel_duration(p, sl, l->warm * g_graph_slow[g]);
+        if (opt.graph_mode == GM_NODE) {
+            insert_kernel(l, st, sl, t, t + dur, g + 1, (g + 1) * 1000 + n + 1);
+            sl->sum_ns += dur;
+            sl->count++;
+            account(l, st, K_KERNEL, t, t + dur);
+        }
+        nodes_ns += dur;
+        t += dur;
+    }
+    st->free = t;
+    if (opt.graph_mode == GM_GRAPH) {
+        bind_work(st_graph, l, st, first, t);
+        sqlite3_bind_int64(st_graph, 8, g + 1);
+        sqlite3_bind_int64(st_graph, 9, g + 101);
+        db_step(st_graph);
+        account(l, st, K_GRAPH, first, t);
+    }
+    g_graph[g].ns += opt.graph_mode == GM_GRAPH ? t - first : nodes_ns;
+    g_graph[g].count++;
+}
+
+static void (*const GPU_WORK[NLTYPES])(const launch_t *) = {
+    [L_KERNEL] = gpu_kernel, [L_MEMORY] = gpu_memory, [L_GRAPH] = gpu_graph, [L_COMM] = gpu_comm,
+};
+
+/* The runtime call of a launch type (memory: of the operation). */
+static int64_t call_name(int type, int mem_op)
+{
+    if (type == L_MEMORY)
+        return MEM_OPS[mem_op].copy_kind >= 0 ? sid_memcpy : sid_memset;
+    return type == L_GRAPH ? sid_graph_launch : sid_launch;
+}
+
+/* Launch one piece of GPU work from thread th at its time cursor: the
+ * runtime call, then its GPU rows.  ep = epoch index or -1. */
+static void launch(thread_t *th, int64_t ep, double warm)
+{
+    proc_t *p = th->p;
+    int type = next_type(p);
+    launch_t l = {th, 0, 0, 0, ep, warm, 0};
+    p->mixed[type]++;
+    if (opt.devices > 1)
+        l.dev_index = (int)(th->nlaunch++ % opt.devices);
+    if (type == L_MEMORY)
+        l.mem_op = opt.mem_kinds[p->mem_counter % opt.nmem_kinds];
+
+    th->t += rng_range(&th->cpu, 800, 2500);
+    int64_t call_start = th->t;
+    int64_t call_end = call_start + rng_range(&th->cpu, 2500, 5500);
+    l.ready = call_start + rng_range(&th->cpu, 2000, 4000);
+    th->t = call_end;
+    l.corr = p->corr++;
+
+    sqlite3_bind_int64(st_runtime, 1, call_start);
+    sqlite3_bind_int64(st_runtime, 2, call_end);
+    sqlite3_bind_int64(st_runtime, 3, opt.driver_api && (type == L_KERNEL || type == L_COMM));
+    sqlite3_bind_int64(st_runtime, 4, th->gtid);
+    sqlite3_bind_int64(st_runtime, 5, l.corr);
+    sqlite3_bind_int64(st_runtime, 6, call_name(type, l.mem_op));
+    db_step(st_runtime);
+
+    GPU_WORK[type](&l);
+}
+
+/* When every stream of the thread is idle. */
+static int64_t streams_idle(const thread_t *th)
+{
+    int64_t t = 0;
+    for (int64_t j = 0; j < opt.devices; j++) {
+        if (th->compute[j].free > t)
+            t = th->compute[j].free;
+        if (th->comm[j].free > t)
+            t = th->comm[j].free;
+    }
+    return t;
 }
 
 static void runtime_sync(thread_t *th, int64_t name_id)
 {
     th->t += rng_range(&th->cpu, 800, 2500);
-    int64_t start = th->t;
-    int64_t end = (th->stream_free > start ? th->stream_free : start) + rng_range(&th->cpu, 1500, 3000);
+    int64_t start = th->t, idle = streams_idle(th);
+    int64_t end = (idle > start ? idle : start) + rng_range(&th->cpu, 1500, 3000);
     sqlite3_bind_int64(st_runtime, 1, start);
     sqlite3_bind_int64(st_runtime, 2, end);
     sqlite3_bind_int64(st_runtime, 3, 0);
@@ -1051,9 +1826,9 @@ static void runtime_sync(thread_t *th, int64_t name_id)
     th->t = end;
 }
 
-/* A kernel launched inside epoch ep; with --sync-every N the thread waits for
- * the GPU after every N of them and then does some host work, leaving the GPU
- * idle for a while (so gpu_span > kernel_sum). */
+/* A launch inside epoch ep; with --sync-every N the thread waits for the GPU
+ * after every N of them and then does some host work, leaving the GPU idle
+ * for a while (so gpu_span > kernel_sum). */
 static void epoch_launch(thread_t *th, int64_t ep, double warm)
 {
     launch(th, ep, warm);
@@ -1131,6 +1906,14 @@ static void range_with_kernels(thread_t *th, int64_t n, int64_t ep, double warm,
     g_nv[idx].end = th->t;
 }
 
+/* The range of epoch ep on thread th, starting now. */
+static int push_epoch_range(const thread_t *th, int64_t ep)
+{
+    if (opt.registered)
+        return nvtx_push(th->t, 59, NULL, 0, g_ep[ep].name_sid, 0, th->gtid);
+    return nvtx_push(th->t, 59, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
+}
+
 static void run_epoch(thread_t *th, int64_t ep, int64_t n)
 {
     double warm = ep < opt.warmup ? opt.warmup_scale : 1.0;
@@ -1139,12 +1922,8 @@ static void run_epoch(thread_t *th, int64_t ep, int64_t n)
 
     th->since_sync = 0;
     th->t += rng_range(&th->cpu, 20000, 60000);
-    if (nvtx) {
-        if (opt.registered)
-            idx = nvtx_push(th->t, 59, NULL, 0, g_ep[ep].name_sid, 0, th->gtid);
-        else
-            idx = nvtx_push(th->t, 59, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
-    }
+    if (nvtx)
+        idx = push_epoch_range(th, ep);
     if (nvtx && opt.nested) {
         th->t += rng_range(&th->cpu, 500, 1500);
         nvtx_push(th->t, 34, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
@@ -1178,6 +1957,41 @@ static void run_epoch(thread_t *th, int64_t ep, int64_t n)
     }
 }
 
+/* An extra thread: n launches spread over [t0, t_end], in no range of its
+ * own; with --thread-epochs, share(n, W+E, e) of them inside its own range of
+ * epoch e instead (one range per epoch, even an empty one, starting no
+ * earlier than t0 + e/(W+E) of the span). */
+static void run_extra_thread(thread_t *th, int64_t n, int64_t t0, int64_t t_end)
+{
+    int64_t span = t_end - t0;
+    if (!opt.thread_epochs || g_nep == 0) {
+        for (int64_t j = 0; j < n; j++) {
+            int64_t target = t0 + (int64_t)((double)span * (double)(j + 1) / (double)(n + 1));
+            if (th->t < target)
+                th->t = target;
+            launch(th, -1, 1.0);
+        }
+        return;
+    }
+    for (int64_t ep = 0; ep < g_nep; ep++) {
+        int64_t target = t0 + (int64_t)((double)span * (double)ep / (double)g_nep);
+        double warm = ep < opt.warmup ? opt.warmup_scale : 1.0;
+        int idx = -1;
+        th->t += rng_range(&th->cpu, 2000, 6000);
+        if (th->t < target)
+            th->t = target;
+        if (!opt.no_nvtx)
+            idx = push_epoch_range(th, ep);
+        for (int64_t k = share(n, g_nep, ep); k > 0; k--)
+            launch(th, ep, warm);
+        th->t += rng_range(&th->cpu, 300, 900);
+        if (idx >= 0) {
+            g_nv[idx].end = th->t;
+            nvtx_flush();
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Metadata tables                                                          */
 /* ------------------------------------------------------------------------ */
@@ -1188,25 +2002,36 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* What META_DATA_EXPORT says about the exporting nsys, per layout. */
+typedef struct {
+    const char *version, *date, *schema, *major, *minor, *micro, *cksum;
+    const char *output_key; /* 2023.4 really spells it OUTUPT */
+} export_layout_t;
+static const export_layout_t EXPORT_LAYOUTS[2] = {
+    {"2023.4.4.54", "2023.4", "3.7.2", "3", "7", "2", "2307844469 139029", "OUTUPT"},
+    {"2026.2.1.210", "2026.2", "3.25.0", "3", "25", "0", "306658267 182758", "OUTPUT"},
+};
+
 static void write_meta_export(void)
 {
+    const export_layout_t *lay = &EXPORT_LAYOUTS[g_layout_2026];
     sqlite3_stmt *st = db_prepare("INSERT INTO META_DATA_EXPORT(name, value) VALUES(?, ?)");
     const char *out = base_name(opt.output);
-    char rep[4096];
+    char rep[4096], key[64];
     size_t ol = strlen(out);
     if (ol > 7 && strcmp(out + ol - 7, ".sqlite") == 0)
         snprintf(rep, sizeof rep, "%.*s.nsys-rep", (int)(ol - 7), out);
     else
         snprintf(rep, sizeof rep, "%s.nsys-rep", out);
-    static const char *const fixed[][2] = {
+    const char *const fixed[][2] = {
         {"EXPORT_PRODUCT_NAME", "NVIDIA Nsight Systems"},
-        {"EXPORT_PRODUCT_VERSION", "2023.4.4.54"},
-        {"EXPORT_PRODUCT_DATE", "2023.4"},
-        {"EXPORT_SCHEMA_VERSION", "3.7.2"},
-        {"EXPORT_SCHEMA_VERSION_MAJOR", "3"},
-        {"EXPORT_SCHEMA_VERSION_MINOR", "7"},
-        {"EXPORT_SCHEMA_VERSION_MICRO", "2"},
-        {"EXPORT_SCHEMA_VERSION_CKSUM", "2307844469 139029"},
+        {"EXPORT_PRODUCT_VERSION", lay->version},
+        {"EXPORT_PRODUCT_DATE", lay->date},
+        {"EXPORT_SCHEMA_VERSION", lay->schema},
+        {"EXPORT_SCHEMA_VERSION_MAJOR", lay->major},
+        {"EXPORT_SCHEMA_VERSION_MINOR", lay->minor},
+        {"EXPORT_SCHEMA_VERSION_MICRO", lay->micro},
+        {"EXPORT_SCHEMA_VERSION_CKSUM", lay->cksum},
         {"EXPORT_PLATFORM", "linux-desktop"},
         {"EXPORT_ARCH", "x64"},
         {"EXPORT_TIME_UTC", "2024-01-01T00:00:00"},
@@ -1216,13 +2041,13 @@ static void write_meta_export(void)
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         insert_name_value(st, fixed[i][0], fixed[i][1]);
-    /* 2023.4 really spells these OUTUPT */
-    insert_name_value(st, "EXPORT_PARAM_INPUT_FILE", rep);
-    insert_name_value(st, "EXPORT_PARAM_OUTUPT_FILE", out);
-    insert_name_value(st, "EXPORT_PARAM_INPUT_PATH", rep);
-    insert_name_value(st, "EXPORT_PARAM_OUTUPT_PATH", out);
-    insert_name_value(st, "EXPORT_PARAM_INPUT_PATH_ABS", rep);
-    insert_name_value(st, "EXPORT_PARAM_OUTUPT_PATH_ABS", out);
+    static const char *const paths[] = {"FILE", "PATH", "PATH_ABS"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "EXPORT_PARAM_INPUT_%s", paths[i]);
+        insert_name_value(st, key, rep);
+        snprintf(key, sizeof key, "EXPORT_PARAM_%s_%s", lay->output_key, paths[i]);
+        insert_name_value(st, key, out);
+    }
     static const char *const tail[][2] = {
         {"EXPORT_PARAM_OVERWRITE", "true"},
         {"EXPORT_PARAM_APPEND", "false"},
@@ -1274,6 +2099,25 @@ static void write_meta_capture(void)
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         insert_name_value(st, rows[i][0], rows[i][1]);
+    /* real files spell it with and without the process prefix */
+    if (opt.graph_mode != GM_NONE)
+        insert_name_value(st, opt.graph_mode_prefix ? "PROCESS_0:CUDA_GRAPH_TRACE_OPTIONS:MODE"
+                                                    : "CUDA_GRAPH_TRACE_OPTIONS:MODE",
+                          GRAPH_MODE_VALUES[opt.graph_mode]);
+    sqlite3_finalize(st);
+}
+
+static void write_enum(const char *table, const char *const (*rows)[2], size_t n)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT INTO %s(id, name, label) VALUES(?, ?, ?)", table);
+    sqlite3_stmt *st = db_prepare(sql);
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, (int64_t)i);
+        sqlite3_bind_text(st, 2, rows[i][0], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, rows[i][1], -1, SQLITE_STATIC);
+        db_step(st);
+    }
     sqlite3_finalize(st);
 }
 
@@ -1320,7 +2164,7 @@ static void write_gpus(void)
         "2039040000000, 1410000000, 108, ?1, ?4, 0, 'GA100', ?1, '', '', 161, 0, 65536, 4, 65536, "
         "49152, 166912, 167936, 65536, 32, 5, 64, 32, 1024, 1024, 1024, 64, 2147483647, 65535, "
         "65535, 8, 0, 8, 0)");
-    for (int64_t d = 0; d < opt.ranks; d++) {
+    for (int64_t d = 0; d < opt.ranks * opt.devices; d++) {
         char bus[32], uuid[64];
         snprintf(bus, sizeof bus, "0000:%02llx:00.0", (unsigned long long)((7 + d * 4) & 0xFF));
         uint64_t a = splitmix64(0xA100ULL + (uint64_t)d), b = splitmix64(a);
@@ -1355,10 +2199,10 @@ static void usage(FILE *fp)
 {
     fputs(
         "usage: gentrace -o PATH [options]\n"
-        "Write a synthetic nsys 2023.4 (schema 3.7.2) SQLite export.\n"
+        "Write a synthetic nsys 2023.4 (schema 3.7.2; 2026.2 with --graph-mode) SQLite export.\n"
         "  -o, --output PATH        output file (required; atomic temp+rename)\n"
         "      --force              replace PATH if it exists\n"
-        "      --kernels N          total kernel rows (default 1000)\n"
+        "      --kernels N          launches; all kernels without the shares below (default 1000)\n"
         "      --names K            distinct built-in kernel names (default 8)\n"
         "      --names-from FILE    kernel names, one per line, escapes \\xNN \\n \\r \\t \\\\\n"
         "      --name-offset N      use built-in name indices N..N+K-1\n"
@@ -1367,21 +2211,40 @@ static void usage(FILE *fp)
         "      --warmup-scale F     duration factor in warmup epochs (default 1)\n"
         "      --epoch-format FMT   epoch range name, one %d (default \"epoch %d\")\n"
         "      --epoch-base B       number of the first epoch (default 0)\n"
+        "      --epoch-text TEXT    every epoch range has this text (repeated steps)\n"
         "      --threads T          threads per process (default 1)\n"
         "      --thread-kernels N   kernels launched by extra threads (default (N-outside)/10 if T>1)\n"
+        "      --thread-epochs      extra threads launch inside epoch ranges too\n"
         "      --ranks R            processes, one GPU each (default 1)\n"
+        "      --devices-per-rank D GPUs per process, used in turn (default 1)\n"
         "      --outside N          kernels launched outside epoch ranges (default 0)\n"
         "      --nested             nested ranges, domain, registered strings, marks\n"
         "      --registered         epoch names as registered strings (textId)\n"
         "      --no-nvtx            no NVTX_EVENTS\n"
         "      --slow I:F           name index I durations times F (repeatable)\n"
-        "      --scale F            all durations times F (default 1)\n"
+        "      --scale F            all kernel durations times F (default 1)\n"
         "      --jitter J           relative duration noise 0 <= J < 1 (default 0)\n"
         "      --seed S             noise seed (default 1)\n"
         "      --gpu NAME           GPU name (default \"NVIDIA A100-SXM4-80GB\")\n"
         "      --driver VER         NVIDIA driver version (default \"535.129.03\")\n"
         "      --driver-api         record launches as cuLaunchKernel (eventClass 1)\n"
         "      --sync-every N       sync + host work after every N epoch kernels (GPU idles)\n"
+        "      --memory-share P     share P of the launches are memcpy/memset (default 0)\n"
+        "      --memory-kinds LIST  htod,dtoh,dtod,htoh,ptop,memset in turn\n"
+        "                           (default htod,memset,dtoh,dtod)\n"
+        "      --memory-scale F     memory operation durations times F (default 1)\n"
+        "      --graph-share P      share P of the launches are CUDA graph launches (default 0)\n"
+        "      --graph-mode MODE    graph (one graph-trace row per launch) or node (node\n"
+        "                           kernels with graphId); the capture's MODE row\n"
+        "      --graph-mode-prefix  write that row as PROCESS_0:CUDA_GRAPH_TRACE_OPTIONS:MODE\n"
+        "      --graphs G           distinct graphs, launched in turn (default 2)\n"
+        "      --graph-nodes K      kernel nodes per graph (default 4)\n"
+        "      --slow-graph G:F     graph id G's nodes times F (repeatable)\n"
+        "      --comm-share P       share P of the launches are NCCL kernels on a\n"
+        "                           communication stream (default 0)\n"
+        "      --overlap F          part of each NCCL kernel that overlaps compute, 0..1\n"
+        "                           (default 1; 0 = communication serialized)\n"
+        "      --shuffle SEED       insert every table's rows in a seeded random order\n"
         "      --summary            print a JSON summary to stdout\n"
         "  -h, --help\n"
         "See the comment at the top of tests/tools/gentrace.c for the exact model.\n",
@@ -1392,8 +2255,61 @@ enum {
     O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
     O_WARMUP_SCALE, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
-    O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY
+    O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
+    O_DEVICES, O_MEMORY_SHARE, O_MEMORY_KINDS, O_MEMORY_SCALE, O_GRAPH_SHARE, O_GRAPH_MODE,
+    O_GRAPH_MODE_PREFIX, O_GRAPHS, O_GRAPH_NODES, O_SLOW_GRAPH, O_COMM_SHARE, O_OVERLAP,
+    O_SHUFFLE
 };
+
+/* I:F of --slow and --slow-graph */
+static slow_t parse_slow(const char *name, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    if (!colon)
+        die_usage("%s: expected INDEX:FACTOR, got '%s'", name, arg);
+    char idx[64];
+    size_t l = (size_t)(colon - arg);
+    if (l == 0 || l >= sizeof idx)
+        die_usage("%s: bad index in '%s'", name, arg);
+    memcpy(idx, arg, l);
+    idx[l] = '\0';
+    slow_t s;
+    s.slow_index = parse_int(name, idx, 0, INT64_C(1) << 30);
+    s.factor = parse_double(name, colon + 1);
+    if (s.factor <= 0)
+        die_usage("%s: factor must be > 0", name);
+    return s;
+}
+
+static double parse_share(const char *name, const char *arg)
+{
+    double v = parse_double(name, arg);
+    if (v < 0 || v > 1)
+        die_usage("%s must be in [0, 1]", name);
+    return v;
+}
+
+/* --memory-kinds: comma-separated words of MEM_OPS */
+static void parse_memory_kinds(const char *arg)
+{
+    opt.nmem_kinds = 0;
+    for (const char *p = arg;;) {
+        size_t l = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < NMEM_OPS; i++)
+            if (strlen(MEM_OPS[i].word) == l && strncmp(p, MEM_OPS[i].word, l) == 0)
+                found = i;
+        if (found < 0)
+            die_usage("--memory-kinds: unknown kind '%.*s' (expected htod, dtoh, dtod, htoh, "
+                      "ptop or memset)", (int)l, p);
+        if (opt.nmem_kinds == MAX_MEM_KINDS)
+            die_usage("--memory-kinds: more than %d kinds", MAX_MEM_KINDS);
+        opt.mem_kinds[opt.nmem_kinds++] = found;
+        if (!p[l])
+            break;
+        p += l + 1;
+    }
+}
 
 static void parse_options(int argc, char **argv)
 {
@@ -1425,6 +2341,21 @@ static void parse_options(int argc, char **argv)
         {"driver-api", no_argument, NULL, O_DRIVER_API},
         {"summary", no_argument, NULL, O_SUMMARY},
         {"sync-every", required_argument, NULL, O_SYNC_EVERY},
+        {"epoch-text", required_argument, NULL, O_EPOCH_TEXT},
+        {"thread-epochs", no_argument, NULL, O_THREAD_EPOCHS},
+        {"devices-per-rank", required_argument, NULL, O_DEVICES},
+        {"memory-share", required_argument, NULL, O_MEMORY_SHARE},
+        {"memory-kinds", required_argument, NULL, O_MEMORY_KINDS},
+        {"memory-scale", required_argument, NULL, O_MEMORY_SCALE},
+        {"graph-share", required_argument, NULL, O_GRAPH_SHARE},
+        {"graph-mode", required_argument, NULL, O_GRAPH_MODE},
+        {"graph-mode-prefix", no_argument, NULL, O_GRAPH_MODE_PREFIX},
+        {"graphs", required_argument, NULL, O_GRAPHS},
+        {"graph-nodes", required_argument, NULL, O_GRAPH_NODES},
+        {"slow-graph", required_argument, NULL, O_SLOW_GRAPH},
+        {"comm-share", required_argument, NULL, O_COMM_SHARE},
+        {"overlap", required_argument, NULL, O_OVERLAP},
+        {"shuffle", required_argument, NULL, O_SHUFFLE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1441,6 +2372,12 @@ static void parse_options(int argc, char **argv)
     opt.seed = 1;
     opt.gpu = "NVIDIA A100-SXM4-80GB";
     opt.driver = "535.129.03";
+    opt.memory_scale = 1.0;
+    opt.overlap = 1.0;
+    opt.graphs = 2;
+    opt.graph_nodes = 4;
+    opt.devices = 1;
+    parse_memory_kinds("htod,memset,dtoh,dtod");
 
     opterr = 0;
     for (;;) {
@@ -1461,7 +2398,7 @@ static void parse_options(int argc, char **argv)
             if (opt.warmup_scale <= 0)
                 die_usage("--warmup-scale must be > 0");
             break;
-        case O_EPOCH_FORMAT: opt.epoch_format = optarg; break;
+        case O_EPOCH_FORMAT: opt.epoch_format = optarg; opt.epoch_format_set = 1; break;
         case O_EPOCH_BASE: opt.epoch_base = parse_int("--epoch-base", optarg, -1000000000, 1000000000); break;
         case O_THREADS: opt.threads = parse_int("--threads", optarg, 1, 1000); break;
         case O_THREAD_KERNELS:
@@ -1473,25 +2410,14 @@ static void parse_options(int argc, char **argv)
         case O_NESTED: opt.nested = 1; break;
         case O_REGISTERED: opt.registered = 1; break;
         case O_NO_NVTX: opt.no_nvtx = 1; break;
-        case O_SLOW: {
-            const char *colon = strchr(optarg, ':');
-            if (!colon)
-                die_usage("--slow: expected INDEX:FACTOR, got '%s'", optarg);
-            char idx[64];
-            size_t l = (size_t)(colon - optarg);
-            if (l == 0 || l >= sizeof idx)
-                die_usage("--slow: bad index in '%s'", optarg);
-            memcpy(idx, optarg, l);
-            idx[l] = '\0';
-            slow_t s;
-            s.slow_index = parse_int("--slow", idx, 0, INT64_C(1) << 30);
-            s.factor = parse_double("--slow", colon + 1);
-            if (s.factor <= 0)
-                die_usage("--slow: factor must be > 0");
+        case O_SLOW:
             opt.slows = xrealloc(opt.slows, (opt.nslows + 1) * sizeof *opt.slows);
-            opt.slows[opt.nslows++] = s;
+            opt.slows[opt.nslows++] = parse_slow("--slow", optarg);
             break;
-        }
+        case O_SLOW_GRAPH:
+            opt.slow_graphs = xrealloc(opt.slow_graphs, (opt.nslow_graphs + 1) * sizeof *opt.slow_graphs);
+            opt.slow_graphs[opt.nslow_graphs++] = parse_slow("--slow-graph", optarg);
+            break;
         case O_SCALE:
             opt.scale = parse_double("--scale", optarg);
             if (opt.scale <= 0)
@@ -1508,6 +2434,42 @@ static void parse_options(int argc, char **argv)
         case O_DRIVER_API: opt.driver_api = 1; break;
         case O_SUMMARY: opt.summary = 1; break;
         case O_SYNC_EVERY: opt.sync_every = parse_int("--sync-every", optarg, 0, INT64_C(1) << 40); break;
+        case O_EPOCH_TEXT:
+            if (!*optarg)
+                die_usage("--epoch-text: empty text");
+            opt.epoch_text = optarg;
+            break;
+        case O_THREAD_EPOCHS: opt.thread_epochs = 1; break;
+        case O_DEVICES: opt.devices = parse_int("--devices-per-rank", optarg, 1, MAX_DEVICES); break;
+        case O_MEMORY_SHARE: opt.share[L_MEMORY] = parse_share("--memory-share", optarg); break;
+        case O_MEMORY_KINDS: parse_memory_kinds(optarg); opt.mem_kinds_set = 1; break;
+        case O_MEMORY_SCALE:
+            opt.memory_scale = parse_double("--memory-scale", optarg);
+            if (opt.memory_scale <= 0)
+                die_usage("--memory-scale must be > 0");
+            opt.memory_scale_set = 1;
+            break;
+        case O_GRAPH_SHARE: opt.share[L_GRAPH] = parse_share("--graph-share", optarg); break;
+        case O_GRAPH_MODE:
+            if (strcmp(optarg, "graph") == 0)
+                opt.graph_mode = GM_GRAPH;
+            else if (strcmp(optarg, "node") == 0)
+                opt.graph_mode = GM_NODE;
+            else
+                die_usage("--graph-mode: expected graph or node, got '%s'", optarg);
+            break;
+        case O_GRAPH_MODE_PREFIX: opt.graph_mode_prefix = 1; break;
+        case O_GRAPHS: opt.graphs = parse_int("--graphs", optarg, 1, 1000000); opt.graphs_set = 1; break;
+        case O_GRAPH_NODES:
+            opt.graph_nodes = parse_int("--graph-nodes", optarg, 1, MAX_GRAPH_NODES);
+            opt.graph_nodes_set = 1;
+            break;
+        case O_COMM_SHARE: opt.share[L_COMM] = parse_share("--comm-share", optarg); break;
+        case O_OVERLAP: opt.overlap = parse_share("--overlap", optarg); opt.overlap_set = 1; break;
+        case O_SHUFFLE:
+            opt.shuffle_seed = (uint64_t)parse_int("--shuffle", optarg, 0, INT64_MAX);
+            opt.shuffle = 1;
+            break;
         case 'h': usage(stdout); exit(0);
         case ':': die_usage("option '%s' needs a value", argv[optind - 1]);
         default: die_usage("unknown option '%s'", argv[optind - 1]);
@@ -1533,33 +2495,41 @@ static void parse_options(int argc, char **argv)
         die_usage("--outside + --thread-kernels exceed --kernels");
     if (strlen(opt.gpu) == 0)
         die_usage("--gpu: empty name");
+    if (opt.epoch_text && opt.epoch_format_set)
+        die_usage("--epoch-text cannot be combined with --epoch-format");
+    if (opt.thread_epochs && opt.threads == 1)
+        die_usage("--thread-epochs needs --threads > 1");
+    if (opt.share[L_MEMORY] + opt.share[L_GRAPH] + opt.share[L_COMM] > 1.0 + 1e-12)
+        die_usage("--memory-share + --graph-share + --comm-share exceed 1");
+    if ((opt.mem_kinds_set || opt.memory_scale_set) && opt.share[L_MEMORY] == 0)
+        die_usage("--memory-kinds and --memory-scale need --memory-share > 0");
+    if ((opt.graphs_set || opt.graph_nodes_set || opt.nslow_graphs) && opt.share[L_GRAPH] == 0)
+        die_usage("--graphs, --graph-nodes and --slow-graph need --graph-share > 0");
+    if (opt.overlap_set && opt.share[L_COMM] == 0)
+        die_usage("--overlap needs --comm-share > 0");
+    if (opt.share[L_GRAPH] > 0 && opt.graph_mode == GM_NONE)
+        opt.graph_mode = GM_GRAPH; /* nsys's default */
+    if (opt.graph_mode_prefix && opt.graph_mode == GM_NONE)
+        die_usage("--graph-mode-prefix needs --graph-mode or --graph-share");
+    for (size_t i = 0; i < opt.nslow_graphs; i++)
+        if (opt.slow_graphs[i].slow_index < 1 || opt.slow_graphs[i].slow_index > opt.graphs)
+            die_usage("--slow-graph %lld: not a graph id (1..%lld)",
+                      (long long)opt.slow_graphs[i].slow_index, (long long)opt.graphs);
 }
 
 /* ------------------------------------------------------------------------ */
-/* main                                                                     */
+/* Setup                                                                    */
 /* ------------------------------------------------------------------------ */
 
-int main(int argc, char **argv)
+static void setup_names(void)
 {
-    parse_options(argc, argv);
-
-    struct stat sb;
-    if (!opt.force && lstat(opt.output, &sb) == 0)
-        die_usage("'%s' exists (use --force to replace it)", opt.output);
-
-    /* --- strings, names ------------------------------------------------- */
-    intern_c("[Unknown]");
-    sid_launch = intern_c(opt.driver_api ? "cuLaunchKernel" : "cudaLaunchKernel_v7000");
-    sid_sync = intern_c("cudaDeviceSynchronize_v3020");
-    if (opt.sync_every > 0)
-        sid_stream_sync = intern_c("cudaStreamSynchronize_v3020");
-
+    int64_t ncomm = opt.share[L_COMM] > 0 ? NCOMM : 0;
     if (opt.names_from) {
         size_t *lens;
         int64_t n;
         char **names = read_names_file(opt.names_from, &lens, &n);
         g_nslots = n;
-        g_slots = xcalloc((size_t)n, sizeof *g_slots);
+        g_slots = xcalloc((size_t)(n + ncomm), sizeof *g_slots);
         for (int64_t i = 0; i < n; i++) {
             slot_t *sl = &g_slots[i];
             const name_family_t *f = &FAMILIES[i % 16];
@@ -1576,7 +2546,7 @@ int main(int argc, char **argv)
         free(lens);
     } else {
         g_nslots = opt.names;
-        g_slots = xcalloc((size_t)g_nslots, sizeof *g_slots);
+        g_slots = xcalloc((size_t)(g_nslots + ncomm), sizeof *g_slots);
         for (int64_t s = 0; s < g_nslots; s++) {
             g_slots[s].index = s + opt.name_offset;
             builtin_name(g_slots[s].index, &g_slots[s]);
@@ -1595,7 +2565,26 @@ int main(int argc, char **argv)
                       (long long)((opt.names_from ? 0 : opt.name_offset) + g_nslots - 1));
         g_slots[s].slow *= opt.slows[i].factor;
     }
+    /* NCCL kernels: the shape of the built-in NCCL family, their own durations */
+    for (int64_t c = 0; c < ncomm; c++) {
+        slot_t *sl = &g_slots[g_nslots + c];
+        const name_family_t *f = &FAMILIES[7];
+        sl->index = -1;
+        sl->demangled = intern_c(COMM_NAMES[c][0]);
+        sl->shortname = intern_c(COMM_NAMES[c][1]);
+        sl->mangled = intern_c(COMM_NAMES[c][2]);
+        sl->gridX = f->grid;
+        sl->gridY = 1;
+        sl->blockX = f->block;
+        sl->regs = f->regs;
+        sl->smem = f->smem;
+        sl->base_ns = base_duration_ns(INT64_C(1) << 40 | c);
+        sl->slow = 1.0;
+    }
+}
 
+static void setup_epochs(void)
+{
     g_nep = opt.warmup + opt.epochs;
     g_ep = xcalloc((size_t)g_nep, sizeof *g_ep);
     g_epoch_names = xcalloc((size_t)g_nep, sizeof *g_epoch_names);
@@ -1605,9 +2594,13 @@ int main(int argc, char **argv)
     g_step_sids = xcalloc((size_t)g_nep * NSTEPS, sizeof *g_step_sids);
     for (int64_t e = 0; e < g_nep; e++) {
         char buf[4096];
-        int n = snprintf(buf, sizeof buf, opt.epoch_format, (int)(opt.epoch_base + e));
+        int n;
+        if (opt.epoch_text)
+            n = snprintf(buf, sizeof buf, "%s", opt.epoch_text);
+        else
+            n = snprintf(buf, sizeof buf, opt.epoch_format, (int)(opt.epoch_base + e));
         if (n < 0 || (size_t)n >= sizeof buf - 32)
-            die_usage("--epoch-format: name too long");
+            die_usage("%s: name too long", opt.epoch_text ? "--epoch-text" : "--epoch-format");
         g_epoch_names[e] = xmalloc((size_t)n + 1);
         memcpy(g_epoch_names[e], buf, (size_t)n + 1);
         g_epoch_name_lens[e] = (size_t)n;
@@ -1633,6 +2626,441 @@ int main(int argc, char **argv)
             for (int64_t i = 0; i < g_nep * NSTEPS; i++)
                 g_step_sids[i] = intern(g_step_names[i], g_step_name_lens[i]);
     }
+}
+
+/* The launch mix of rank r: floor(n * share) of each type, kernels the rest. */
+static void rank_mix(int64_t r, int64_t mix[NLTYPES])
+{
+    int64_t n = share(opt.kernels, opt.ranks, r), rest = n;
+    for (int i = 1; i < NLTYPES; i++) {
+        mix[i] = (int64_t)((double)n * opt.share[i] + 1e-9);
+        rest -= mix[i];
+    }
+    for (int i = NLTYPES - 1; rest < 0; i--) { /* shares summing to 1 within rounding */
+        int64_t take = mix[i] < -rest ? mix[i] : -rest;
+        mix[i] -= take;
+        rest += take;
+    }
+    mix[L_KERNEL] = rest;
+}
+
+/* How many rows each GPU table gets (a table is made only when it has rows). */
+typedef struct {
+    int64_t kernel, graph, memcpy, memset;
+} row_counts_t;
+
+static row_counts_t count_rows(void)
+{
+    row_counts_t c = {0, 0, 0, 0};
+    for (int64_t r = 0; r < opt.ranks; r++) {
+        int64_t mix[NLTYPES];
+        rank_mix(r, mix);
+        c.kernel += mix[L_KERNEL] + mix[L_COMM];
+        if (opt.graph_mode == GM_NODE)
+            c.kernel += mix[L_GRAPH] * opt.graph_nodes;
+        else
+            c.graph += mix[L_GRAPH];
+        for (int i = 0; i < opt.nmem_kinds; i++) {
+            int64_t n = share(mix[L_MEMORY], opt.nmem_kinds, i);
+            if (MEM_OPS[opt.mem_kinds[i]].copy_kind >= 0)
+                c.memcpy += n;
+            else
+                c.memset += n;
+        }
+    }
+    return c;
+}
+
+static void create_tables(const row_counts_t *rows, int runtime_table, int nvtx_table)
+{
+    db_create(SQL_STRINGIDS);
+    db_create(SQL_TARGET_INFO_SYSTEM_ENV);
+    if (runtime_table)
+        db_create(SQL_CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (nvtx_table)
+        db_create(SQL_NVTX_EVENTS);
+    if (rows->kernel > 0)
+        db_create(g_layout_2026 ? SQL_CUPTI_ACTIVITY_KIND_KERNEL_2026 : SQL_CUPTI_ACTIVITY_KIND_KERNEL);
+    if (rows->memcpy > 0)
+        db_create(g_layout_2026 ? SQL_CUPTI_ACTIVITY_KIND_MEMCPY_2026 : SQL_CUPTI_ACTIVITY_KIND_MEMCPY);
+    if (rows->memset > 0)
+        db_create(g_layout_2026 ? SQL_CUPTI_ACTIVITY_KIND_MEMSET_2026 : SQL_CUPTI_ACTIVITY_KIND_MEMSET);
+    if (rows->graph > 0)
+        db_create(SQL_CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    if (rows->memcpy + rows->memset > 0) {
+        db_create(g_layout_2026 ? SQL_ENUM_CUDA_MEMCPY_OPER_2026 : SQL_ENUM_CUDA_MEMCPY_OPER);
+        db_create(g_layout_2026 ? SQL_ENUM_CUDA_MEM_KIND_2026 : SQL_ENUM_CUDA_MEM_KIND);
+        write_enum("ENUM_CUDA_MEMCPY_OPER", MEMCPY_OPER, sizeof MEMCPY_OPER / sizeof MEMCPY_OPER[0]);
+        write_enum("ENUM_CUDA_MEM_KIND", MEM_KIND, sizeof MEM_KIND / sizeof MEM_KIND[0]);
+    }
+    db_create(SQL_TARGET_INFO_GPU);
+    db_create(SQL_META_DATA_CAPTURE);
+    db_create(SQL_META_DATA_EXPORT);
+
+    if (runtime_table)
+        st_runtime = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(?1, ?2, ?3, ?4, ?5, ?6, 0, NULL)");
+    if (rows->kernel > 0 && !g_layout_2026)
+        st_kernel = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8, "
+            "?9, ?10, 1, 1, ?11, ?12, ?13, 1, ?14, 1, 1, ?15, 0, 0, 136314880, ?16, 32768, NULL, 0)");
+    if (rows->kernel > 0 && g_layout_2026)
+        st_kernel = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, "
+            "?9, ?10, 1, 1, ?11, ?12, ?13, 1, ?14, 1, 1, ?15, 0, 0, 136314880, ?16, 32768, ?17, 0, "
+            "NULL, NULL, NULL, ?18, 0, 0, 0, 1, 0, 0, NULL, '[]')");
+    if (rows->memcpy > 0)
+        st_memcpy = db_prepare(g_layout_2026
+            ? "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, "
+              "NULL, ?10, ?11, ?12, ?13, ?14, ?15, NULL, NULL, NULL, 1)"
+            : "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8, ?9, "
+              "NULL, ?10, ?11, ?12, ?13, ?14, ?15, NULL, NULL, NULL)");
+    if (rows->memset > 0)
+        st_memset = db_prepare(g_layout_2026
+            ? "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, 0, ?8, NULL, ?9)"
+            : "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, 0, ?8, NULL, ?9)");
+    if (rows->graph > 0)
+        st_graph = db_prepare(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9)");
+    if (nvtx_table)
+        st_nvtx = db_prepare(
+            "INSERT INTO NVTX_EVENTS VALUES(?1, ?2, ?3, NULL, NULL, NULL, ?4, ?5, NULL, ?6, ?7, "
+            "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timeline                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Thread k of rank p: stream ids (7 for the main thread, 12+k for the others;
+ * the communication streams after all of those) on every device of the rank. */
+static void thread_init(thread_t *th, proc_t *p, int64_t k)
+{
+    memset(th, 0, sizeof *th);
+    th->p = p;
+    th->gtid = p->gpid | (p->pid + k);
+    for (int64_t j = 0; j < opt.devices; j++) {
+        th->compute[j].id = k == 0 ? MAIN_STREAM : 12 + (int)k;
+        th->comm[j].id = 12 + (int)opt.threads + (int)k;
+        th->compute[j].slot = (int)((k * opt.devices + j) * 2);
+        th->comm[j].slot = (int)((k * opt.devices + j) * 2 + 1);
+    }
+}
+
+static void run_rank(int64_t r)
+{
+    proc_t p;
+    memset(&p, 0, sizeof p);
+    p.rank = (int)r;
+    p.pid = 4000 + 16 * r;
+    p.gpid = GTID_VM | (p.pid << 24);
+    p.dev0 = (int)(r * opt.devices);
+    p.corr = CORR_BASE;
+    p.gridId = 1;
+    p.noise.s = splitmix64(opt.seed * 0x100000001B3ULL + (uint64_t)r);
+    rank_mix(r, p.mix);
+    p.mix_total = share(opt.kernels, opt.ranks, r);
+
+    int64_t nr = share(opt.kernels, opt.ranks, r);
+    int64_t outr = share(opt.outside, opt.ranks, r);
+    int64_t thr = share(opt.thread_kernels, opt.ranks, r);
+    int64_t epk = nr - outr - thr;
+    if (g_nep == 0) {
+        outr += epk;
+        epk = 0;
+    }
+
+    thread_t main_th;
+    thread_init(&main_th, &p, 0);
+    main_th.t = 250000000 + 7919 * r;
+    main_th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131);
+    int64_t t0 = main_th.t;
+
+    if (st_nvtx && opt.nested) {
+        /* domain create row, like nvtxDomainCreateA("trainer") */
+        nvtx_push(main_th.t, 75, "trainer", 7, -1, sid_domain, main_th.gtid);
+        nvtx_flush();
+        main_th.t += 5000;
+    }
+    for (int64_t g = 0; g <= g_nep; g++) {
+        int64_t no = share(outr, g_nep + 1, g);
+        if (no > 0) {
+            main_th.t += rng_range(&main_th.cpu, 10000, 30000);
+            for (int64_t k = 0; k < no; k++)
+                launch(&main_th, -1, 1.0);
+        }
+        if (g < g_nep)
+            run_epoch(&main_th, g, share(epk, g_nep, g));
+    }
+    int64_t t_end = main_th.t;
+
+    for (int64_t k = 1; k < opt.threads; k++) {
+        thread_t th;
+        thread_init(&th, &p, k);
+        th.t = t0;
+        th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131 + (uint64_t)k * 7);
+        run_extra_thread(&th, share(thr, opt.threads - 1, k - 1), t0, t_end);
+    }
+    if (main_th.t > g_max_time)
+        g_max_time = main_th.t;
+    for (int i = 0; i < NLTYPES; i++)
+        if (p.mixed[i] != p.mix[i])
+            die("internal: rank %lld launched %lld of type %d, not %lld", (long long)r,
+                (long long)p.mixed[i], i, (long long)p.mix[i]);
+    if (opt.summary)
+        iv_finish_rank();
+}
+
+/* ------------------------------------------------------------------------ */
+/* --shuffle                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void shuffle_key(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    uint64_t x = (uint64_t)sqlite3_value_int64(argv[0]);
+    sqlite3_result_int64(ctx, (int64_t)splitmix64(x ^ splitmix64(opt.shuffle_seed)));
+}
+
+/* Rewrite every table in a random order of its rows (splitmix64 is a
+ * bijection: no ties).  Tables keyed by INTEGER PRIMARY KEY (StringIds, the
+ * enums) are stored in key order whatever the insert order: left alone. */
+static void shuffle_tables(void)
+{
+    static const char *const tables[] = {
+        "TARGET_INFO_SYSTEM_ENV", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+        "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "TARGET_INFO_GPU", "META_DATA_CAPTURE",
+        "META_DATA_EXPORT",
+    };
+    if (sqlite3_create_function(g_db, "gentrace_shuffle", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                NULL, shuffle_key, NULL, NULL) != SQLITE_OK)
+        die("sqlite: %s", sqlite3_errmsg(g_db));
+    sqlite3_stmt *exists = db_prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        sqlite3_bind_text(exists, 1, tables[i], -1, SQLITE_STATIC);
+        int found = sqlite3_step(exists) == SQLITE_ROW;
+        sqlite3_reset(exists);
+        if (!found)
+            continue;
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "CREATE TEMP TABLE gentrace_rows AS SELECT * FROM main.%s; DELETE FROM main.%s; "
+                 "INSERT INTO main.%s SELECT * FROM gentrace_rows ORDER BY gentrace_shuffle(rowid); "
+                 "DROP TABLE gentrace_rows;",
+                 tables[i], tables[i], tables[i]);
+        db_exec(sql);
+    }
+    sqlite3_finalize(exists);
+}
+
+/* ------------------------------------------------------------------------ */
+/* --summary                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void json_kinds(FILE *o, const tally_t kind[NKINDS])
+{
+    for (int k = 0; k < NKINDS; k++)
+        fprintf(o, "%s\"%s\": {\"ns\": %lld, \"launches\": %lld}", k ? ", " : "{", KIND_NAMES[k],
+                (long long)kind[k].ns, (long long)kind[k].count);
+    fputc('}', o);
+}
+
+/* Each work set's kernel_sum_ns, launches and gpu_busy_ns over these tallies. */
+static void json_work_totals(FILE *o, const tally_t kind[NKINDS], const int64_t busy[NWORK])
+{
+    for (int w = 0; w < NWORK; w++) {
+        int64_t ns = 0, count = 0;
+        for (int k = 0; k < NKINDS; k++)
+            if (KIND_WORK[k] >> w & 1) {
+                ns += kind[k].ns;
+                count += kind[k].count;
+            }
+        fprintf(o, "%s\"%s\": {\"kernel_sum_ns\": %lld, \"gpu_busy_ns\": %lld, \"launches\": %lld}",
+                w ? ", " : "{", WORK_NAMES[w], (long long)ns, (long long)busy[w], (long long)count);
+    }
+    fputc('}', o);
+}
+
+static void print_per_name(FILE *o)
+{
+    /* merge slots with the same demangled string (possible with --names-from) */
+    int64_t *sum_by = xcalloc((size_t)g_nstrs, sizeof *sum_by);
+    int64_t *cnt_by = xcalloc((size_t)g_nstrs, sizeof *cnt_by);
+    int64_t nall = g_nslots + (opt.share[L_COMM] > 0 ? NCOMM : 0);
+    for (int64_t s = 0; s < nall; s++) {
+        sum_by[g_slots[s].demangled] += g_slots[s].sum_ns;
+        cnt_by[g_slots[s].demangled] += g_slots[s].count;
+    }
+    int first = 1;
+    for (int64_t s = 0; s < nall; s++) {
+        int64_t id = g_slots[s].demangled;
+        if (cnt_by[id] == 0)
+            continue; /* unused, or already printed */
+        fputs(first ? "{\"name\": " : ", {\"name\": ", o);
+        first = 0;
+        json_string(o, g_strs[id].s, g_strs[id].len);
+        fprintf(o, ", \"total_ns\": %lld, \"instances\": %lld}", (long long)sum_by[id],
+                (long long)cnt_by[id]);
+        cnt_by[id] = 0;
+    }
+    free(sum_by);
+    free(cnt_by);
+}
+
+static void print_epochs(FILE *o)
+{
+    if (opt.no_nvtx)
+        return;
+    for (int64_t e = 0; e < g_nep; e++) {
+        const span_acc_t *k = &g_ep[e].w[W_KERNELS];
+        fputs(e ? ", {\"name\": " : "{\"name\": ", o);
+        json_string(o, g_epoch_names[e], g_epoch_name_lens[e]);
+        fprintf(o, ", \"warmup\": %s, \"kernel_sum_ns\": %lld, \"gpu_span_ns\": %lld, "
+                "\"occurrence\": %lld, \"work\": ",
+                e < opt.warmup ? "true" : "false", (long long)k->sum_ns,
+                (long long)(k->count ? k->max_end - k->min_start : 0),
+                (long long)(opt.epoch_text ? e + 1 : 1));
+        for (int w = 0; w < NWORK; w++) {
+            const span_acc_t *a = &g_ep[e].w[w];
+            fprintf(o, "%s\"%s\": {\"kernel_sum_ns\": %lld, \"gpu_span_ns\": %lld, "
+                    "\"gpu_busy_ns\": %lld, \"launches\": %lld}",
+                    w ? ", " : "{", WORK_NAMES[w], (long long)a->sum_ns,
+                    (long long)(a->count ? a->max_end - a->min_start : 0), (long long)a->busy_ns,
+                    (long long)a->count);
+        }
+        fputs("}}", o);
+    }
+}
+
+static void print_devices_and_processes(FILE *o)
+{
+    int64_t busy[NWORK] = {0, 0, 0};
+    fputs(", \"devices\": [", o);
+    for (int64_t d = 0; d < opt.ranks * opt.devices; d++) {
+        fprintf(o, "%s{\"device\": %lld, \"pid\": %lld, \"kinds\": ", d ? ", " : "", (long long)d,
+                (long long)(4000 + 16 * (d / opt.devices)));
+        json_kinds(o, g_dev[d].kind);
+        fputs(", \"work\": ", o);
+        json_work_totals(o, g_dev[d].kind, g_dev[d].busy);
+        fputc('}', o);
+    }
+    fputs("], \"processes\": [", o);
+    for (int64_t r = 0; r < opt.ranks; r++) {
+        int64_t pid = 4000 + 16 * r;
+        int64_t pbusy[NWORK] = {0, 0, 0};
+        fprintf(o, "%s{\"pid\": %lld, \"global_pid\": %lld, \"devices\": [", r ? ", " : "",
+                (long long)pid, (long long)(GTID_VM | pid << 24));
+        for (int64_t j = 0; j < opt.devices; j++) {
+            fprintf(o, "%s%lld", j ? ", " : "", (long long)(r * opt.devices + j));
+            for (int w = 0; w < NWORK; w++)
+                pbusy[w] += g_dev[r * opt.devices + j].busy[w];
+        }
+        fputs("], \"kinds\": ", o);
+        json_kinds(o, g_proc[r].kind);
+        fputs(", \"work\": ", o);
+        json_work_totals(o, g_proc[r].kind, pbusy);
+        fputc('}', o);
+        for (int w = 0; w < NWORK; w++)
+            busy[w] += pbusy[w];
+    }
+    fputs("], \"kinds\": ", o);
+    json_kinds(o, g_kind);
+    fputs(", \"work\": ", o);
+    json_work_totals(o, g_kind, busy);
+}
+
+static void print_memory_and_graphs(FILE *o)
+{
+    int first = 1;
+    fputs(", \"per_memory\": [", o);
+    for (int i = 0; i < NMEM_OPS; i++) {
+        if (g_mem[i].count == 0)
+            continue;
+        char name[96];
+        if (MEM_OPS[i].copy_kind >= 0)
+            snprintf(name, sizeof name, "[CUDA memcpy %s]", MEMCPY_OPER[MEM_OPS[i].copy_kind][1]);
+        else
+            snprintf(name, sizeof name, "[CUDA memset]");
+        fprintf(o, "%s{\"name\": \"%s\", \"total_ns\": %lld, \"instances\": %lld, \"bytes\": %lld}",
+                first ? "" : ", ", name, (long long)g_mem[i].ns, (long long)g_mem[i].count,
+                (long long)g_mem_bytes[i]);
+        first = 0;
+    }
+    fputs("], \"per_graph\": [", o);
+    first = 1;
+    for (int64_t g = 0; opt.share[L_GRAPH] > 0 && g < opt.graphs; g++) {
+        if (g_graph[g].count == 0)
+            continue;
+        fprintf(o, "%s{\"name\": \"CUDA graph %lld\", \"graph_id\": %lld, \"total_ns\": %lld, "
+                "\"launches\": %lld}", first ? "" : ", ", (long long)(g + 1), (long long)(g + 1),
+                (long long)g_graph[g].ns, (long long)g_graph[g].count);
+        first = 0;
+    }
+    fputc(']', o);
+}
+
+static void print_summary(FILE *o)
+{
+    fprintf(o, "{\"kernels\": %lld, \"total_ns\": %lld, \"per_name\": [",
+            (long long)g_kind[K_KERNEL].count, (long long)g_kind[K_KERNEL].ns);
+    print_per_name(o);
+    fputs("], \"epochs\": [", o);
+    print_epochs(o);
+    fputs("], \"graph_mode\": ", o);
+    if (opt.graph_mode == GM_NONE)
+        fputs("null", o);
+    else
+        fprintf(o, "\"%s\"", GRAPH_MODE_VALUES[opt.graph_mode]);
+    print_devices_and_processes(o);
+    print_memory_and_graphs(o);
+    fputs("}\n", o);
+    if (fflush(o) != 0 || ferror(o))
+        die("error writing the summary");
+}
+
+/* ------------------------------------------------------------------------ */
+/* main                                                                     */
+/* ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    parse_options(argc, argv);
+
+    struct stat sb;
+    if (!opt.force && lstat(opt.output, &sb) == 0)
+        die_usage("'%s' exists (use --force to replace it)", opt.output);
+
+    /* --- strings, names, accumulators ----------------------------------- */
+    row_counts_t rows = count_rows();
+    g_layout_2026 = opt.graph_mode != GM_NONE;
+    intern_c("[Unknown]");
+    sid_launch = intern_c(opt.driver_api ? "cuLaunchKernel" : "cudaLaunchKernel_v7000");
+    sid_sync = intern_c("cudaDeviceSynchronize_v3020");
+    if (opt.sync_every > 0)
+        sid_stream_sync = intern_c("cudaStreamSynchronize_v3020");
+    if (rows.memcpy > 0)
+        sid_memcpy = intern_c("cudaMemcpyAsync_v3020");
+    if (rows.memset > 0)
+        sid_memset = intern_c("cudaMemsetAsync_v3020");
+    if (opt.share[L_GRAPH] > 0)
+        sid_graph_launch = intern_c("cudaGraphLaunch_v10000");
+    setup_names();
+    setup_epochs();
+    g_dev = xcalloc((size_t)(opt.ranks * opt.devices), sizeof *g_dev);
+    g_proc = xcalloc((size_t)opt.ranks, sizeof *g_proc);
+    g_graph = xcalloc((size_t)opt.graphs, sizeof *g_graph);
+    g_graph_slow = xcalloc((size_t)opt.graphs, sizeof *g_graph_slow);
+    for (int64_t g = 0; g < opt.graphs; g++)
+        g_graph_slow[g] = 1.0;
+    for (size_t i = 0; i < opt.nslow_graphs; i++)
+        g_graph_slow[opt.slow_graphs[i].slow_index - 1] *= opt.slow_graphs[i].factor;
+    g_nstream_slots = (size_t)(opt.threads * opt.devices * 2);
+    for (int w = 0; w < NWORK; w++) {
+        g_iv[w].last = xmalloc(g_nstream_slots * sizeof *g_iv[w].last);
+        for (size_t s = 0; s < g_nstream_slots; s++)
+            g_iv[w].last[s] = -1;
+    }
 
     /* --- open the temporary output -------------------------------------- */
     size_t olen = strlen(opt.output);
@@ -1649,102 +3077,11 @@ int main(int argc, char **argv)
             "PRAGMA cache_size=-131072; PRAGMA temp_store=MEMORY;");
     db_exec("BEGIN");
 
-    int nvtx_table = !opt.no_nvtx && g_nep > 0;
-    int runtime_table = opt.kernels > 0 || g_nep > 0;
-
-    db_create(SQL_STRINGIDS);
-    db_create(SQL_TARGET_INFO_SYSTEM_ENV);
-    if (runtime_table)
-        db_create(SQL_CUPTI_ACTIVITY_KIND_RUNTIME);
-    if (nvtx_table)
-        db_create(SQL_NVTX_EVENTS);
-    if (opt.kernels > 0)
-        db_create(SQL_CUPTI_ACTIVITY_KIND_KERNEL);
-    db_create(SQL_TARGET_INFO_GPU);
-    db_create(SQL_META_DATA_CAPTURE);
-    db_create(SQL_META_DATA_EXPORT);
-
-    if (runtime_table)
-        st_runtime = db_prepare(
-            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(?1, ?2, ?3, ?4, ?5, ?6, 0, NULL)");
-    if (opt.kernels > 0)
-        st_kernel = db_prepare(
-            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8, "
-            "?9, ?10, 1, 1, ?11, ?12, ?13, 1, ?14, 1, 1, ?15, 0, 0, 136314880, ?16, 32768, NULL, 0)");
-    if (nvtx_table)
-        st_nvtx = db_prepare(
-            "INSERT INTO NVTX_EVENTS VALUES(?1, ?2, ?3, NULL, NULL, NULL, ?4, ?5, NULL, ?6, ?7, "
-            "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+    create_tables(&rows, opt.kernels > 0 || g_nep > 0, !opt.no_nvtx && g_nep > 0);
 
     /* --- timeline ------------------------------------------------------- */
-    for (int64_t r = 0; r < opt.ranks; r++) {
-        proc_t p;
-        memset(&p, 0, sizeof p);
-        p.rank = (int)r;
-        p.pid = 4000 + 16 * r;
-        p.gpid = GTID_VM | (p.pid << 24);
-        p.device = (int)r;
-        p.context = (int)r + 1;
-        p.corr = CORR_BASE;
-        p.gridId = 1;
-        p.noise.s = splitmix64(opt.seed * 0x100000001B3ULL + (uint64_t)r);
-
-        int64_t nr = share(opt.kernels, opt.ranks, r);
-        int64_t outr = share(opt.outside, opt.ranks, r);
-        int64_t thr = share(opt.thread_kernels, opt.ranks, r);
-        int64_t epk = nr - outr - thr;
-        if (g_nep == 0) {
-            outr += epk;
-            epk = 0;
-        }
-
-        thread_t main_th;
-        memset(&main_th, 0, sizeof main_th);
-        main_th.p = &p;
-        main_th.gtid = p.gpid | p.pid;
-        main_th.stream = MAIN_STREAM;
-        main_th.t = 250000000 + 7919 * r;
-        main_th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131);
-        int64_t t0 = main_th.t;
-
-        if (nvtx_table && opt.nested) {
-            /* domain create row, like nvtxDomainCreateA("trainer") */
-            nvtx_push(main_th.t, 75, "trainer", 7, -1, sid_domain, main_th.gtid);
-            nvtx_flush();
-            main_th.t += 5000;
-        }
-        for (int64_t g = 0; g <= g_nep; g++) {
-            int64_t no = share(outr, g_nep + 1, g);
-            if (no > 0) {
-                main_th.t += rng_range(&main_th.cpu, 10000, 30000);
-                for (int64_t k = 0; k < no; k++)
-                    launch(&main_th, -1, 1.0);
-            }
-            if (g < g_nep)
-                run_epoch(&main_th, g, share(epk, g_nep, g));
-        }
-        int64_t t_end = main_th.t;
-
-        for (int64_t k = 1; k < opt.threads; k++) {
-            int64_t n = share(thr, opt.threads - 1, k - 1);
-            thread_t th;
-            memset(&th, 0, sizeof th);
-            th.p = &p;
-            th.gtid = p.gpid | (p.pid + k);
-            th.stream = 12 + (int)k;
-            th.t = t0;
-            th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131 + (uint64_t)k * 7);
-            int64_t span = t_end - t0;
-            for (int64_t j = 0; j < n; j++) {
-                int64_t target = t0 + (int64_t)((double)span * (double)(j + 1) / (double)(n + 1));
-                if (th.t < target)
-                    th.t = target;
-                launch(&th, -1, 1.0);
-            }
-        }
-        if (main_th.t > g_max_time)
-            g_max_time = main_th.t;
-    }
+    for (int64_t r = 0; r < opt.ranks; r++)
+        run_rank(r);
 
     write_string_ids();
     write_system_env();
@@ -1752,9 +3089,12 @@ int main(int argc, char **argv)
     write_meta_capture();
     write_meta_export();
 
-    if (st_runtime) sqlite3_finalize(st_runtime);
-    if (st_kernel) sqlite3_finalize(st_kernel);
-    if (st_nvtx) sqlite3_finalize(st_nvtx);
+    sqlite3_stmt *stmts[] = {st_runtime, st_kernel, st_nvtx, st_memcpy, st_memset, st_graph};
+    for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++)
+        if (stmts[i])
+            sqlite3_finalize(stmts[i]);
+    if (opt.shuffle)
+        shuffle_tables();
     db_exec("COMMIT");
     if (sqlite3_close(g_db) != SQLITE_OK)
         die("sqlite close: %s", sqlite3_errmsg(g_db));
@@ -1778,45 +3118,7 @@ int main(int argc, char **argv)
     g_tmp_path = NULL;
     free(tmp);
 
-    /* --- summary -------------------------------------------------------- */
-    if (opt.summary) {
-        FILE *o = stdout;
-        fprintf(o, "{\"kernels\": %lld, \"total_ns\": %lld, \"per_name\": [",
-                (long long)g_total_kernels, (long long)g_total_ns);
-        /* merge slots with the same demangled string (possible with --names-from) */
-        int64_t *sum_by = xcalloc((size_t)g_nstrs, sizeof *sum_by);
-        int64_t *cnt_by = xcalloc((size_t)g_nstrs, sizeof *cnt_by);
-        for (int64_t s = 0; s < g_nslots; s++) {
-            sum_by[g_slots[s].demangled] += g_slots[s].sum_ns;
-            cnt_by[g_slots[s].demangled] += g_slots[s].count;
-        }
-        int first = 1;
-        for (int64_t s = 0; s < g_nslots; s++) {
-            int64_t id = g_slots[s].demangled;
-            if (cnt_by[id] == 0)
-                continue; /* unused, or already printed */
-            fputs(first ? "{\"name\": " : ", {\"name\": ", o);
-            first = 0;
-            json_string(o, g_strs[id].s, g_strs[id].len);
-            fprintf(o, ", \"total_ns\": %lld, \"instances\": %lld}", (long long)sum_by[id],
-                    (long long)cnt_by[id]);
-            cnt_by[id] = 0;
-        }
-        free(sum_by);
-        free(cnt_by);
-        fputs("], \"epochs\": [", o);
-        if (!opt.no_nvtx) {
-            for (int64_t e = 0; e < g_nep; e++) {
-                fputs(e ? ", {\"name\": " : "{\"name\": ", o);
-                json_string(o, g_epoch_names[e], g_epoch_name_lens[e]);
-                fprintf(o, ", \"warmup\": %s, \"kernel_sum_ns\": %lld, \"gpu_span_ns\": %lld}",
-                        e < opt.warmup ? "true" : "false", (long long)g_ep[e].sum_ns,
-                        (long long)(g_ep[e].count ? g_ep[e].max_end - g_ep[e].min_start : 0));
-            }
-        }
-        fputs("]}\n", o);
-        if (fflush(o) != 0 || ferror(o))
-            die("error writing the summary");
-    }
+    if (opt.summary)
+        print_summary(stdout);
     return 0;
 }
