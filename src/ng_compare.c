@@ -169,6 +169,12 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     s->max_ms = sum.max;
     s->mean_ms = sum.mean;
     s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)o->epochs * (double)n;
+    /* lost overlap is what gpu-busy catches: say how much there was */
+    if (o->metric == NG_METRIC_GPU_BUSY && s->n_samples > 0) {
+        double work = (double)s->total_ns / 1e6 / s->epochs_counted;
+        s->has_overlap = 1;
+        s->overlap_ms_per_epoch = work > s->mean_ms ? work - s->mean_ms : 0;
+    }
 }
 
 /* ---- attribution ---- */

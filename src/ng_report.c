@@ -77,7 +77,7 @@ static void places_line(struct ng_buf *out, const char *label, const char *what,
 {
     if (n < 2)
         return;
-    ng_buf_addf(out, "  %s per %s:", label, what);
+    ng_buf_addf(out, "  %s work per %s:", label, what);
     for (size_t i = 0; i < n; i++)
         ng_buf_addf(out, "%s %lld: %.3f ms/epoch", i ? "," : "", (long long)p[i].id,
                     (double)p[i].ns / 1e6 / per);
@@ -87,6 +87,9 @@ static void places_line(struct ng_buf *out, const char *label, const char *what,
 static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
 {
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    if (b->has_overlap && c->has_overlap)
+        ng_buf_addf(out, "  work running alongside other work, per epoch: baseline %.3f ms, "
+                    "current %.3f ms\n", b->overlap_ms_per_epoch, c->overlap_ms_per_epoch);
     if (kinds_counted(b) > 1 || kinds_counted(c) > 1) {
         ng_buf_adds(out, "  work per epoch: baseline ");
         kinds_text(out, b);

@@ -113,6 +113,8 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures)
     cJSON_AddItemToObject(o, "left_out_launches",
                           by_kind_json(s->left_out_launches, s->loaded, 1));
     add_number_or_null(o, "epochs", figures && s->epochs_counted > 0, s->epochs_counted);
+    add_number_or_null(o, "overlap_ms_per_epoch", figures && s->has_overlap,
+                       s->overlap_ms_per_epoch);
     double per = figures ? s->epochs_counted : 0;
     cJSON_AddItemToObject(o, "devices", places_json(s->devices, s->n_devices, "device", per));
     cJSON_AddItemToObject(o, "processes", places_json(s->processes, s->n_processes, "pid", per));
@@ -462,6 +464,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->max_ms = num_or_0(o, "max_ms");
     s->mean_ms = num_or_0(o, "mean_ms");
     s->epochs_counted = num_or_0(o, "epochs");
+    s->has_overlap = get_num(o, "overlap_ms_per_epoch", &s->overlap_ms_per_epoch);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_ms"), s->kind_ns, 1e6);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_launches"), s->kind_launches, 1);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_ms"), s->left_out_ns, 1e6);

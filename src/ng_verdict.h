@@ -56,6 +56,10 @@ struct ng_verdict_side {
     int64_t kind_launches[NG_WORK_KINDS];
     int64_t left_out_ns[NG_WORK_KINDS];
     int64_t left_out_launches[NG_WORK_KINDS];
+    /* gpu-busy: the counted work that ran while other counted work did (the
+     * sum of its durations minus the busy time), per epoch */
+    int has_overlap;
+    double overlap_ms_per_epoch;
     /* where the counted work ran, over the runs (owned) */
     struct ng_place *devices;
     size_t n_devices;
