@@ -72,6 +72,36 @@ struct item {
     int64_t total_ns, count;
 };
 
+/* Where work ran: one (process, device) pair, summed row by row; the
+ * device and process lists are built from these at the end.  Rows come
+ * in long runs of one pair, so the last one is checked first. */
+struct pair {
+    int64_t gpid, device;
+    int64_t ns, launches;
+};
+
+/* Item indices by key, for keys in [0, DENSE_KEYS): name ids, copy kinds
+ * and graph ids are small integers, so most rows find their item by two
+ * array reads instead of a hash; pages are allocated as keys appear. */
+#define DENSE_PAGE_BITS 12
+#define DENSE_KEYS ((int64_t)1 << 24)
+
+struct dense_index {
+    uint32_t **pages;        /* item index + 1; 0: none yet */
+    size_t n_pages;
+};
+
+/* The plain total-mode pass sums straight into pages of per-key totals
+ * (one array read and two adds a row), folded into the items after it. */
+#define SUM_PAGE_BITS 9
+struct sum_slot {
+    int64_t total_ns, count;
+};
+struct dense_sums {
+    struct sum_slot **pages;
+    size_t n_pages;
+};
+
 /* A work row as both drivers hand it over. */
 struct row {
     int64_t key, start, end, device, gpid, corr;
@@ -95,12 +125,17 @@ struct reader {
     enum ng_metric metric;
     struct ng_project *pj;              /* NVTX mode */
     struct ng_acc whole;                /* total mode: gpu-busy over every interval */
+    int places;                         /* devices and processes are read (not in a plain
+                                           total-mode pass: see sum_step) */
     const struct work_table *cur;       /* the table being read */
-    struct ng_idmap item_index;
+    int cur_graph;                      /* it has a graphId column */
+    struct ng_idmap item_index;         /* (kind, key) -> item, past the dense range */
+    struct dense_index dense[NG_WORK_KINDS];
+    struct dense_sums sums;             /* sum_step's, for the table being read */
     struct item *items;
     size_t n_items;
-    struct ng_place *devices, *processes;
-    size_t n_devices, n_processes;
+    struct pair *pairs;
+    size_t n_pairs, last_pair;
     int64_t graph_node_kernels;
     int64_t rows;                       /* rows of the current table */
     int64_t rows_seen;                  /* rows of every table, this pass */
@@ -335,15 +370,53 @@ static void fail_row(struct reader *rd, const char *problem)
     }
 }
 
+static size_t new_item(struct reader *rd, int64_t key)
+{
+    rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
+    rd->items[rd->n_items] = (struct item){ rd->cur->kind, key, 0, 0 };
+    return rd->n_items++;
+}
+
 static struct item *item_for(struct reader *rd, int64_t key)
 {
+    if (key >= 0 && key < DENSE_KEYS) {
+        struct dense_index *d = &rd->dense[rd->cur->kind];
+        size_t page = (size_t)key >> DENSE_PAGE_BITS;
+        if (page >= d->n_pages) {
+            d->pages = ng_xrealloc(d->pages, (page + 1) * sizeof *d->pages);
+            memset(d->pages + d->n_pages, 0, (page + 1 - d->n_pages) * sizeof *d->pages);
+            d->n_pages = page + 1;
+        }
+        if (!d->pages[page])
+            d->pages[page] = ng_xcalloc((size_t)1 << DENSE_PAGE_BITS, sizeof **d->pages);
+        uint32_t *slot = &d->pages[page][(size_t)key & (((size_t)1 << DENSE_PAGE_BITS) - 1)];
+        if (!*slot)
+            *slot = (uint32_t)new_item(rd, key) + 1;
+        return &rd->items[*slot - 1];
+    }
     int added;
     size_t i = ng_idmap_get(&rd->item_index, rd->cur->kind, key, rd->n_items, &added);
-    if (added) {
-        rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
-        rd->items[rd->n_items++] = (struct item){ rd->cur->kind, key, 0, 0 };
-    }
+    if (added)
+        new_item(rd, key);
     return &rd->items[i];
+}
+
+static void add_pair(struct reader *rd, int64_t gpid, int64_t device, int64_t dur)
+{
+    struct pair *p = rd->n_pairs ? &rd->pairs[rd->last_pair] : NULL;
+    if (!p || p->gpid != gpid || p->device != device) {
+        size_t i = 0;
+        while (i < rd->n_pairs && (rd->pairs[i].gpid != gpid || rd->pairs[i].device != device))
+            i++;
+        if (i == rd->n_pairs) {
+            rd->pairs = ng_xgrow(rd->pairs, rd->n_pairs, sizeof *rd->pairs);
+            rd->pairs[rd->n_pairs++] = (struct pair){ gpid, device, 0, 0 };
+        }
+        rd->last_pair = i;
+        p = &rd->pairs[i];
+    }
+    p->ns += dur;
+    p->launches++;
 }
 
 /* Every row of every counted table comes through here, whichever driver
@@ -377,9 +450,7 @@ static int take_row(struct reader *rd, const struct row *r)
     if (__builtin_add_overflow(it->total_ns, dur, &it->total_ns))
         return fail_row(rd, "work time that overflows 64 bits"), -1;
     it->count++;
-    /* bounded by the item totals, which did not overflow */
-    ng_profile_add_place(&rd->devices, &rd->n_devices, r->device, dur, 1);
-    ng_profile_add_place(&rd->processes, &rd->n_processes, (r->gpid >> 24) & 0xFFFFFF, dur, 1);
+    add_pair(rd, r->gpid, r->device, dur);   /* bounded by the item totals */
     return 0;
 }
 
@@ -419,6 +490,14 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
     int graph = t->kind == NG_WORK_KERNEL ? has_column(rd, table, "graphId", err) : 0;
     if (dev < 0 || gpid < 0 || corr < 0 || graph < 0)
         return -1;
+    rd->cur_graph = graph;
+    if (!rd->places) {   /* ng_sum's arguments */
+        add_col(sql, t->key_col != NULL, t->key_col ? t->key_col : "", "0");
+        ng_buf_adds(sql, ", start, \"end\"");
+        if (graph)
+            ng_buf_adds(sql, ", \"graphId\"");
+        return 0;
+    }
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
@@ -434,22 +513,24 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
     return 0;
 }
 
-/* The aggregate's arguments as a row; NULL when a type is wrong. */
-static const char *values_to_row(sqlite3_value **v, struct row *r)
+/* The aggregate's arguments as a row; NULL when a type is wrong.  Only
+ * what a figure depends on is type-checked (a device or process id that
+ * is not an integer reads as 0), and the correlation and graph ids only
+ * when the query selects them: this runs once per row. */
+static const char *values_to_row(const struct reader *rd, sqlite3_value **v, struct row *r)
 {
-    for (int i = COL_KEY; i <= COL_END; i++)
-        if (sqlite3_value_type(v[i]) != SQLITE_INTEGER)
-            return "a row whose name id, start or end is not an integer";
+    if (sqlite3_value_type(v[COL_KEY]) != SQLITE_INTEGER ||
+        sqlite3_value_type(v[COL_START]) != SQLITE_INTEGER ||
+        sqlite3_value_type(v[COL_END]) != SQLITE_INTEGER)
+        return "a row whose name id, start or end is not an integer";
     r->key = sqlite3_value_int64(v[COL_KEY]);
     r->start = sqlite3_value_int64(v[COL_START]);
     r->end = sqlite3_value_int64(v[COL_END]);
-    r->device = sqlite3_value_type(v[COL_DEVICE]) == SQLITE_INTEGER
-                ? sqlite3_value_int64(v[COL_DEVICE]) : 0;
-    r->gpid = sqlite3_value_type(v[COL_GPID]) == SQLITE_INTEGER
-              ? sqlite3_value_int64(v[COL_GPID]) : 0;
-    r->has_corr = sqlite3_value_type(v[COL_CORR]) == SQLITE_INTEGER;
+    r->device = sqlite3_value_int64(v[COL_DEVICE]);
+    r->gpid = sqlite3_value_int64(v[COL_GPID]);
+    r->has_corr = rd->pj && sqlite3_value_type(v[COL_CORR]) == SQLITE_INTEGER;
     r->corr = r->has_corr ? sqlite3_value_int64(v[COL_CORR]) : 0;
-    r->in_graph = sqlite3_value_type(v[COL_GRAPH]) != SQLITE_NULL;
+    r->in_graph = rd->cur_graph && sqlite3_value_type(v[COL_GRAPH]) != SQLITE_NULL;
     return NULL;
 }
 
@@ -461,7 +542,7 @@ static void work_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
     if (rd->problem)
         return;
-    const char *bad = values_to_row(argv, &r);
+    const char *bad = values_to_row(rd, argv, &r);
     if (bad) {
         rd->rows++;
         fail_row(rd, bad);
@@ -469,6 +550,88 @@ static void work_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         return;
     }
     sqlite3_result_error(ctx, rd->problem, -1);
+}
+
+/* Total mode without gpu-busy: what a profile's figures need is the item
+ * (key) and its duration, so only key, start and end are read (and the
+ * graph id, where the table has one, for graph-node kernels): every other
+ * column would cost a decode per row, and this pass runs close to the
+ * speed of sqlite3 summing the table.  Keys outside the dense range take
+ * the general path. */
+static struct sum_slot *sum_slot(struct dense_sums *d, int64_t key)
+{
+    size_t page = (size_t)key >> SUM_PAGE_BITS;
+    if (page >= d->n_pages) {
+        d->pages = ng_xrealloc(d->pages, (page + 1) * sizeof *d->pages);
+        memset(d->pages + d->n_pages, 0, (page + 1 - d->n_pages) * sizeof *d->pages);
+        d->n_pages = page + 1;
+    }
+    if (!d->pages[page])
+        d->pages[page] = ng_xcalloc((size_t)1 << SUM_PAGE_BITS, sizeof **d->pages);
+    return &d->pages[page][(size_t)key & (((size_t)1 << SUM_PAGE_BITS) - 1)];
+}
+
+static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct reader *rd = sqlite3_user_data(ctx);
+    int64_t key, start, end, dur, *total, *count;
+
+    rd->rows++;
+    if ((sqlite3_value_type(argv[0]) != SQLITE_INTEGER) |
+        (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) |
+        (sqlite3_value_type(argv[2]) != SQLITE_INTEGER)) {
+        fail_row(rd, "a row whose name id, start or end is not an integer");
+        goto bad;
+    }
+    key = sqlite3_value_int64(argv[0]);
+    start = sqlite3_value_int64(argv[1]);
+    end = sqlite3_value_int64(argv[2]);
+    if (end < start || __builtin_sub_overflow(end, start, &dur)) {
+        fail_row(rd, end < start ? "a row that ends before it starts"
+                                 : "a duration that overflows 64 bits");
+        goto bad;
+    }
+    if (key >= 0 && key < DENSE_KEYS) {
+        struct sum_slot *slot = sum_slot(&rd->sums, key);
+        total = &slot->total_ns;
+        count = &slot->count;
+    } else {
+        struct item *it = item_for(rd, key);
+        total = &it->total_ns;
+        count = &it->count;
+    }
+    if (__builtin_add_overflow(*total, dur, total)) {
+        fail_row(rd, "work time that overflows 64 bits");
+        goto bad;
+    }
+    ++*count;
+    if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL)
+        rd->graph_node_kernels++;
+    return;
+bad:
+    sqlite3_result_error(ctx, rd->problem, -1);
+}
+
+/* The dense sums of the table just read, into its items. */
+static int fold_sums(struct reader *rd)
+{
+    struct dense_sums *d = &rd->sums;
+    int ret = 0;
+    for (size_t p = 0; p < d->n_pages; p++) {
+        for (size_t i = 0; d->pages[p] && i < ((size_t)1 << SUM_PAGE_BITS); i++) {
+            const struct sum_slot *slot = &d->pages[p][i];
+            if (!slot->count)
+                continue;
+            struct item *it = item_for(rd, (int64_t)(p << SUM_PAGE_BITS | i));
+            if (__builtin_add_overflow(it->total_ns, slot->total_ns, &it->total_ns))
+                ret = -1;
+            it->count += slot->count;
+        }
+        free(d->pages[p]);
+    }
+    free(d->pages);
+    *d = (struct dense_sums){ NULL, 0 };
+    return ret;
 }
 
 static void work_final(sqlite3_context *ctx)
@@ -489,7 +652,7 @@ static int aggregate_table(struct reader *rd, const struct work_table *t, const 
     struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
 
-    ng_buf_adds(&sql, "SELECT ng_work(");
+    ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
     if (select_list(rd, t, table, &sql, err) < 0) {
         ng_buf_release(&sql);
         return -1;
@@ -504,6 +667,8 @@ static int aggregate_table(struct reader *rd, const struct work_table *t, const 
         return rd_error(rd, err, rc);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
+    if (fold_sums(rd) < 0 && !rd->problem)
+        fail_row(rd, "work time that overflows 64 bits");
     if (rd->problem)
         return table_problem(rd, table, err);
     return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
@@ -611,16 +776,26 @@ static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted
     return ret;
 }
 
+static void release_dense(struct reader *rd)
+{
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        for (size_t i = 0; i < rd->dense[k].n_pages; i++)
+            free(rd->dense[k].pages[i]);
+        free(rd->dense[k].pages);
+        rd->dense[k] = (struct dense_index){ NULL, 0 };
+    }
+}
+
 static void forget_work(struct reader *rd)
 {
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     rd->items = NULL;
     rd->n_items = 0;
-    free(rd->devices);
-    free(rd->processes);
-    rd->devices = rd->processes = NULL;
-    rd->n_devices = rd->n_processes = 0;
+    release_dense(rd);
+    free(rd->pairs);
+    rd->pairs = NULL;
+    rd->n_pairs = rd->last_pair = 0;
     rd->graph_node_kernels = 0;
     rd->rows_seen = 0;
     rd->problem = NULL;
@@ -1115,6 +1290,9 @@ static int open_db(struct reader *rd, const char *path, struct ng_err *err)
     if (rc == SQLITE_OK)
         rc = sqlite3_create_function(rd->db, "ng_work", N_COLS, SQLITE_UTF8 | SQLITE_DIRECTONLY,
                                      rd, NULL, work_step, work_final);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(rd->db, "ng_sum", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
+                                     NULL, sum_step, work_final);
     return rc == SQLITE_OK ? 0 : rd_error(rd, err, rc);
 }
 
@@ -1124,8 +1302,9 @@ static void reader_release(struct reader *rd)
     sqlite3_close(rd->db);
     ng_idmap_release(&rd->item_index);
     free(rd->items);
-    free(rd->devices);
-    free(rd->processes);
+    release_dense(rd);
+    fold_sums(rd);
+    free(rd->pairs);
     ng_acc_release(&rd->whole);
     for (size_t i = 0; i < rd->n_schema; i++) {
         free(rd->schema[i].name);
@@ -1173,12 +1352,12 @@ static int nothing_counted(struct reader *rd, const struct ng_profile *p, unsign
 
 static void keep_places(struct reader *rd, struct ng_profile *p)
 {
-    p->devices = rd->devices;
-    p->n_devices = rd->n_devices;
-    p->processes = rd->processes;
-    p->n_processes = rd->n_processes;
-    rd->devices = rd->processes = NULL;
-    rd->n_devices = rd->n_processes = 0;
+    for (size_t i = 0; i < rd->n_pairs; i++) {
+        const struct pair *q = &rd->pairs[i];
+        ng_profile_add_place(&p->devices, &p->n_devices, q->device, q->ns, q->launches);
+        ng_profile_add_place(&p->processes, &p->n_processes, (q->gpid >> 24) & 0xFFFFFF, q->ns,
+                             q->launches);
+    }
     p->graph_node_kernels = rd->graph_node_kernels;
     if (rd->metric == NG_METRIC_GPU_BUSY && !rd->pj) {
         p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
@@ -1201,6 +1380,7 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     rd.opts = opts ? opts : &defaults;
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
     rd.metric = rd.opts->metric;
+    rd.places = rd.opts->epoch_re || rd.metric == NG_METRIC_GPU_BUSY;
     if (open_db(&rd, db_path, err) < 0 || read_schema(&rd, err) < 0 ||
         find_kernel_table(&rd, p, err) < 0 || survey_work(&rd, p, &present, err) < 0)
         goto out;
