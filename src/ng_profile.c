@@ -1,5 +1,6 @@
 #include "ng_profile.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,11 +211,11 @@ static const char *const kind_names[NG_WORK_KINDS] = {
     [NG_WORK_MEMSET] = "memset",
 };
 
-static const struct { const char *word; unsigned mask; } work_words[] = {
-    { "kernels", NG_WORK_BIT(NG_WORK_KERNEL) },
-    { "graphs", NG_WORK_BIT(NG_WORK_GRAPH) },
-    { "memory", NG_WORK_BIT(NG_WORK_MEMCPY) | NG_WORK_BIT(NG_WORK_MEMSET) },
-    { "all", NG_WORK_ALL },
+static const struct { const char *word; unsigned mask; const char *items; } work_words[] = {
+    { "kernels", NG_WORK_BIT(NG_WORK_KERNEL), "kernel launches" },
+    { "graphs", NG_WORK_BIT(NG_WORK_GRAPH), "graph launches" },
+    { "memory", NG_WORK_BIT(NG_WORK_MEMCPY) | NG_WORK_BIT(NG_WORK_MEMSET), "memory operations" },
+    { "all", NG_WORK_ALL, NULL },
 };
 #define N_WORK_WORDS (sizeof work_words / sizeof work_words[0])
 
@@ -262,6 +263,40 @@ const char *ng_work_format(unsigned mask, char *buf, size_t size)
             len += (size_t)n;
     }
     return buf;
+}
+
+int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err)
+{
+    struct ng_buf held = NG_BUF_INIT;
+    unsigned missing = 0;
+    char list[64], add[64];
+
+    if (!work)
+        work = NG_WORK_DEFAULT;
+    for (size_t w = 0; w + 1 < N_WORK_WORDS; w++) {
+        int64_t ns = 0, n = 0;
+        for (int k = 0; k < NG_WORK_KINDS; k++) {
+            if (!(work_words[w].mask & NG_WORK_BIT(k)))
+                continue;
+            if (__builtin_add_overflow(ns, p->left_out_ns[k], &ns))
+                ns = INT64_MAX;
+            if (__builtin_add_overflow(n, p->left_out_launches[k], &n))
+                n = INT64_MAX;
+        }
+        if (n == 0 && ns == 0)
+            continue;
+        int64_t us = ns / 1000 + (ns % 1000 >= 500);
+        ng_buf_addf(&held, "%s%" PRId64 " %s (%" PRId64 ".%03" PRId64 " ms)",
+                    held.len ? " and " : "", n, work_words[w].items, us / 1000, us % 1000);
+        missing |= work_words[w].mask;
+    }
+    if (!missing)
+        return 0;
+    ng_err_set(err, "'%s' has no GPU work that --work %s counts; it holds %s: add %s to --work",
+               p->path, ng_work_format(work, list, sizeof list), held.data,
+               ng_work_format(missing, add, sizeof add));
+    ng_buf_release(&held);
+    return -1;
 }
 
 const char *ng_format_name(enum ng_format f)

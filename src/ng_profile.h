@@ -120,6 +120,14 @@ int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char 
  * rows. */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
+/* For a profile in which `work` (0 = NG_WORK_DEFAULT) counted nothing:
+ * when it holds work of other kinds (left_out_*), sets the error that says
+ * what and returns -1, e.g. "'X' has no GPU work that --work
+ * kernels,graphs counts; it holds 134 memory operations (19.544 ms): add
+ * memory to --work".  Returns 0, setting nothing, when nothing was left out
+ * either: the caller says why it found no work at all. */
+int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err);
+
 const char *ng_format_name(enum ng_format f);
 /* "kernel", "graph", "memcpy", "memset" */
 const char *ng_work_kind_name(enum ng_work_kind k);

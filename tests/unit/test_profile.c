@@ -159,6 +159,33 @@ static void test_overflow(void **state)
     ng_profile_release(&p);
 }
 
+/* The error for a profile in which --work counted nothing names what the
+ * profile holds instead, in the words of --work. */
+static void test_no_counted_work(void **state)
+{
+    struct ng_profile p;
+    struct ng_err err = { "" };
+    (void)state;
+
+    ng_profile_init(&p, "x.sqlite");
+    assert_int_equal(ng_profile_no_counted_work(&p, 0, &err), 0);   /* nothing left out */
+    assert_string_equal(err.msg, "");
+    p.left_out_ns[NG_WORK_MEMCPY] = 19529481;
+    p.left_out_launches[NG_WORK_MEMCPY] = 120;
+    p.left_out_ns[NG_WORK_MEMSET] = 14848;
+    p.left_out_launches[NG_WORK_MEMSET] = 14;
+    assert_int_equal(ng_profile_no_counted_work(&p, 0, &err), -1);
+    assert_string_equal(err.msg, "'x.sqlite' has no GPU work that --work kernels,graphs counts; "
+                        "it holds 134 memory operations (19.544 ms): add memory to --work");
+    p.left_out_ns[NG_WORK_GRAPH] = 1499;
+    p.left_out_launches[NG_WORK_GRAPH] = 2;
+    assert_int_equal(ng_profile_no_counted_work(&p, NG_WORK_BIT(NG_WORK_KERNEL), &err), -1);
+    assert_string_equal(err.msg, "'x.sqlite' has no GPU work that --work kernels counts; it "
+                        "holds 2 graph launches (0.001 ms) and 134 memory operations (19.544 ms): "
+                        "add graphs,memory to --work");
+    ng_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_many_names),
         cmocka_unit_test(test_order_ties),
         cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_no_counted_work),
     };
     return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }
