@@ -73,6 +73,29 @@ static const struct { const char *name; int exp10; } title_units[] = {
     { "(seconds)", 9 }, { NULL, 0 },
 };
 
+/* nsys until 2022 named copies by the short names of its own table
+ * (MemcpyOperStrs in nsysstats.py); cuda_gpu_mem_time_sum names them by the
+ * labels of the export's ENUM_CUDA_MEMCPY_OPER, for the same copyKind ids.
+ * Old names become today's, so that summaries saved by two nsys versions
+ * (or one and the SQLite export) name one operation alike. */
+static const struct { const char *old, *now; } memcpy_names[] = {
+    { "[CUDA memcpy Unknown]", "[CUDA memcpy Unknown]" },
+    { "[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]" },
+    { "[CUDA memcpy DtoH]", "[CUDA memcpy Device-to-Host]" },
+    { "[CUDA memcpy HtoA]", "[CUDA memcpy Host-to-Array]" },
+    { "[CUDA memcpy AtoH]", "[CUDA memcpy Array-to-Host]" },
+    { "[CUDA memcpy AtoA]", "[CUDA memcpy Array-to-Array]" },
+    { "[CUDA memcpy AtoD]", "[CUDA memcpy Array-to-Device]" },
+    { "[CUDA memcpy DtoA]", "[CUDA memcpy Device-to-Array]" },
+    { "[CUDA memcpy DtoD]", "[CUDA memcpy Device-to-Device]" },
+    { "[CUDA memcpy HtoH]", "[CUDA memcpy Host-to-Host]" },
+    { "[CUDA memcpy PtoP]", "[CUDA memcpy Peer-to-Peer]" },
+    { "[CUDA Unified Memory memcpy HtoD]", "[CUDA memcpy Unified Host-to-Device]" },
+    { "[CUDA Unified Memory memcpy DtoH]", "[CUDA memcpy Unified Device-to-Host]" },
+    { "[CUDA Unified Memory memcpy DtoD]", "[CUDA memcpy Unified Device-to-Device]" },
+    { NULL, NULL },
+};
+
 /* A duration of 10^k ns, for the rounding warning. */
 static const char *const granules[] = {
     "1 ns", "10 ns", "100 ns", "1 us", "10 us", "100 us", "1 ms", "10 ms", "100 ms", "1 s",
@@ -467,8 +490,16 @@ static int add_row(struct parser *ps, const struct cells *c, struct numfmt nf)
         return bad_number(ps, c, 2, h->kind == BLOCK_KERNEL ? "Instances" : "Count", rc);
     const char *name = c->s[h->ncols - 1];
     size_t len = c->n[h->ncols - 1];
-    if (h->kind == BLOCK_MEMORY && memory_kind(ps, name, len, &kind) < 0)
-        return -1;
+    if (h->kind == BLOCK_MEMORY) {
+        if (memory_kind(ps, name, len, &kind) < 0)
+            return -1;
+        for (int i = 0; memcpy_names[i].old; i++)
+            if (field_is(name, len, memcpy_names[i].old)) {
+                name = memcpy_names[i].now;
+                len = strlen(name);
+                break;
+            }
+    }
     if (ps->work & NG_WORK_BIT(kind))
         note_rounding(ps, decimals);
     return count_row(ps, kind, name, len, total, inst);

@@ -696,6 +696,18 @@ static void test_memory_rows(void **state)
     expect_loaded(&r);
     assert_int_equal(r.p.total_ns, 14848);
     ng_profile_release(&r.p);
+    /* nsys 2022.4's gpumemtimesum: its short names become today's labels */
+    parse_work(&r, MEM_HDR "51.0,2432,2,1216.0,1216.0,1024,1408,271.5,[CUDA memcpy HtoD]\n"
+                   "49.0,2336,1,2336.0,2336.0,2336,2336,0.0,[CUDA memcpy DtoH]\n"
+                   "0.1,100,1,100.0,100.0,100,100,0.0,[CUDA memcpy PtoP]\n"
+                   "0.1,10,1,10.0,10.0,10,10,0.0,[CUDA Unified Memory memcpy DtoD]\n",
+               NG_WORK_ALL);
+    expect_loaded(&r);
+    assert_int_equal(row(&r.p, NG_WORK_MEMCPY, "[CUDA memcpy Host-to-Device]")->total_ns, 2432);
+    assert_int_equal(row(&r.p, NG_WORK_MEMCPY, "[CUDA memcpy Device-to-Host]")->total_ns, 2336);
+    row(&r.p, NG_WORK_MEMCPY, "[CUDA memcpy Peer-to-Peer]");
+    row(&r.p, NG_WORK_MEMCPY, "[CUDA memcpy Unified Device-to-Device]");
+    ng_profile_release(&r.p);
     /* gpumemtimesum of nsys 2020.2..2021, the column layout */
     parse_work(&r, "Running [/opt/nsys/reports/gpumemtimesum.py r.sqlite]... \n\n"
                    " Time(%)  Total Time (ns)  Operations  Average  Minimum  Maximum              Operation            \n"
@@ -704,6 +716,7 @@ static void test_memory_rows(void **state)
                    "    21.2         21192428         768  27594.3     1567   159742  [CUDA Unified Memory memcpy DtoH]\n",
                NG_WORK_ALL);
     expect_loaded(&r);
+    assert_int_equal(row(&r.p, NG_WORK_MEMCPY, "[CUDA memcpy Unified Host-to-Device]")->instances, 8314);
     assert_int_equal(r.p.kind_ns[NG_WORK_MEMCPY], 78911017 + 21192428);
     assert_int_equal(r.p.kind_launches[NG_WORK_MEMCPY], 8314 + 768);
     ng_profile_release(&r.p);
