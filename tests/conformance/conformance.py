@@ -1005,6 +1005,17 @@ KERNEL_REPORT = {"2023.4": "cuda_gpu_kern_sum", "2022.4": "gpukernsum"}
 MEMORY_REPORT = {"2023.4": "cuda_gpu_mem_time_sum", "2022.4": "gpumemtimesum"}
 TEXT_LAYOUTS = ("table", "tsv", "json", "hdoc", "htable")
 CUT_WARNING = "nsys cut "
+# nsys 2022.4's names of memory copies (MemcpyOperStrs in its nsysstats.py) and the labels
+# of ENUM_CUDA_MEMCPY_OPER that cuda_gpu_mem_time_sum prints for the same copy kinds.
+MEMCPY_NAMES = {"[CUDA memcpy %s]" % old: "[CUDA memcpy %s]" % new for old, new in (
+    ("HtoD", "Host-to-Device"), ("DtoH", "Device-to-Host"), ("HtoA", "Host-to-Array"),
+    ("AtoH", "Array-to-Host"), ("AtoA", "Array-to-Array"), ("AtoD", "Array-to-Device"),
+    ("DtoA", "Device-to-Array"), ("DtoD", "Device-to-Device"), ("HtoH", "Host-to-Host"),
+    ("PtoP", "Peer-to-Peer"))}
+MEMCPY_NAMES.update({"[CUDA Unified Memory memcpy %s]" % old:
+                     "[CUDA memcpy Unified %s]" % new for old, new in (
+                         ("HtoD", "Host-to-Device"), ("DtoH", "Device-to-Host"),
+                         ("DtoD", "Device-to-Device"))})
 ROUNDING_WARNING = "nsys rounded its times to "
 
 
@@ -1012,8 +1023,10 @@ def layout_blocks(text, layout):
     """Every report table in `nsys stats --format LAYOUT` output: a list of (header cells,
     rows of cells), framing lines skipped.
 
-    table: a border of '+' and '-', a '|' header, a border, '|' rows, a border; cells lie
-    between the border's '+' signs. tsv: tab-separated cells, a block ends at an empty line.
+    csv: cells split on commas, the name the rest of the line (quoted only when it holds a
+    comma). column: a header, a line of dash runs giving each column's span, rows until an
+    empty line. table: a border of '+' and '-', a '|' header, a border, '|' rows, a border;
+    cells lie between the border's '+' signs. tsv: tab-separated cells, a block ends at an empty line.
     json: an array of objects, one "key": value a line (Python's json reads it; nsys writes
     control characters raw, hence strict=False). hdoc/htable: one <th>/<td> cell a line,
     HTML-escaped."""
@@ -1036,6 +1049,30 @@ def layout_blocks(text, layout):
             rows = []
             while i < len(lines) and lines[i].startswith("|"):
                 rows.append(cells(lines[i]))
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "csv" and line.startswith("Time") and "," in line:
+            header = line.split(",")
+            rows = []
+            while i < len(lines) and lines[i] != "":
+                row = lines[i].split(",", len(header) - 1)
+                name = row[-1]
+                # nsys quotes a cell only when it holds a comma
+                if len(name) >= 2 and name[0] == name[-1] == '"' and "," in name[1:-1]:
+                    row[-1] = name[1:-1]
+                rows.append(row)
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "column" and i < len(lines) and line.strip() \
+                and re.fullmatch(r"[ -]*-[ -]*", lines[i]):
+            spans = [m.span() for m in re.finditer(r"-+", lines[i])]
+            header = [line[a:b].strip() for a, b in spans]
+            i += 1
+            rows = []
+            while i < len(lines) and lines[i].strip() != "":
+                row = lines[i]
+                rows.append([row[a:b].strip() for a, b in spans[:-1]]
+                            + [row[spans[-1][0]:].rstrip()])
                 i += 1
             blocks.append((header, rows))
         elif layout == "tsv" and "\t" in line and line.startswith("Time"):
@@ -1196,6 +1233,73 @@ def check_text_layouts(ctx):
                                                       "gate warns" % merged if merged else
                                                       "no cut names merge: no warning"),
                            lambda: "warnings %r; %s" % (warnings, r.describe()))
+
+
+def memory_kind(name):
+    return "memset" if "memset" in name else "memcpy"
+
+
+def check_text_memory(ctx):
+    """10. The memory summary in saved text, as real nsys 2023.4 (cuda_gpu_mem_time_sum) and
+    2022.4 (gpumemtimesum, short names such as [CUDA memcpy HtoD]) write it beside the kernel
+    summary, in the csv, column and json layouts: with --work all the gate's rows are nsys's
+    kernel rows and its memory rows (memcpy and memset, 2022.4's names in today's spelling);
+    with --work memory only the memory rows; under the default --work none of them."""
+    res = ctx.results
+    for pattern in TEXT_LAYOUT_SAMPLES:
+        rel = ctx.sample(pattern)
+        for version in ("2023.4", "2022.4"):
+            both = "%s,%s" % (KERNEL_REPORT[version], MEMORY_REPORT[version])
+            r, text = stats_text(ctx, version, rel, ["--report", MEMORY_REPORT[version],
+                                                     "--format", "csv"], "mem")
+            if text is None:
+                res.not_ok("%s: nsys %s %s" % (rel, version, MEMORY_REPORT[version]),
+                           r.describe())
+                continue
+            if "SKIPPED:" in text:   # 2023.4 on a 2020 export: no ENUM_CUDA_MEMCPY_OPER
+                res.expect("does not contain" in text, "%s: nsys %s %s says SKIPPED, as "
+                           "expected of this export" % (rel, version, MEMORY_REPORT[version]),
+                           text[:300])
+                continue
+            for layout in ("csv", "column", "json"):
+                tag = "%s, nsys %s %s --format %s" % (rel, version, both, layout)
+                r, text = stats_text(ctx, version, rel, ["--report", both, "--format", layout],
+                                     "kernmem")
+                if text is None:
+                    res.not_ok(tag, r.describe())
+                    continue
+                try:
+                    kern = layout_summaries(text, layout, kernel_header_unit)
+                    mem = layout_summaries(text, layout, memory_header_unit)
+                except (ValueError, IndexError, KeyError) as e:
+                    res.not_ok("%s: this script parses it" % tag, str(e))
+                    continue
+                if len(kern) != 1 or len(mem) != 1:
+                    res.not_ok("%s: one kernel and one memory summary" % tag,
+                               "found %d and %d" % (len(kern), len(mem)))
+                    continue
+                memory = {(memory_kind(n), MEMCPY_NAMES.get(n, n)): v
+                          for n, v in mem[0].by_name().items()}
+                kernels = {gate_shown_name(n): v for n, v in kern[0].by_name().items()}
+                path = save_text(ctx, text, "kernmem.txt")
+                for work, want in (("all", {**kernels, **memory}), ("memory", memory),
+                                   (None, kernels)):
+                    args = ["--work", work] if work else []
+                    _, prof, problem = ctx.gate_profile(path, args)
+                    what = "--work %s" % work if work else "the default --work"
+                    if problem:
+                        res.not_ok("%s: gate reads it with %s" % (tag, what), problem)
+                        continue
+                    total = sum(t for t, _ in want.values())
+                    launches = sum(c for _, c in want.values())
+                    shown = lambda rows: {k if isinstance(k, str) else "%s %s" % k: v
+                                          for k, v in rows.items()}
+                    diff = rows_diff(shown(want), shown(prof.rows))
+                    res.expect(not diff and prof.total_ns == total and prof.count == launches,
+                               "%s, %s: gate rows, total %d ns and %d launches == nsys's %d "
+                               "rows" % (tag, what, total, launches, len(want)),
+                               lambda: "%s; gate %d ns / %d" % (diff, prof.total_ns,
+                                                                prof.count))
 
 
 def check_text_timeunit_sec(ctx):
@@ -1777,7 +1881,7 @@ def compare_epochs_with_nsys(ctx, tag, path, pattern_text):
 
 
 def check_nvtx_renamed_epochs(ctx):
-    """10. NVTX epochs against nsys: a copy of sample 06 whose 1000 per-iteration `test`
+    """11. NVTX epochs against nsys: a copy of sample 06 whose 1000 per-iteration `test`
     ranges are renamed `epoch=0`..`epoch=999` (start order; inline text, then registered
     strings): with --epoch-range '^epoch=([0-9]+)$' the gate's kernel-sum and gpu-span of
     every epoch equal nsys 2023.4's nvtx_kern_sum and nvtx_gpu_proj_trace to the
@@ -1818,7 +1922,7 @@ def check_nvtx_renamed_epochs(ctx):
 
 
 def check_nvtx_custom_regex(ctx):
-    """11. NVTX epochs against nsys with a custom regex: sample 05's `Warmup` and
+    """12. NVTX epochs against nsys with a custom regex: sample 05's `Warmup` and
     `Profile_Loop` ranges (--epoch-range '^(Warmup|Profile_Loop)$'), kernel-sum and gpu-span
     per range vs nsys 2023.4; the 3,481,709 ns its source repository shows for Profile_Loop
     is the CPU duration of the range, not a GPU figure."""
@@ -1852,7 +1956,7 @@ def saved_report(ctx, name, header):
 
 
 def check_nvtx_saved_outputs(ctx):
-    """12. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
+    """13. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
     sample 06, the gate's single `test` epoch (1000 same-name ranges add up) equals the sum
     of nvtx_kern_sum's `test` rows and the span of nvtx_gpu_proj_trace's `test` rows, and
     `test_outer` its one row; on sample 05, Profile_Loop's projected duration; the saved
@@ -1920,7 +2024,7 @@ def check_nvtx_saved_outputs(ctx):
 
 
 def check_nvtx_gate_end_to_end(ctx):
-    """13. NVTX mode end to end on the real 2-GPU before/after pair (07/07b, nsys 2026.2
+    """14. NVTX mode end to end on the real 2-GPU before/after pair (07/07b, nsys 2026.2
     exports): per-layer samples (--epoch-range '^aten::linear, seq = ([0-9]+),', both
     ranks' GEMMs of one layer op per sample) give a sane verdict -- exit 0/1, JSON
     verdict pass/fail/inconclusive with samples on both sides, kernels and a p-value -- and
@@ -1996,6 +2100,7 @@ CHECKS = [
     check_csv_samples,
     check_text_layouts,
     check_text_timeunit_sec,
+    check_text_memory,
     check_nvtx_renamed_epochs,
     check_nvtx_custom_regex,
     check_nvtx_saved_outputs,
