@@ -13,6 +13,10 @@ import time
 KERNEL_SUM = 'select sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL'
 GEN_ARGS = ["--names", "50", "--epochs", "1000", "--jitter", "0.02"]
 TRACE_VERSION = "1"   # bump when GEN_ARGS or the generator's output changes
+SUMMARY_ROWS = 10000000
+SUMMARY_VERSION = "1"   # bump when write_summary()'s output changes
+KERN_SUM_HEADER = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+                   "StdDev (ns),Name\n")
 
 
 def log(*a):
@@ -36,11 +40,70 @@ def traces(gentrace, cache, millions):
     return pair
 
 
-def measure(argv, env=None):
+def write_summary(path, rows, names):
+    """A saved `nsys stats --format csv` kernel summary of `rows` rows naming `names`
+    kernels (rows of one name: what several runs' summaries saved into one file, or the
+    rows of a split report, look like)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(KERN_SUM_HEADER)
+        chunk = []
+        for i in range(rows):
+            t = 1000 + (i * 7919) % 100000
+            chunk.append("0.0,%d,1,%d.0,%d.0,%d,%d,0.0,kernel_%d\n" % (t, t, t, t, t, i % names))
+            if len(chunk) == 100000:
+                f.write("".join(chunk))
+                chunk = []
+        f.write("".join(chunk))
+    os.replace(tmp, path)
+
+
+def summaries(cache):
+    """The cached 10M-row summaries: one naming 1000 kernels, one naming every row."""
+    os.makedirs(cache, exist_ok=True)
+    out = []
+    for label, names in (("1000 names", 1000), ("all names distinct", SUMMARY_ROWS)):
+        path = os.path.join(cache, "kern-sum-%dm-%d-v%s.csv"
+                            % (SUMMARY_ROWS // 1000000, names, SUMMARY_VERSION))
+        if not os.path.exists(path):
+            log("generating %s" % path)
+            t = time.monotonic()
+            write_summary(path, SUMMARY_ROWS, names)
+            log("  %.1f s" % (time.monotonic() - t))
+        out.append((label, path))
+    return out
+
+
+def run_summaries(args):
+    """Peak RSS of the gate on a 10M-row saved kernel summary against the file's size:
+    memory must follow the distinct names, at most twice the input."""
+    gate = os.path.abspath(args.gate)
+    out = []
+    for label, path in summaries(args.cache):
+        size = os.path.getsize(path)
+        cmds = [("read (--print-profile)", [gate, "--print-profile", path], size),
+                ("gate total mode (file vs itself)", [gate, "--quiet", path, path], 2 * size)]
+        for what, argv, input_size in cmds:
+            walls, rss = [], []
+            for i in range(args.summary_runs):
+                log("summary %s, %s: run %d/%d" % (label, what, i + 1, args.summary_runs))
+                w, r = measure(argv, stdout=subprocess.DEVNULL)
+                walls.append(w)
+                rss.append(r)
+            out.append({"command": "%s: %s" % (label, what), "rows": SUMMARY_ROWS,
+                        "input_mib": input_size / 1048576.0,
+                        "wall_s": statistics.median(walls), "runs": walls,
+                        "peak_rss_mib": max(rss) / 1024.0,
+                        "rss_over_input": max(rss) * 1024.0 / input_size})
+    return out
+
+
+def measure(argv, env=None, stdout=None):
     """Wall seconds and peak RSS (KiB, the largest process) of one run."""
     t = time.monotonic()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True,
-                       env=env)
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, text=True, env=env,
+                       stdout=stdout if stdout is not None else subprocess.PIPE,
+                       stderr=subprocess.PIPE)
     wall = time.monotonic() - t
     if r.returncode not in (0, 1):
         raise RuntimeError("%s exited %d: %s" % (argv, r.returncode, r.stderr[-500:]))
@@ -124,12 +187,24 @@ def targets(rows):
     return t
 
 
-def markdown(rows, tgts, machine):
-    lines = ["Machine: %s" % machine, "",
-             "| size | command | wall (median) | peak RSS |", "|---|---|---|---|"]
+def summary_targets(srows):
+    return [{"target": "peak RSS / input size, %s" % r["command"], "value": r["rss_over_input"],
+             "limit": 2, "met": r["rss_over_input"] <= 2} for r in srows]
+
+
+def markdown(rows, srows, tgts, machine):
+    lines = ["Machine: %s" % machine, ""]
+    if rows:
+        lines += ["| size | command | wall (median) | peak RSS |", "|---|---|---|---|"]
     for r in rows:
         lines.append("| %dM kernels | %s | %.3f s | %.1f MiB |" % (
             r["size_millions"], r["command"], r["wall_s"], r["peak_rss_mib"]))
+    if srows:
+        lines += ["", "| 10M-row saved kernel summary | input | wall (median) | peak RSS "
+                  "| RSS / input |", "|---|---|---|---|---|"]
+    for r in srows:
+        lines.append("| %s | %.1f MiB | %.3f s | %.1f MiB | %.2f |" % (
+            r["command"], r["input_mib"], r["wall_s"], r["peak_rss_mib"], r["rss_over_input"]))
     lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
     for t in tgts:
         v = "n/a" if t["value"] is None else "%.2f" % t["value"]
@@ -147,6 +222,10 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sizes", default="1 5 10")
     ap.add_argument("--no-nsys", action="store_true")
+    ap.add_argument("--no-summary", action="store_true",
+                    help="leave out the 10M-row saved kernel summary rows")
+    ap.add_argument("--summary-runs", type=int, default=1,
+                    help="runs of each summary command (each reads 10M rows)")
     ap.add_argument("--cache", default=os.environ.get(
         "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
     ap.add_argument("--prototype", default=os.path.join(
@@ -171,12 +250,13 @@ def main():
         pass
     machine = "%s, %d cores, %s, %s" % (cpu or platform.processor(), os.cpu_count(),
                                         platform.system(), platform.release())
-    tgts = targets(rows)
+    srows = [] if args.no_summary else run_summaries(args)
+    tgts = (targets(rows) if rows else []) + summary_targets(srows)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
-        json.dump({"machine": machine, "runs": args.runs, "results": rows, "targets": tgts},
-                  f, indent=2)
-    md = markdown(rows, tgts, machine)
+        json.dump({"machine": machine, "runs": args.runs, "results": rows,
+                   "summary_results": srows, "targets": tgts}, f, indent=2)
+    md = markdown(rows, srows, tgts, machine)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

@@ -2,11 +2,15 @@
 # Benchmark (not a test): the gate against the floor (sqlite3 summing the
 # kernel table), real `nsys stats`, and the Python prototype, on generated
 # traces of 1, 5 and 10 million kernels.  Ratios come from one run of this
-# script, commands alternated, median of N runs after a warm-up.
+# script, commands alternated, median of N runs after a warm-up.  Then the
+# gate's peak RSS on a generated 10-million-row saved kernel summary (CSV)
+# against the file's size.
 #
-#   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys]
+#   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
+#               [--summary-runs N]
+#   ci/bench.sh --sizes "" --no-nsys     only the saved-summary rows
 #
-# Traces are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
+# Traces and summaries are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
 # Writes build-bench/bench.json and build-bench/bench.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

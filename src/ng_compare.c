@@ -95,7 +95,9 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
     s->path = p[0].path;
     s->format = p[0].format;
     s->loaded = 1;
+    s->has_places = 1;
     for (size_t i = 0; i < n; i++) {
+        s->has_places &= p[i].has_places;
         s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
                                               p[i].total_ns, p[i].launches };
         s->loaded &= p[i].loaded;

@@ -1,5 +1,6 @@
 #include "ng_profile.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,11 @@ void ng_profile_init(struct ng_profile *p, const char *path)
 
 void ng_profile_release(struct ng_profile *p)
 {
-    for (size_t i = 0; i < p->n_rows; i++)
-        free(p->rows[i].name);
     free(p->rows);
+    free(p->merge.slots);
+    for (size_t i = 0; i < p->merge.n_blocks; i++)
+        free(p->merge.blocks[i]);
+    free(p->merge.blocks);
     for (size_t i = 0; i < p->n_epochs; i++)
         free(p->epochs[i].name);
     free(p->epochs);
@@ -33,18 +36,82 @@ void ng_profile_release(struct ng_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-void ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
-                        size_t name_len, int64_t total_ns, int64_t instances)
+/* ---- rows, merged as they are added ----
+ *
+ * A summary of ten million rows may name a few thousand kernels: rows of one
+ * kind and name merge on arrival, so memory follows the distinct names.  The
+ * index holds 4-byte row numbers and borrows the names from the rows (an
+ * ng_strmap would keep a second copy of every name, which is what a file of
+ * ten million distinct names cannot afford); the names are packed into
+ * blocks rather than allocated one by one. */
+
+#define NAME_BLOCK 65536
+
+static char *store_name(struct ng_profile *p, const char *name, size_t len)
 {
+    if (p->merge.room - p->merge.used < len + 1) {
+        size_t size = len + 1 > NAME_BLOCK ? len + 1 : NAME_BLOCK;
+        p->merge.blocks = ng_xgrow(p->merge.blocks, p->merge.n_blocks, sizeof *p->merge.blocks);
+        p->merge.blocks[p->merge.n_blocks++] = ng_xmalloc(size);
+        p->merge.used = 0;
+        p->merge.room = size;
+    }
+    char *s = p->merge.blocks[p->merge.n_blocks - 1] + p->merge.used;
+    memcpy(s, name, len);
+    s[len] = '\0';
+    p->merge.used += len + 1;
+    return s;
+}
+
+static uint64_t row_hash(enum ng_work_kind kind, const char *name, size_t len)
+{
+    return ng_hash(name, len) ^ ((uint64_t)kind + 1) * 0x9E3779B97F4A7C15u;
+}
+
+/* At most half full; rebuilt from the rows (also after ng_profile_finish()
+ * dropped it, should a row be added later). */
+static void index_grow(struct ng_profile *p)
+{
+    size_t cap = p->merge.cap ? p->merge.cap * 2 : 64;
+    while (cap < 2 * (p->n_rows + 1))
+        cap *= 2;
+    uint32_t *slots = ng_xcalloc(cap, sizeof *slots);
+    for (size_t i = 0; i < p->n_rows; i++) {
+        const struct ng_work_row *r = &p->rows[i];
+        size_t j = row_hash(r->kind, r->name, strlen(r->name)) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = (uint32_t)(i + 1);   /* 2^32 rows would need 128 GiB of rows first */
+    }
+    free(p->merge.slots);
+    p->merge.slots = slots;
+    p->merge.cap = cap;
+}
+
+int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                       size_t name_len, int64_t total_ns, int64_t instances)
+{
+    name_len = strnlen(name, name_len);
+    if ((p->n_rows + 1) * 2 > p->merge.cap || !p->merge.slots)
+        index_grow(p);
+    size_t mask = p->merge.cap - 1, j = row_hash(kind, name, name_len) & mask;
+    for (; p->merge.slots[j]; j = (j + 1) & mask) {
+        struct ng_work_row *r = &p->rows[p->merge.slots[j] - 1];
+        if (r->kind != kind || strncmp(r->name, name, name_len) != 0 || r->name[name_len])
+            continue;
+        if (__builtin_add_overflow(r->total_ns, total_ns, &r->total_ns) ||
+            __builtin_add_overflow(r->instances, instances, &r->instances))
+            p->merge.overflow = 1;
+        return 1;
+    }
     if (p->n_rows == p->cap_rows) {
         p->cap_rows = p->cap_rows ? p->cap_rows * 2 : 16;
         p->rows = ng_xrealloc(p->rows, p->cap_rows * sizeof *p->rows);
     }
-    struct ng_work_row *k = &p->rows[p->n_rows++];
-    k->name = ng_xstrndup(name, name_len);
-    k->kind = kind;
-    k->total_ns = total_ns;
-    k->instances = instances;
+    p->rows[p->n_rows] = (struct ng_work_row){ store_name(p, name, name_len), kind, total_ns,
+                                               instances };
+    p->merge.slots[j] = (uint32_t)++p->n_rows;
+    return 0;
 }
 
 /* Few places (GPUs, ranks): a sorted array, searched in order. */
@@ -83,54 +150,60 @@ void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_
     p->epochs[p->n_epochs++] = (struct ng_epoch){ ng_xstrdup(name), first_start, ns, kernels };
 }
 
-static int by_kind_name(const void *a, const void *b)
+static int by_total(const void *a, const void *b, void *rows)
 {
-    const struct ng_work_row *x = a, *y = b;
+    const struct ng_work_row *x = (const struct ng_work_row *)rows + *(const uint32_t *)a;
+    const struct ng_work_row *y = (const struct ng_work_row *)rows + *(const uint32_t *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-static int by_total(const void *a, const void *b)
+/* Sorts 4-byte row numbers, then moves the rows into place cycle by cycle:
+ * sorting the rows themselves would have qsort allocate a copy of them all. */
+static void sort_rows(struct ng_profile *p)
 {
-    const struct ng_work_row *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns > y->total_ns ? -1 : 1;
-    return by_kind_name(a, b);
+    uint32_t *order = ng_xmalloc(p->n_rows * sizeof *order);
+
+    for (size_t i = 0; i < p->n_rows; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, p->n_rows, sizeof *order, by_total, p->rows);
+    for (size_t i = 0; i < p->n_rows; i++) {
+        if (order[i] == i)
+            continue;
+        struct ng_work_row first = p->rows[i];
+        size_t j = i;
+        for (;;) {
+            size_t from = order[j];
+            order[j] = (uint32_t)j;
+            if (from == i) {
+                p->rows[j] = first;
+                break;
+            }
+            p->rows[j] = p->rows[from];
+            j = from;
+        }
+    }
+    free(order);
 }
 
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
 {
-    size_t out = 0;
     int64_t total = 0, count = 0;
 
     if (p->n_rows == 0)
         return ng_err_set(err, "'%s' has no CUDA kernel data", p->path);
-
-    /* Rows of one name can arrive several times (grid/block split reports,
-     * names that nsys truncated alike): merge them. */
-    qsort(p->rows, p->n_rows, sizeof *p->rows, by_kind_name);
-    for (size_t i = 0; i < p->n_rows; i++) {
-        struct ng_work_row *k = &p->rows[i];
-        if (out > 0 && by_kind_name(&p->rows[out - 1], k) == 0) {
-            struct ng_work_row *m = &p->rows[out - 1];
-            if (__builtin_add_overflow(m->total_ns, k->total_ns, &m->total_ns) ||
-                __builtin_add_overflow(m->instances, k->instances, &m->instances))
-                return ng_err_set(err, "'%s': kernel time overflows 64 bits", p->path);
-            free(k->name);
-            k->name = NULL;   /* keeps ng_profile_release() safe on error */
-            continue;
-        }
-        if (out != i) {
-            p->rows[out] = *k;
-            k->name = NULL;
-        }
-        out++;
-    }
-    p->n_rows = out;
+    if (p->merge.overflow)
+        return ng_err_set(err, "'%s': kernel time overflows 64 bits", p->path);
+    /* every row is in: the index is dead weight from here on */
+    free(p->merge.slots);
+    p->merge.slots = NULL;
+    p->merge.cap = 0;
     memset(p->kind_ns, 0, sizeof p->kind_ns);
     memset(p->kind_launches, 0, sizeof p->kind_launches);
-    for (size_t i = 0; i < out; i++) {
+    for (size_t i = 0; i < p->n_rows; i++) {
         const struct ng_work_row *r = &p->rows[i];
         if (__builtin_add_overflow(total, r->total_ns, &total) ||
             __builtin_add_overflow(count, r->instances, &count))
@@ -138,7 +211,7 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
         p->kind_ns[r->kind] += r->total_ns;   /* bounded by total */
         p->kind_launches[r->kind] += r->instances;
     }
-    qsort(p->rows, out, sizeof *p->rows, by_total);
+    sort_rows(p);
     p->total_ns = total;
     p->launches = count;
     if (!p->measured)
@@ -155,11 +228,11 @@ static const char *const kind_names[NG_WORK_KINDS] = {
     [NG_WORK_MEMSET] = "memset",
 };
 
-static const struct { const char *word; unsigned mask; } work_words[] = {
-    { "kernels", NG_WORK_BIT(NG_WORK_KERNEL) },
-    { "graphs", NG_WORK_BIT(NG_WORK_GRAPH) },
-    { "memory", NG_WORK_BIT(NG_WORK_MEMCPY) | NG_WORK_BIT(NG_WORK_MEMSET) },
-    { "all", NG_WORK_ALL },
+static const struct { const char *word; unsigned mask; const char *items; } work_words[] = {
+    { "kernels", NG_WORK_BIT(NG_WORK_KERNEL), "kernel launches" },
+    { "graphs", NG_WORK_BIT(NG_WORK_GRAPH), "graph launches" },
+    { "memory", NG_WORK_BIT(NG_WORK_MEMCPY) | NG_WORK_BIT(NG_WORK_MEMSET), "memory operations" },
+    { "all", NG_WORK_ALL, NULL },
 };
 #define N_WORK_WORDS (sizeof work_words / sizeof work_words[0])
 
@@ -207,6 +280,40 @@ const char *ng_work_format(unsigned mask, char *buf, size_t size)
             len += (size_t)n;
     }
     return buf;
+}
+
+int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err)
+{
+    struct ng_buf held = NG_BUF_INIT;
+    unsigned missing = 0;
+    char list[64], add[64];
+
+    if (!work)
+        work = NG_WORK_DEFAULT;
+    for (size_t w = 0; w + 1 < N_WORK_WORDS; w++) {
+        int64_t ns = 0, n = 0;
+        for (int k = 0; k < NG_WORK_KINDS; k++) {
+            if (!(work_words[w].mask & NG_WORK_BIT(k)))
+                continue;
+            if (__builtin_add_overflow(ns, p->left_out_ns[k], &ns))
+                ns = INT64_MAX;
+            if (__builtin_add_overflow(n, p->left_out_launches[k], &n))
+                n = INT64_MAX;
+        }
+        if (n == 0 && ns == 0)
+            continue;
+        int64_t us = ns / 1000 + (ns % 1000 >= 500);
+        ng_buf_addf(&held, "%s%" PRId64 " %s (%" PRId64 ".%03" PRId64 " ms)",
+                    held.len ? " and " : "", n, work_words[w].items, us / 1000, us % 1000);
+        missing |= work_words[w].mask;
+    }
+    if (!missing)
+        return 0;
+    ng_err_set(err, "'%s' has no GPU work that --work %s counts; it holds %s: add %s to --work",
+               p->path, ng_work_format(work, list, sizeof list), held.data,
+               ng_work_format(missing, add, sizeof add));
+    ng_buf_release(&held);
+    return -1;
 }
 
 const char *ng_format_name(enum ng_format f)

@@ -2,8 +2,9 @@
  * the GPU work it counted (total time, launches, one row per work item:
  * a kernel, a graph launch, a memory operation), and what it left out.
  *
- * Ownership: a profile owns its path copy, its rows and their names.
- * ng_profile_init() allocates nothing beyond the path copy;
+ * Ownership: a profile owns its path copy, its rows and their names.  Row
+ * names live in blocks the profile frees as a whole: never free or replace
+ * one.  ng_profile_init() allocates nothing beyond the path copy;
  * ng_profile_release() frees everything and can be called on a profile
  * whose load failed. */
 #ifndef NG_PROFILE_H
@@ -72,6 +73,16 @@ struct ng_profile {
     int64_t measured_ns;   /* total mode: the metric over all counted work (kernel-sum:
                               total_ns; gpu-busy: the union per device, summed) */
     int measured;          /* the source set measured_ns; else it is total_ns */
+    /* private to ng_profile.c: the index that merges rows as they are added
+     * (row number + 1 at the slot of its kind and name, 0 = free), the blocks
+     * the names are stored in, and an overflow met while merging */
+    struct {
+        uint32_t *slots;
+        size_t cap;
+        char **blocks;
+        size_t n_blocks, used, room;
+        int overflow;
+    } merge;
     int64_t kind_ns[NG_WORK_KINDS];        /* the counted total by kind */
     int64_t kind_launches[NG_WORK_KINDS];
     /* work of kinds --work does not count: what the profile has, left out */
@@ -84,7 +95,9 @@ struct ng_profile {
     size_t n_epochs;
     size_t skipped_epochs;
     size_t empty_epochs;   /* matching epochs left out: no kernel launched in them */
-    /* where the counted work ran, sorted by id */
+    /* where the counted work ran, sorted by id (has_places: the source read
+     * it; a plain total-mode pass and saved text do not) */
+    int has_places;
     struct ng_place *devices;
     size_t n_devices;
     struct ng_place *processes;
@@ -118,14 +131,24 @@ void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Adds one row; rows with the same kind and name are merged by
- * ng_profile_finish(). */
-void ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
-                        size_t name_len, int64_t total_ns, int64_t instances);
+/* Adds one row (the name is copied, up to name_len bytes or a NUL), or adds
+ * it into the row of the same kind and name: memory follows the distinct
+ * names, not the rows read.  Returns 1 when it merged, 0 for a new row. */
+int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                       size_t name_len, int64_t total_ns, int64_t instances);
 
-/* Merges rows of the same kind and name, sorts them, sums the totals
- * (refusing an int64 overflow) and refuses a profile without rows. */
+/* With every row added: sorts the rows, sums the totals (refusing an int64
+ * overflow, also one met while merging) and refuses a profile without
+ * rows. */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
+
+/* For a profile in which `work` (0 = NG_WORK_DEFAULT) counted nothing:
+ * when it holds work of other kinds (left_out_*), sets the error that says
+ * what and returns -1, e.g. "'X' has no GPU work that --work
+ * kernels,graphs counts; it holds 134 memory operations (19.544 ms): add
+ * memory to --work".  Returns 0, setting nothing, when nothing was left out
+ * either: the caller says why it found no work at all. */
+int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err);
 
 const char *ng_format_name(enum ng_format f);
 /* "kernel", "graph", "memcpy", "memset" */

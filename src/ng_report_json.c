@@ -116,8 +116,14 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures)
     add_number_or_null(o, "overlap_ms_per_epoch", figures && s->has_overlap,
                        s->overlap_ms_per_epoch);
     double per = figures ? s->epochs_counted : 0;
-    cJSON_AddItemToObject(o, "devices", places_json(s->devices, s->n_devices, "device", per));
-    cJSON_AddItemToObject(o, "processes", places_json(s->processes, s->n_processes, "pid", per));
+    if (s->has_places) {
+        cJSON_AddItemToObject(o, "devices", places_json(s->devices, s->n_devices, "device", per));
+        cJSON_AddItemToObject(o, "processes", places_json(s->processes, s->n_processes, "pid",
+                                                          per));
+    } else {
+        cJSON_AddNullToObject(o, "devices");
+        cJSON_AddNullToObject(o, "processes");
+    }
     for (size_t i = 0; i < s->n_runs; i++)
         cJSON_AddItemToArray(runs, run_json(&s->runs[i]));
     cJSON_AddItemToObject(o, "runs", runs);
@@ -470,6 +476,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_ms"), s->left_out_ns, 1e6);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_launches"), s->left_out_launches,
                  1);
+    s->has_places = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "devices"));
     read_places(cJSON_GetObjectItemCaseSensitive(o, "devices"), "device", &s->devices,
                 &s->n_devices);
     read_places(cJSON_GetObjectItemCaseSensitive(o, "processes"), "pid", &s->processes,

@@ -32,8 +32,9 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
                    const struct ng_source_opts *opts, struct ng_err *err);
 
 /* Parses saved `nsys stats` text from an open stream (the CSV backend's
- * core, exposed for the unit tests, which feed it from memory). */
+ * core, exposed for the unit tests, which feed it from memory).  Of opts
+ * only `work` is read (NULL: the default kinds). */
 int ng_csv_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
-                        struct ng_err *err);
+                        const struct ng_source_opts *opts, struct ng_err *err);
 
 #endif

@@ -1352,6 +1352,7 @@ static int nothing_counted(struct reader *rd, const struct ng_profile *p, unsign
 
 static void keep_places(struct reader *rd, struct ng_profile *p)
 {
+    p->has_places = rd->places;
     for (size_t i = 0; i < rd->n_pairs; i++) {
         const struct pair *q = &rd->pairs[i];
         ng_profile_add_place(&p->devices, &p->n_devices, q->device, q->ns, q->launches);

@@ -135,11 +135,12 @@ char *ng_buf_detach(struct ng_buf *b)
     return p;
 }
 
-static uint64_t str_hash(const char *s, size_t len)
+uint64_t ng_hash(const void *data, size_t len)
 {
+    const unsigned char *s = data;
     uint64_t h = 1469598103934665603u;
     for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+        h = (h ^ s[i]) * 1099511628211u;
     return h;
 }
 
@@ -151,7 +152,7 @@ static void strmap_grow(struct ng_strmap *m)
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->keys[i])
             continue;
-        size_t j = str_hash(m->keys[i], strlen(m->keys[i])) & (ncap - 1);
+        size_t j = ng_hash(m->keys[i], strlen(m->keys[i])) & (ncap - 1);
         while (nk[j])
             j = (j + 1) & (ncap - 1);
         nk[j] = m->keys[i];
@@ -169,7 +170,7 @@ size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t ne
 {
     if ((m->used + 1) * 2 > m->cap)
         strmap_grow(m);
-    size_t j = str_hash(key, len) & (m->cap - 1);
+    size_t j = ng_hash(key, len) & (m->cap - 1);
     while (m->keys[j]) {
         if (strncmp(m->keys[j], key, len) == 0 && m->keys[j][len] == '\0') {
             if (added)

@@ -46,6 +46,9 @@ void *ng_xgrow(void *p, size_t n, size_t size);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
 
+/* FNV-1a over len bytes: the hash of every table keyed by a name. */
+uint64_t ng_hash(const void *data, size_t len);
+
 /* A string -> index map (open addressing), for grouping by name.
  * Ownership: the map copies its keys and frees them in ng_strmap_release(). */
 struct ng_strmap {

@@ -60,7 +60,9 @@ struct ng_verdict_side {
      * sum of its durations minus the busy time), per epoch */
     int has_overlap;
     double overlap_ms_per_epoch;
-    /* where the counted work ran, over the runs (owned) */
+    /* where the counted work ran, over the runs (owned); has_places: every
+     * run's source measured it */
+    int has_places;
     struct ng_place *devices;
     size_t n_devices;
     struct ng_place *processes;

@@ -31,6 +31,7 @@ import bisect
 import decimal
 import fnmatch
 import hashlib
+import html
 import json
 import os
 import re
@@ -999,6 +1000,365 @@ def check_csv_samples(ctx):
 
 
 # ------------------------------------------------------------------------------------------
+# Saved nsys stats text in every layout: --format table, tsv, json, hdoc and htable, and
+# --timeunit sec, as real nsys 2023.4 and 2022.4 write them, read by the gate to the figures
+# of nsys's own CSV. The parsers below are written from nsys's output as seen, not from the
+# gate's code.
+# ------------------------------------------------------------------------------------------
+
+# Samples with long template names (commas, '<', '&', names the column layouts cut), with
+# memory operations (memcpy and memset), from three nsys generations.
+TEXT_LAYOUT_SAMPLES = ("02_*.sqlite", "05_*" + DERIVED_SUFFIX, "07_*.sqlite")
+KERNEL_REPORT = {"2023.4": "cuda_gpu_kern_sum", "2022.4": "gpukernsum"}
+MEMORY_REPORT = {"2023.4": "cuda_gpu_mem_time_sum", "2022.4": "gpumemtimesum"}
+TEXT_LAYOUTS = ("table", "tsv", "json", "hdoc", "htable")
+CUT_WARNING = "nsys cut "
+# nsys 2022.4's names of memory copies (MemcpyOperStrs in its nsysstats.py) and the labels
+# of ENUM_CUDA_MEMCPY_OPER that cuda_gpu_mem_time_sum prints for the same copy kinds.
+MEMCPY_NAMES = {"[CUDA memcpy %s]" % old: "[CUDA memcpy %s]" % new for old, new in (
+    ("HtoD", "Host-to-Device"), ("DtoH", "Device-to-Host"), ("HtoA", "Host-to-Array"),
+    ("AtoH", "Array-to-Host"), ("AtoA", "Array-to-Array"), ("AtoD", "Array-to-Device"),
+    ("DtoA", "Device-to-Array"), ("DtoD", "Device-to-Device"), ("HtoH", "Host-to-Host"),
+    ("PtoP", "Peer-to-Peer"))}
+MEMCPY_NAMES.update({"[CUDA Unified Memory memcpy %s]" % old:
+                     "[CUDA memcpy Unified %s]" % new for old, new in (
+                         ("HtoD", "Host-to-Device"), ("DtoH", "Device-to-Host"),
+                         ("DtoD", "Device-to-Device"))})
+ROUNDING_WARNING = "nsys rounded its times to "
+
+
+def layout_blocks(text, layout):
+    """Every report table in `nsys stats --format LAYOUT` output: a list of (header cells,
+    rows of cells), framing lines skipped.
+
+    csv: cells split on commas, the name the rest of the line (quoted only when it holds a
+    comma). column: a header, a line of dash runs giving each column's span, rows until an
+    empty line. table: a border of '+' and '-', a '|' header, a border, '|' rows, a border;
+    cells lie between the border's '+' signs. tsv: tab-separated cells, a block ends at an empty line.
+    json: an array of objects, one "key": value a line (Python's json reads it; nsys writes
+    control characters raw, hence strict=False). hdoc/htable: one <th>/<td> cell a line,
+    HTML-escaped."""
+    lines = text.split("\n")
+    blocks = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if layout == "table" and re.fullmatch(r"\+[-+]*\+", line) and i < len(lines) \
+                and lines[i].startswith("|"):
+            plus = [m.start() for m in re.finditer(r"\+", line)]
+
+            def cells(row):
+                out = [row[a + 1:b].strip() for a, b in zip(plus, plus[1:-1])]
+                out.append(row[plus[-2] + 1:].rstrip().rstrip("|").strip())
+                return out
+            header = cells(lines[i])
+            i += 2   # the header and the border under it
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(cells(lines[i]))
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "csv" and line.startswith("Time") and "," in line:
+            header = line.split(",")
+            rows = []
+            while i < len(lines) and lines[i] != "":
+                row = lines[i].split(",", len(header) - 1)
+                name = row[-1]
+                # nsys quotes a cell only when it holds a comma
+                if len(name) >= 2 and name[0] == name[-1] == '"' and "," in name[1:-1]:
+                    row[-1] = name[1:-1]
+                rows.append(row)
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "column" and i < len(lines) and line.strip() \
+                and re.fullmatch(r"[ -]*-[ -]*", lines[i]):
+            spans = [m.span() for m in re.finditer(r"-+", lines[i])]
+            header = [line[a:b].strip() for a, b in spans]
+            i += 1
+            rows = []
+            while i < len(lines) and lines[i].strip() != "":
+                row = lines[i]
+                rows.append([row[a:b].strip() for a, b in spans[:-1]]
+                            + [row[spans[-1][0]:].rstrip()])
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "tsv" and "\t" in line and line.startswith("Time"):
+            header = line.split("\t")
+            rows = []
+            while i < len(lines) and lines[i] != "":
+                rows.append(lines[i].split("\t", len(header) - 1))
+                i += 1
+            blocks.append((header, rows))
+        elif layout == "json" and line.strip() == "[":
+            start = i - 1
+            while i < len(lines) and lines[i].strip() != "]":
+                i += 1
+            objects = json.loads("\n".join(lines[start:i + 1]), strict=False,
+                                 parse_int=str, parse_float=str, parse_constant=str)
+            i += 1
+            if objects:
+                header = list(objects[0].keys())
+                blocks.append((header, [[str(o[k]) for k in header] for o in objects]))
+        elif layout in ("hdoc", "htable") and line.strip() == "<table>":
+            header, rows, row = [], [], None
+            while i < len(lines) and lines[i].strip() != "</table>":
+                cell = lines[i].strip()
+                i += 1
+                m = re.fullmatch(r"<(th|td)>(.*)</\1>", cell)
+                if cell == "<tr>":
+                    row = []
+                elif cell == "</tr>" and row is not None:
+                    (rows.append(row) if header else header.extend(row))
+                    row = None
+                elif m and row is not None:
+                    row.append(html.unescape(m.group(2)))
+            i += 1
+            blocks.append((header, rows))
+    return blocks
+
+
+def memory_header_unit(cells):
+    """The time unit if these cells are a memory summary header (cuda_gpu_mem_time_sum,
+    gpumemtimesum: Time (%), Total Time (unit), Count, ..., Operation), else None."""
+    if len(cells) < 4 or cells[0] not in ("Time (%)", "Time(%)") or cells[2] != "Count" \
+            or cells[-1] != "Operation":
+        return None
+    m = re.fullmatch(r"Total Time \((ns|us|ms|s|sec)\)", cells[1])
+    return m.group(1) if m else None
+
+
+def layout_summaries(text, layout, header_unit):
+    """The summaries header_unit() recognises, as KernelSummary objects."""
+    out = []
+    for header, rows in layout_blocks(text, layout):
+        unit = header_unit(header)
+        if not unit:
+            continue
+        summary = KernelSummary(layout, unit)
+        for row in rows:
+            summary.rows.append((row[-1], to_ns(row[1], unit, summary),
+                                 int(row[2].replace(",", ""))))
+        out.append(summary)
+    return out
+
+
+_STATS_TEXT = {}
+
+
+def stats_text(ctx, version, rel, args, label):
+    """Real `nsys stats` output for a private copy of sample rel (nsys writes beside its
+    input): (Run, text or None when nsys failed). Memoised."""
+    key = (version, rel, tuple(args))
+    if key not in _STATS_TEXT:
+        d = ctx.fresh_dir("nsys%s-%s" % (version, label))
+        copy = ctx.copy_sample(rel, d)
+        r = run([ctx.nsys[version], "stats"] + list(args) + [os.path.basename(copy)], cwd=d,
+                env=clean_env(), timeout=NSYS_TIMEOUT)
+        _STATS_TEXT[key] = (r, r.out if r.rc == 0 else None)
+    return _STATS_TEXT[key]
+
+
+def save_text(ctx, text, name):
+    path = os.path.join(ctx.fresh_dir("saved-text"), name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def gate_warnings(ctx, path, *args):
+    """The warnings of the verdict of the file against itself (the profile's own warnings
+    appear once per side), or None when the gate failed."""
+    d = ctx.fresh_dir("warnings")
+    out_json = os.path.join(d, "verdict.json")
+    r = ctx.gate_run(list(args) + ["--json", out_json, path, path])
+    verdict = read_json(out_json)
+    if r.rc not in (0, 1) or not isinstance(verdict, dict):
+        return None, r
+    return verdict.get("warnings") or [], r
+
+
+def check_text_layouts(ctx):
+    """8. Every --format nsys stats writes besides csv and column -- table, tsv, json, hdoc,
+    htable -- as real nsys 2023.4 and 2022.4 write them (framing included): the gate reads the
+    kernel summary to the totals and rows of the same nsys's CSV (table: its cut names, as
+    the column layout; two rows cut alike merge, with a warning), and leaves the memory summary
+    in the same file out under the default --work."""
+    res = ctx.results
+    for pattern in TEXT_LAYOUT_SAMPLES:
+        rel = ctx.sample(pattern)
+        for version in ("2023.4", "2022.4"):
+            report = KERNEL_REPORT[version]
+            tag = "%s, nsys %s %s" % (rel, version, report)
+            r, text = stats_text(ctx, version, rel, ["--report", report, "--format", "csv"],
+                                 "csv")
+            parsed = parse_nsys_stats(text) if text is not None else None
+            if not parsed or len(parsed.summaries) != 1:
+                res.not_ok("%s --format csv" % tag, r.describe())
+                continue
+            csv_sum = parsed.summaries[0]
+            for layout in TEXT_LAYOUTS:
+                both = "%s,%s" % (report, MEMORY_REPORT[version])
+                r, text = stats_text(ctx, version, rel, ["--report", both, "--format", layout],
+                                     layout)
+                if text is None:
+                    res.not_ok("%s --format %s" % (tag, layout), r.describe())
+                    continue
+                try:
+                    sums = layout_summaries(text, layout, kernel_header_unit)
+                except (ValueError, IndexError, KeyError) as e:
+                    res.not_ok("%s --format %s: this script parses it" % (tag, layout), str(e))
+                    continue
+                if len(sums) != 1:
+                    res.not_ok("%s --format %s: one kernel summary" % (tag, layout),
+                               "found %d" % len(sums))
+                    continue
+                got = sums[0]
+                # The layout's own figures against the CSV's (table cuts names, as column).
+                cut = [n for n, _, _ in got.rows if n.endswith(ELLIPSIS)]
+                res.expect(got.total_ns == csv_sum.total_ns
+                           and got.instances == csv_sum.instances
+                           and (layout == "table" or got.by_name() == csv_sum.by_name()),
+                           "%s --format %s holds the same figures as its CSV" % (tag, layout),
+                           lambda: rows_diff(csv_sum.by_name(), got.by_name()))
+                path = save_text(ctx, text, "%s.%s" % (report, layout))
+                _, prof, problem = ctx.gate_profile(path)
+                if problem:
+                    res.not_ok("%s --format %s: gate reads it" % (tag, layout), problem)
+                    continue
+                expect_profile_matches(
+                    ctx, "%s --format %s (%d rows%s, memory summary left out): gate total "
+                    "and rows == nsys's" % (tag, layout, len(got.rows),
+                                            ", %d cut names" % len(cut) if cut else ""),
+                    prof, got)
+                if layout != "table":
+                    continue
+                merged = len(cut) - len(set(cut))
+                warnings, r = gate_warnings(ctx, path)
+                said = [w for w in warnings or [] if CUT_WARNING in w]
+                res.expect(warnings is not None and bool(said) == (merged > 0),
+                           "%s --format table: %s" % (tag, "%d rows merged by cut names: the "
+                                                      "gate warns" % merged if merged else
+                                                      "no cut names merge: no warning"),
+                           lambda: "warnings %r; %s" % (warnings, r.describe()))
+
+
+def memory_kind(name):
+    return "memset" if "memset" in name else "memcpy"
+
+
+def check_text_memory(ctx):
+    """10. The memory summary in saved text, as real nsys 2023.4 (cuda_gpu_mem_time_sum) and
+    2022.4 (gpumemtimesum, short names such as [CUDA memcpy HtoD]) write it beside the kernel
+    summary, in the csv, column and json layouts: with --work all the gate's rows are nsys's
+    kernel rows and its memory rows (memcpy and memset, 2022.4's names in today's spelling);
+    with --work memory only the memory rows; under the default --work none of them."""
+    res = ctx.results
+    for pattern in TEXT_LAYOUT_SAMPLES:
+        rel = ctx.sample(pattern)
+        for version in ("2023.4", "2022.4"):
+            both = "%s,%s" % (KERNEL_REPORT[version], MEMORY_REPORT[version])
+            r, text = stats_text(ctx, version, rel, ["--report", MEMORY_REPORT[version],
+                                                     "--format", "csv"], "mem")
+            if text is None:
+                res.not_ok("%s: nsys %s %s" % (rel, version, MEMORY_REPORT[version]),
+                           r.describe())
+                continue
+            if "SKIPPED:" in text:   # 2023.4 on a 2020 export: no ENUM_CUDA_MEMCPY_OPER
+                res.expect("does not contain" in text, "%s: nsys %s %s says SKIPPED, as "
+                           "expected of this export" % (rel, version, MEMORY_REPORT[version]),
+                           text[:300])
+                continue
+            for layout in ("csv", "column", "json"):
+                tag = "%s, nsys %s %s --format %s" % (rel, version, both, layout)
+                r, text = stats_text(ctx, version, rel, ["--report", both, "--format", layout],
+                                     "kernmem")
+                if text is None:
+                    res.not_ok(tag, r.describe())
+                    continue
+                try:
+                    kern = layout_summaries(text, layout, kernel_header_unit)
+                    mem = layout_summaries(text, layout, memory_header_unit)
+                except (ValueError, IndexError, KeyError) as e:
+                    res.not_ok("%s: this script parses it" % tag, str(e))
+                    continue
+                if len(kern) != 1 or len(mem) != 1:
+                    res.not_ok("%s: one kernel and one memory summary" % tag,
+                               "found %d and %d" % (len(kern), len(mem)))
+                    continue
+                memory = {(memory_kind(n), MEMCPY_NAMES.get(n, n)): v
+                          for n, v in mem[0].by_name().items()}
+                kernels = {gate_shown_name(n): v for n, v in kern[0].by_name().items()}
+                path = save_text(ctx, text, "kernmem.txt")
+                for work, want in (("all", {**kernels, **memory}), ("memory", memory),
+                                   (None, kernels)):
+                    args = ["--work", work] if work else []
+                    _, prof, problem = ctx.gate_profile(path, args)
+                    what = "--work %s" % work if work else "the default --work"
+                    if problem:
+                        res.not_ok("%s: gate reads it with %s" % (tag, what), problem)
+                        continue
+                    total = sum(t for t, _ in want.values())
+                    launches = sum(c for _, c in want.values())
+                    shown = lambda rows: {k if isinstance(k, str) else "%s %s" % k: v
+                                          for k, v in rows.items()}
+                    diff = rows_diff(shown(want), shown(prof.rows))
+                    res.expect(not diff and prof.total_ns == total and prof.count == launches,
+                               "%s, %s: gate rows, total %d ns and %d launches == nsys's %d "
+                               "rows" % (tag, what, total, launches, len(want)),
+                               lambda: "%s; gate %d ns / %d" % (diff, prof.total_ns,
+                                                                prof.count))
+
+
+def check_text_timeunit_sec(ctx):
+    """9. nsys stats --timeunit sec: "Total Time (sec)" with 4 decimals, csv and column, real
+    nsys 2023.4 and 2022.4: the gate reads it to within nsys's rounding (half of 100 us a
+    row) of the exact total, and warns exactly when that bound passes 0.1% of the total."""
+    res = ctx.results
+    for pattern in TEXT_LAYOUT_SAMPLES:
+        rel = ctx.sample(pattern)
+        for version in ("2023.4", "2022.4"):
+            report = KERNEL_REPORT[version]
+            r, text = stats_text(ctx, version, rel, ["--report", report, "--format", "csv"],
+                                 "csv")
+            parsed = parse_nsys_stats(text) if text is not None else None
+            if not parsed or len(parsed.summaries) != 1:
+                res.not_ok("%s: nsys %s %s --format csv" % (rel, version, report),
+                           r.describe())
+                continue
+            exact = parsed.summaries[0]
+            for layout in ("csv", "column"):
+                tag = "%s, nsys %s %s --timeunit sec --format %s" % (rel, version, report,
+                                                                      layout)
+                r, text = stats_text(ctx, version, rel, ["--report", report, "--timeunit",
+                                                         "sec", "--format", layout], "sec")
+                if text is None:
+                    res.not_ok(tag, r.describe())
+                    continue
+                header = "Total Time (sec)"
+                res.expect(header in text, "%s: nsys prints %r" % (tag, header),
+                           lambda: text[:300])
+                path = save_text(ctx, text, "sec.txt")
+                _, prof, problem = ctx.gate_profile(path)
+                if problem:
+                    res.not_ok("%s: gate reads it" % tag, problem)
+                    continue
+                bound = len(exact.rows) * 50000
+                res.expect(abs(prof.total_ns - exact.total_ns) <= bound
+                           and prof.count == exact.instances,
+                           "%s: gate total %d ns within %d ns of the exact %d ns"
+                           % (tag, prof.total_ns, bound, exact.total_ns),
+                           lambda: "gate %d ns / %d launches" % (prof.total_ns, prof.count))
+                warnings, r = gate_warnings(ctx, path)
+                said = [w for w in warnings or [] if ROUNDING_WARNING in w]
+                want = prof.total_ns == 0 or bound > prof.total_ns // 1000
+                res.expect(warnings is not None and bool(said) == want,
+                           "%s: %s" % (tag, "the rounding can pass 0.1%: the gate warns" if want
+                                       else "the rounding stays within 0.1%: no warning"),
+                           lambda: "warnings %r; %s" % (warnings, r.describe()))
+
+
+# ------------------------------------------------------------------------------------------
 # NVTX per-epoch mode: the gate's projection of NVTX ranges onto the GPU against nsys's own
 # nvtx_kern_sum and nvtx_gpu_proj_trace reports (nsys-formats.md sections 1 and 3)
 # ------------------------------------------------------------------------------------------
@@ -1518,7 +1878,7 @@ def compare_epochs_with_nsys(ctx, tag, path, pattern_text):
 
 
 def check_nvtx_renamed_epochs(ctx):
-    """8. NVTX epochs against nsys: a copy of sample 06 whose 1000 per-iteration `test`
+    """11. NVTX epochs against nsys: a copy of sample 06 whose 1000 per-iteration `test`
     ranges are renamed `epoch=0`..`epoch=999` (start order; inline text, then registered
     strings): with --epoch-range '^epoch=([0-9]+)$' the gate's kernel-sum and gpu-span of
     every epoch equal nsys 2023.4's nvtx_kern_sum and nvtx_gpu_proj_trace to the
@@ -1559,7 +1919,7 @@ def check_nvtx_renamed_epochs(ctx):
 
 
 def check_nvtx_custom_regex(ctx):
-    """9. NVTX epochs against nsys with a custom regex: sample 05's `Warmup` and
+    """12. NVTX epochs against nsys with a custom regex: sample 05's `Warmup` and
     `Profile_Loop` ranges (--epoch-range '^(Warmup|Profile_Loop)$'), kernel-sum and gpu-span
     per range vs nsys 2023.4; the 3,481,709 ns its source repository shows for Profile_Loop
     is the CPU duration of the range, not a GPU figure."""
@@ -1593,7 +1953,7 @@ def saved_report(ctx, name, header):
 
 
 def check_nvtx_saved_outputs(ctx):
-    """10. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
+    """13. NVTX epochs against the saved output of real nsys 2023.4 runs (generated/): on
     sample 06, the 1000 same-name `test` ranges of one thread are 1000 epochs (occurrence k of
     the key is epoch k): together they equal the sum of nvtx_kern_sum's `test` rows, and one by
     one, in order, the projected durations of nvtx_gpu_proj_trace's `test` rows; `test_outer`
@@ -1670,7 +2030,7 @@ def check_nvtx_saved_outputs(ctx):
 
 
 def check_nvtx_gate_end_to_end(ctx):
-    """11. NVTX mode end to end on the real 2-GPU before/after pair (07/07b, nsys 2026.2
+    """14. NVTX mode end to end on the real 2-GPU before/after pair (07/07b, nsys 2026.2
     exports): per-layer samples (--epoch-range '^aten::linear, seq = ([0-9]+),', both
     ranks' GEMMs of one layer op per sample) give a sane verdict -- exit 0/1, JSON
     verdict pass/fail/inconclusive with samples on both sides, kernels and a p-value -- and
@@ -1747,7 +2107,7 @@ def memory_samples(ctx):
 
 
 def check_memory_rows(ctx):
-    """11. Memory operations (--work all) on every SQLite sample that has memcpy/memset
+    """15. Memory operations (--work all) on every SQLite sample that has memcpy/memset
     tables: the gate's memcpy and memset rows equal nsys 2023.4's cuda_gpu_mem_time_sum
     (Operation, Total Time, Count) to the ns where nsys reads the file; on 2020 exports,
     which nsys refuses (no ENUM_CUDA_MEMCPY_OPER), they equal plain SQL sums per copy kind,
@@ -1810,6 +2170,9 @@ CHECKS = [
     check_old_nsys_on_newer_report,
     check_saved_nsys_outputs,
     check_csv_samples,
+    check_text_layouts,
+    check_text_timeunit_sec,
+    check_text_memory,
     check_nvtx_renamed_epochs,
     check_nvtx_custom_regex,
     check_nvtx_saved_outputs,
