@@ -790,7 +790,7 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
         return -1;
     if (s->no_cache) {
         s->cache.dir = NULL;
-    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir()) != NULL) {
+    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir(&s->cache.parent)) != NULL) {
         s->owned[s->n_owned++] = (char *)s->cache.dir;
     }
     if (s->show_help || s->show_version)

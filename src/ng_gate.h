@@ -14,6 +14,8 @@
 #include "ng_profile.h"
 #include "ng_verdict.h"
 
+struct ng_exports;
+
 struct ng_gate {
     struct ng_profile baseline[NG_MAX_RUNS];
     size_t nb;
@@ -22,6 +24,7 @@ struct ng_gate {
     regex_t epoch_re;
     int have_re;
     struct ng_verdict verdict;
+    struct ng_exports *exports;   /* while the profiles load */
 };
 
 /* The built-in pattern behind --epoch-range auto. */

@@ -16,6 +16,8 @@
 
 #include "ng_cache.h"
 
+struct ng_exports;
+
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
     unsigned work;             /* the kinds counted (NG_WORK_BIT); 0 means NG_WORK_DEFAULT */
@@ -27,6 +29,9 @@ struct ng_source_opts {
     enum ng_metric metric;
     long skip_epochs;
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
+    /* the run's exports: operands naming one report share its export;
+     * NULL = each load on its own */
+    struct ng_exports *exports;
 };
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
