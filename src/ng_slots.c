@@ -48,8 +48,12 @@ static uint64_t mem_available(void)
 
 long ng_slots_count(long jobs, uint64_t largest_report)
 {
+    return ng_slots_fit(jobs, largest_report, mem_available());
+}
+
+long ng_slots_fit(long jobs, uint64_t largest_report, uint64_t avail)
+{
     long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t avail = mem_available();
 
     if (n < 1)
         n = 1;

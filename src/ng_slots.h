@@ -24,6 +24,8 @@
 /* The slot count for a run: jobs (<= 0: one per processor) and the
  * memory bound above. */
 long ng_slots_count(long jobs, uint64_t largest_report);
+/* The same rule for a given MemAvailable in bytes (0: unknown). */
+long ng_slots_fit(long jobs, uint64_t largest_report, uint64_t mem_available);
 
 /* Makes the run's n slots, unless this process already has some (made
  * here or inherited from the parent): shared (the run directory, for a
