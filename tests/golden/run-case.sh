@@ -33,7 +33,9 @@ export GATE_WRAPPER_LOG=$work.wrapper.log
 trap 'rm -rf "$work" "$GATE_WRAPPER_LOG"' EXIT
 fail() { echo "golden $name: $*" >&2; exit 1; }
 
-# XDG_CACHE_HOME: the export cache stays inside the case's directory
+# XDG_CACHE_HOME: the export cache stays inside the case's directory (which
+# exists: the gate does not create a cache's missing parent)
+mkdir "$work/.cache"
 gate_env=(SOURCE_DATE_EPOCH=1700000000 TZ=UTC LC_ALL=C XDG_CACHE_HOME="$work/.cache")
 args=()
 want_exit=
