@@ -86,10 +86,16 @@ int ng_cache_open(const struct ng_cache *c, struct ng_err *why)
     if (is_dir(sub.data))
         goto out;
     parent_of(c, &parent);
-    if (!is_dir(parent.data)) {
-        ret = ng_err_set(why, "export cache not used: '%s' does not exist, and the cache "
-                         "'%s' is not created without it (set --cache-dir or "
-                         "NSYS_GATE_CACHE_DIR, or --no-cache)", parent.data, c->dir);
+    struct stat st;
+    const char *problem = stat(parent.data, &st) < 0 ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)     ? "is not a directory"
+                                                     : NULL;
+    if (problem) {
+        if (strcmp(problem, strerror(ENOENT)) == 0)
+            problem = "does not exist";
+        ret = ng_err_set(why, "export cache not used: '%s' %s, and the cache '%s' is not "
+                         "created without it (set --cache-dir or NSYS_GATE_CACHE_DIR, or "
+                         "--no-cache)", parent.data, problem, c->dir);
         goto out;
     }
     /* each directory below the parent, then exports/ */
