@@ -128,18 +128,8 @@ static void print_batch_warnings(const struct ng_batch *b)
 static int refuse_batch_outputs(struct ng_settings *outputs, const struct ng_manifest *m,
                                 struct ng_err *err)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < m->n_gates; i++)
-        n += m->gates[i].settings.n_baselines + m->gates[i].settings.n_currents;
-    const char **inputs = ng_xcalloc(n ? n : 1, sizeof *inputs);
-    size_t k = 0;
-    for (size_t i = 0; i < m->n_gates; i++) {
-        const struct ng_settings *g = &m->gates[i].settings;
-        for (size_t j = 0; j < g->n_baselines; j++)
-            inputs[k++] = g->baselines[j];
-        for (size_t j = 0; j < g->n_currents; j++)
-            inputs[k++] = g->currents[j];
-    }
+    size_t n;
+    const char **inputs = ng_manifest_profiles(m, &n);
     int ret = ng_cli_refuse_outputs(outputs, inputs, n, err);
     free(inputs);
     return ret;

@@ -1,9 +1,7 @@
 #include "ng_gate.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,25 +84,6 @@ static void *load_worker(void *arg)
     }
 }
 
-/* The largest .nsys-rep among the operands (0: none), for the memory bound. */
-static uint64_t largest_report(struct load_job *jobs, size_t n)
-{
-    uint64_t largest = 0;
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        enum ng_format f;
-        struct ng_err ignored;
-        struct stat st;
-        if (ng_source_detect(jobs[i].p->path, &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
-            stat(jobs[i].p->path, &st) == 0) {
-            any = 1;
-            if ((uint64_t)st.st_size > largest)
-                largest = (uint64_t)st.st_size;
-        }
-    }
-    return any ? largest + 1 : 0;
-}
-
 static size_t worker_count(long jobs, size_t n)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -125,12 +104,15 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     size_t workers, started = 0;
     int ret = 0, made_slots = 0;
 
-    for (size_t i = 0; i < n; i++)
+    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    for (size_t i = 0; i < n; i++) {
         jobs_[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+        paths[i] = jobs_[i].p->path;
+    }
     workers = worker_count(jobs, n);
-    uint64_t largest = largest_report(jobs_, n);
-    if (largest)
-        made_slots = ng_slots_setup(ng_slots_count(jobs, largest - 1), 0) == 1;
+    /* a batch's gate finds the batch's slots there already */
+    made_slots = ng_slots_setup_for(jobs, paths, n, 0) == 1;
+    free(paths);
     opts.exports = g->exports = ng_exports_new();
     /* this thread is one of the workers */
     for (; started + 1 < workers; started++)

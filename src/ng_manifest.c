@@ -20,7 +20,9 @@
 
 #include "ng_compare.h"
 #include "ng_gate.h"
+#include "ng_progress.h"
 #include "ng_signal.h"
+#include "ng_slots.h"
 #include "ng_util.h"
 
 /* A manifest is a list of paths and numbers: anything bigger is a mistake. */
@@ -355,6 +357,14 @@ static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int
     struct ng_err err;
 
     ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
+    /* gates share stderr: export progress as lines, each naming its gate */
+    if (ng_progress_mode() != NG_PROGRESS_OFF) {
+        struct ng_buf prefix = NG_BUF_INIT;
+        ng_buf_addf(&prefix, "%s: ", s->compare.name);
+        ng_progress_set_mode(NG_PROGRESS_LINES);
+        ng_progress_set_prefix(prefix.data);
+        ng_buf_release(&prefix);
+    }
     ng_gate_run(&g, s, NULL);
     if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
         write_all(fd, out.data, out.len) < 0)
@@ -416,6 +426,38 @@ static void finish(struct ng_manifest *m, struct child *c)
     ng_buf_release(&c->text);
 }
 
+/* "[12/40] resnet50: PASS: ... (3.2 s)" on stderr as each gate finishes,
+ * unless --quiet: a long batch shows it is alive (stdout keeps the report). */
+static void say_finished(const struct ng_manifest_gate *g, size_t done, size_t total)
+{
+    if (ng_progress_mode() == NG_PROGRESS_OFF)
+        return;
+    char *name = ng_text_cleaned(g->settings.compare.name, NG_TEXT_ESCAPE_CONTROLS);
+    char *msg = ng_text_cleaned(g->result.v.message, NG_TEXT_ESCAPE_CONTROLS);
+    fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s)\n", done, total, name, msg,
+            g->result.v.elapsed_s);
+    fflush(stderr);
+    free(name);
+    free(msg);
+}
+
+const char **ng_manifest_profiles(const struct ng_manifest *m, size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_gates; i++)
+        k += m->gates[i].settings.n_baselines + m->gates[i].settings.n_currents;
+    const char **paths = ng_xcalloc(k ? k : 1, sizeof *paths);
+    *n = 0;
+    for (size_t i = 0; i < m->n_gates; i++) {
+        const struct ng_settings *s = &m->gates[i].settings;
+        for (size_t j = 0; j < s->n_baselines; j++)
+            paths[(*n)++] = s->baselines[j];
+        for (size_t j = 0; j < s->n_currents; j++)
+            paths[(*n)++] = s->currents[j];
+    }
+    return paths;
+}
+
 /* Reads what is there; 1 once the child has closed its end. */
 static int drain(struct child *c)
 {
@@ -443,8 +485,15 @@ void ng_manifest_run(struct ng_manifest *m, long jobs)
         max = m->n_gates;
     struct child *run = ng_xcalloc(max, sizeof *run);
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
+    size_t done = 0;
 
     ng_signal_init();
+    /* one set of export slots for every gate: --jobs exports at once across
+     * the batch, within the memory bound (the gates inherit it) */
+    size_t n_paths;
+    const char **paths = ng_manifest_profiles(m, &n_paths);
+    int made_slots = ng_slots_setup_for(jobs, paths, n_paths, 1) == 1;
+    free(paths);
     while (next < m->n_gates || n > 0) {
         while (n < max && next < m->n_gates) {
             if (start(m, next++, &run[n]) == 0)
@@ -458,9 +507,12 @@ void ng_manifest_run(struct ng_manifest *m, long jobs)
             if (!fds[i].revents || !drain(&run[i]))
                 continue;
             finish(m, &run[i]);
+            say_finished(&m->gates[run[i].gate], ++done, m->n_gates);
             run[i] = run[--n];   /* order does not matter: results go by gate index */
         }
     }
+    if (made_slots)
+        ng_slots_teardown();
     free(fds);
     free(run);
 }

@@ -58,8 +58,15 @@ int ng_manifest_load(struct ng_manifest *m, const struct ng_settings *defaults,
 void ng_manifest_refuse(struct ng_manifest *m, const struct ng_settings *defaults,
                         const char *error);
 
+/* Every profile any gate names, in gate order (a new array of borrowed
+ * paths, for the caller to free; *n says how many). */
+const char **ng_manifest_profiles(const struct ng_manifest *m, size_t *n);
+
 /* Runs every gate, at most `jobs` at once (<= 0: one per processor), and
- * fills each gate's result. */
+ * fills each gate's result.  The gates share one set of export slots
+ * (ng_slots: --jobs exports at once across the batch, within the memory
+ * bound); unless progress is off, each finished gate is told on stderr
+ * ("[12/40] resnet50: PASS: ... (3.2 s)"). */
 void ng_manifest_run(struct ng_manifest *m, long jobs);
 
 void ng_manifest_release(struct ng_manifest *m);

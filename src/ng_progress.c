@@ -179,7 +179,7 @@ void ng_progress_tick(int h)
             draw_live(&b, now);
     } else if (pg.mode != NG_PROGRESS_OFF && !it->announced && now - it->start >= NG_PROGRESS_QUIET_S) {
         it->announced = 1;
-        ng_buf_addf(&b, "%snsys-gate: exporting '%s'%s, %.1f s so far\n",
+        ng_buf_addf(&b, "nsys-gate: %sexporting '%s'%s, %.1f s so far\n",
                     pg.prefix ? pg.prefix : "", it->report, it->nsys, now - it->start);
     }
     emit(&b);
@@ -201,10 +201,10 @@ void ng_progress_end(int h, int ok, uint64_t export_bytes)
     if (pg.mode == NG_PROGRESS_LIVE)
         clear_live(&b);
     if (say && ok)
-        ng_buf_addf(&b, "%snsys-gate: exported '%s' in %.1f s (%.1f MB of SQLite)\n",
+        ng_buf_addf(&b, "nsys-gate: %sexported '%s' in %.1f s (%.1f MB of SQLite)\n",
                     pg.prefix ? pg.prefix : "", it->report, took, (double)export_bytes / 1e6);
     else if (say)
-        ng_buf_addf(&b, "%snsys-gate: export of '%s' failed after %.1f s\n",
+        ng_buf_addf(&b, "nsys-gate: %sexport of '%s' failed after %.1f s\n",
                     pg.prefix ? pg.prefix : "", it->report, took);
     free(it->report);
     free(it->nsys);

@@ -11,7 +11,7 @@
  *          elapsed seconds of every running export, and the end line of
  *          each export that took over 2 s.
  * A batch's gates (child processes sharing one stderr) use lines, each
- * with the gate's name in front.
+ * naming its gate: `nsys-gate: resnet50: exported 'b.nsys-rep' in ...`.
  *
  * Ownership: the module copies what it is given.  Thread-safe. */
 #ifndef NG_PROGRESS_H
@@ -29,7 +29,8 @@ enum ng_progress_mode {
 enum ng_progress_mode ng_progress_choose(int quiet);
 void ng_progress_set_mode(enum ng_progress_mode m);
 enum ng_progress_mode ng_progress_mode(void);
-/* A prefix for every line ("resnet50: "), for a batch's gates; NULL = none. */
+/* Words after "nsys-gate: " on every line ("resnet50: "), for a batch's
+ * gates; NULL = none. */
 void ng_progress_set_prefix(const char *prefix);
 
 /* An export starts: which report, which nsys (path and `--version` line,

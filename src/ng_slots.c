@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ng_signal.h"
+#include "ng_source.h"
 #include "ng_util.h"
 
 #define PER_EXPORT_BASE (256ull << 20)
@@ -105,6 +107,25 @@ int ng_slots_setup(long n, int shared)
         slots.owner = getpid();
     pthread_mutex_unlock(&slots.lock);
     return ret;
+}
+
+int ng_slots_setup_for(long jobs, const char *const *paths, size_t n, int shared)
+{
+    uint64_t largest = 0;
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        enum ng_format f;
+        struct ng_err ignored;
+        struct stat st;
+        if (ng_source_detect(paths[i], &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
+            stat(paths[i], &st) == 0) {
+            any = 1;
+            if ((uint64_t)st.st_size > largest)
+                largest = (uint64_t)st.st_size;
+        }
+    }
+    return any ? ng_slots_setup(ng_slots_count(jobs, largest), shared) : 0;
 }
 
 void ng_slots_teardown(void)

@@ -16,6 +16,9 @@
 #   3. SIGTERM while two exports hang: the gate dies of the signal, both
 #      stubs and their children are killed, no temporary file is left, and
 #      a report written by an earlier run is left whole.
+#   4. batch mode: two gates at once, each with two reports to export,
+#      under --jobs 2: never more than two exports at once across the gates
+#      (the gates share the batch's export slots), and no slot left behind.
 #
 # Environment: GATE, GENTRACE.
 set -u
@@ -25,7 +28,7 @@ cd "$work" || exit 1
 mkdir tmp
 export TMPDIR=$work/tmp XDG_CACHE_HOME=$work/cache
 "$GENTRACE" -o export.sqlite --kernels 300 --names 3 --no-nvtx >/dev/null || exit 1
-for what in slow-1 slow-2 hang-1 hang-2 fail; do
+for what in slow-1 slow-2 slow-3 slow-4 hang-1 hang-2 fail; do
     printf 'NVIDIA Tegra Profiler Report %s' "$what" >"$what.nsys-rep"
 done
 cat >nsys <<EOF
@@ -37,7 +40,8 @@ while [ "\$1" != --output ]; do shift; done; out=\$2
 what=\$(tail -c +30 "\$in")
 echo "\$what \$(date +%s%N)" >>"$work/starts.log"
 case \$what in
-slow-*) sleep 1.5; cp "$work/export.sqlite" "\$out" ;;
+slow-*) echo "+1 \$(date +%s%N)" >>"$work/running.log"; sleep 1.5; cp "$work/export.sqlite" "\$out"
+        echo "-1 \$(date +%s%N)" >>"$work/running.log" ;;
 hang-*) echo \$\$ >"$work/\$what.pid"; sleep 600 & echo \$! >"$work/\$what-child.pid"; wait ;;
 fail) printf '\rProcessing [==  40%%   ]\rProcessing [====100%%]\n' >&2; echo "Exportation error: cannot read" >&2; exit 1 ;;
 esac
@@ -107,6 +111,21 @@ done
 check "SIGTERM: no temporary file left" no_tmp_left
 check "SIGTERM: the earlier report is whole, nothing beside it" \
     test "$(cat old.json)" = '{"kept": true}' -a -z "$(ls -A | grep '^\.old\.json')"
+
+# 4. a batch: the export limit holds across its gates
+cat >m.json <<'EOF'
+{"gates": [{"name": "g1", "baseline": "slow-1.nsys-rep", "current": "slow-2.nsys-rep"},
+           {"name": "g2", "baseline": "slow-3.nsys-rep", "current": "slow-4.nsys-rep"}]}
+EOF
+rm -f running.log
+"$GATE" --nsys ./nsys --manifest m.json --jobs 2 >batch.out 2>batch.err
+rc=$?
+most=$(sort -k2,2n running.log | awk '{n += $1; if (n > m) m = n} END {print m + 0}')
+check "batch: exit 0" test "$rc" = 0
+check "batch: 4 exports, at most $most at once (<= 2, --jobs 2 across both gates)" \
+    test "$(grep -c '^+' running.log)" = 4 -a "$most" -le 2
+check "batch: two did run at once" test "$most" = 2
+check "batch: no temporary file (nor slot) left" no_tmp_left
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

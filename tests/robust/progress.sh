@@ -12,6 +12,9 @@
 #      progress on a file, on a terminal, under --quiet, and for a fast
 #      export that shows none; --json - keeps stdout the JSON alone.
 #   4. --quiet silences it; nsys's own progress bars never show.
+#   5. batch mode: each gate is told as it finishes ("[1/2] fast: PASS ..."),
+#      a gate's export lines name the gate, stdout is the same as when
+#      no export is slow, and --quiet silences it.
 #
 # Environment: GATE, GENTRACE.
 set -u
@@ -109,6 +112,23 @@ check "--json -: the progress went to stderr" grep -q "^nsys-gate: exported 'slo
 
 # 4. nsys's own bars, never
 check "nsys's progress bars never shown" test -z "$(cat file.err tty.err quiet.err js.err | grep -a 'Processing')"
+
+# 5. batch mode
+cat >m.json <<'EOF'
+{"gates": [{"name": "slow", "baseline": "slow.nsys-rep", "current": "slow.nsys-rep"},
+           {"name": "fast", "baseline": "fast.nsys-rep", "current": "fast.nsys-rep"}]}
+EOF
+sed 's/"slow.nsys-rep"/"fast.nsys-rep"/g' m.json >m-fast.json
+"$GATE" --nsys "$work/nsys" --manifest m.json --jobs 2 --json b.json >b.out 2>b.err
+"$GATE" --nsys "$work/nsys" --manifest m-fast.json --jobs 2 --json bf.json >bf.out 2>bf.err
+"$GATE" --nsys "$work/nsys" --manifest m.json --jobs 2 --json bq.json --quiet >bq.out 2>bq.err
+check "batch: the fast gate told first, as [1/2]" grep -qE '^\[1/2\] fast: PASS: .* \([0-9]+\.[0-9] s\)$' b.err
+check "batch: the slow gate told second, as [2/2]" grep -qE '^\[2/2\] slow: PASS: .* \(2\.[6-9] s\)$' b.err
+check "batch: the slow gate's export lines name it" \
+    test "$(grep -cE "^nsys-gate: slow: export(ing|ed) 'slow.nsys-rep'" b.err)" = 2
+check "batch: stdout the same as without a slow export" cmp -s b.out bf.out
+check "batch: --quiet says nothing on stderr" test ! -s bq.err
+check "batch: the JSON the same with --quiet" cmp -s <(norm b.json) <(norm bq.json)
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
