@@ -197,15 +197,18 @@ static int report_changed(struct job *j)
     return fstat(j->fd, &now) < 0 || ng_source_stat_changed(&j->st, &now);
 }
 
-/* A failed read leaves a half-filled profile: start it afresh. */
+/* A failed read leaves a half-filled profile: start it afresh, keeping
+ * its path string itself (the caller's `path` points at it). */
 static void reset_profile(struct ng_profile *p)
 {
     enum ng_format f = p->format;
-    char *path = ng_xstrdup(p->path);
+    char *path = p->path;
+    p->path = NULL;
     ng_profile_release(p);
-    ng_profile_init(p, path);
+    ng_profile_init(p, NULL);
+    free(p->path);
+    p->path = path;
     p->format = f;
-    free(path);
 }
 
 static void note(struct job *j, const struct ng_err *why)
