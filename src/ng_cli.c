@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "ng_outputs.h"
 #include "ng_util.h"
 #include "ng_version.h"
 
@@ -31,6 +31,9 @@ struct opt_spec {
     const char *help;
     enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
 };
+
+/* Where the output options of ng_outputs go in the table (and in --help). */
+#define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
 
 /* ---- value parsers: each returns -1 and a problem text ---- */
 
@@ -137,47 +140,9 @@ static int p_path(const char *v, const char **out, const char **problem)
     return 0;
 }
 
-static int p_json(struct ng_settings *s, const char *v, const char **problem)
-{
-    return p_path(v, &s->json_path, problem);
-}
-
-static int p_junit(struct ng_settings *s, const char *v, const char **problem)
-{
-    if (strcmp(v, "-") == 0) {
-        *problem = "cannot be standard output (only --json can)";
-        return -1;
-    }
-    return p_path(v, &s->junit_path, problem);
-}
-
 static int p_nsys(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_path(v, &s->nsys, problem);
-}
-
-static int p_not_stdout(const char *v, const char **out, const char **problem)
-{
-    if (strcmp(v, "-") == 0) {
-        *problem = "cannot be standard output (only --json can)";
-        return -1;
-    }
-    return p_path(v, out, problem);
-}
-
-static int p_metrics(struct ng_settings *s, const char *v, const char **problem)
-{
-    return p_not_stdout(v, &s->metrics_path, problem);
-}
-
-static int p_history(struct ng_settings *s, const char *v, const char **problem)
-{
-    return p_not_stdout(v, &s->history_path, problem);
-}
-
-static int p_benchmark(struct ng_settings *s, const char *v, const char **problem)
-{
-    return p_not_stdout(v, &s->benchmark_path, problem);
 }
 
 static int p_manifest(struct ng_settings *s, const char *v, const char **problem)
@@ -368,24 +333,15 @@ static const struct opt_spec specs[] = {
       "epochs both runs made (total mode); default 5", NG_CLI_GATE },
     { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
       "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20", NG_CLI_GATE },
-    { "json", "NSYS_GATE_JSON", 1, p_json, NULL, "PATH",
-      "write the JSON verdict (- = stdout; the human line then goes to stderr)", NG_CLI_RUN },
-    { "junit", "NSYS_GATE_JUNIT", 1, p_junit, NULL, "PATH", "write a JUnit XML report",
-      NG_CLI_RUN },
-    { "metrics", "NSYS_GATE_METRICS", 1, p_metrics, NULL, "PATH",
-      "write OpenMetrics text (Prometheus textfile collector, GitLab metrics report)",
-      NG_CLI_RUN },
-    { "history", "NSYS_GATE_HISTORY", 1, p_history, NULL, "PATH",
-      "append the verdict as one JSON line (JSON Lines), for dashboards", NG_CLI_RUN },
-    { "benchmark-json", "NSYS_GATE_BENCHMARK_JSON", 1, p_benchmark, NULL, "PATH",
-      "write github-action-benchmark customSmallerIsBetter JSON", NG_CLI_RUN },
+    OUTPUT_OPTIONS,
     { "github", "NSYS_GATE_GITHUB", 0, p_github, NULL, NULL,
       "GitHub Actions step summary, outputs and annotations; default: on when "
       "GITHUB_ACTIONS=true", NG_CLI_RUN },
     { "manifest", "NSYS_GATE_MANIFEST", 1, p_manifest, NULL, "FILE",
       "run every gate of a JSON manifest (batch mode; no operands)", NG_CLI_RUN },
     { "jobs", "NSYS_GATE_JOBS", 1, p_jobs, NULL, "N",
-      "with --manifest: gates run at once (also -j N); default: one per processor",
+      ".nsys-rep exports at once, and with --manifest gates at once (also -j N); "
+      "default: one per processor",
       NG_CLI_RUN },
     { "name", "NSYS_GATE_NAME", 1, p_name, NULL, "NAME",
       "test case / metric name; default gpu-time-per-epoch", NG_CLI_GATE },
@@ -422,7 +378,7 @@ static const struct opt_spec specs[] = {
       "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN },
     { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
       "prune exports unused this long (0 = never); default 30", NG_CLI_RUN },
-    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout",
+    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout, no progress on stderr",
       NG_CLI_RUN },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
       "print what is read from each operand (kernel rows, total) and exit", NG_CLI_RUN },
@@ -431,13 +387,70 @@ static const struct opt_spec specs[] = {
 };
 
 #define NSPECS (sizeof specs / sizeof specs[0])
+#define MAX_OPTIONS (NSPECS + NG_OUTPUTS_MAX)
+
+/* The options: specs, with the output options of ng_outputs (every row
+ * that has an option) in place of OUTPUT_OPTIONS, so the outputs, their
+ * variables and --help cannot drift apart.  Built on first use. */
+static struct opt_spec options_table[MAX_OPTIONS];
+static const struct ng_output *options_output[MAX_OPTIONS];   /* the row of an output option */
+static size_t n_options;
+
+static void build_options(void)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < NSPECS; i++) {
+        if (specs[i].flag) {
+            options_table[n++] = specs[i];
+            continue;
+        }
+        for (size_t k = 0; k < ng_n_outputs; k++) {
+            const struct ng_output *o = &ng_outputs[k];
+            if (!o->option)
+                continue;
+            options_output[n] = o;
+            options_table[n++] = (struct opt_spec){ o->option + 2, o->env, 1, NULL, NULL,
+                                                    o->meta, o->help, NG_CLI_RUN };
+        }
+    }
+    n_options = n;
+}
+
+static const struct opt_spec *options(size_t *n)
+{
+    if (!n_options)
+        build_options();
+    *n = n_options;
+    return options_table;
+}
 
 static const struct opt_spec *find_spec(const char *name, size_t len)
 {
-    for (size_t i = 0; i < NSPECS; i++)
-        if (strlen(specs[i].flag) == len && strncmp(specs[i].flag, name, len) == 0)
-            return &specs[i];
+    size_t n;
+    const struct opt_spec *opts = options(&n);
+
+    for (size_t i = 0; i < n; i++)
+        if (strlen(opts[i].flag) == len && strncmp(opts[i].flag, name, len) == 0)
+            return &opts[i];
     return NULL;
+}
+
+/* Whether the option takes a value through a parser (outputs included);
+ * the others are switches that only set a field. */
+static int has_parser(const struct opt_spec *sp)
+{
+    return sp->parse || options_output[sp - options_table];
+}
+
+static int parse_value(const struct opt_spec *sp, struct ng_settings *s, const char *v,
+                       const char **problem)
+{
+    const struct ng_output *o = options_output[sp - options_table];
+
+    if (o)
+        return ng_outputs_set(o, v, &s->outputs[o - ng_outputs], problem);
+    return sp->parse(s, v, problem);
 }
 
 /* The short options: -h, and -j N or -jN.  *attached is the value glued
@@ -543,7 +556,7 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         }
         if (a[1] != '-')
             eq = NULL;   /* a short option's value is never after '=' */
-        struct raw *r = &raw[sp - specs];
+        struct raw *r = &raw[sp - options_table];
         if (sp->takes_value) {
             if (attached) {
                 r->value = attached;
@@ -583,7 +596,7 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
         if (r->overflow && ret == 0)
             return ng_err_set(err, "--%s is given more than %d times", sp->flag, NG_MAX_RUNS);
         for (size_t k = 0; k < r->n_all; k++)
-            if (sp->parse(s, r->all[k], &problem) < 0 && ret == 0)
+            if (parse_value(sp, s, r->all[k], &problem) < 0 && ret == 0)
                 ret = bad_value(err, where, r->all[k], problem);
         return ret;
     }
@@ -596,7 +609,7 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
             return ret == 0 ? ng_err_set(err, "%s lists too many files", where) : ret;
         char *piece = ng_xstrndup(p, n);
         s->owned[s->n_owned++] = piece;
-        if (sp->parse(s, piece, &problem) < 0 && ret == 0)
+        if (parse_value(sp, s, piece, &problem) < 0 && ret == 0)
             ret = bad_value(err, where, env_value, problem);
         if (!colon)
             break;
@@ -611,14 +624,16 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
 static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *err)
 {
     int ret = 0;
+    size_t n;
+    const struct opt_spec *opts = options(&n);
 
-    for (size_t i = 0; i < NSPECS; i++) {
-        const struct opt_spec *sp = &specs[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct opt_spec *sp = &opts[i];
         const char *value = NULL, *problem = NULL;
         char where[80];
 
         if (raw[i].given) {
-            if (!sp->parse) {
+            if (!has_parser(sp)) {
                 if (raw[i].value) {
                     if (ret == 0)
                         ret = ng_err_set(err, "option '--%s' takes no value", sp->flag);
@@ -639,25 +654,28 @@ static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *er
             ret = apply_list(s, sp, &raw[i], where, value, err, ret);
             continue;
         }
-        if (sp->parse(s, value, &problem) < 0 && ret == 0)
+        if (parse_value(sp, s, value, &problem) < 0 && ret == 0)
             ret = bad_value(err, where, value, problem);
     }
     return ret;
 }
 
 /* GitHub Actions: the reporter is on when asked, else when the runner
- * says so; its files are the runner's.  Decided before any usage error is
+ * says so; its files are the runner's (the outputs without an option name
+ * their file by the runner's variable).  Decided before any usage error is
  * returned, so even that is reported where the job shows it. */
 static void github_environment(struct ng_settings *s)
 {
     const char *actions = getenv("GITHUB_ACTIONS");
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    const char *output = getenv("GITHUB_OUTPUT");
 
     if (s->github < 0)
         s->github = actions && strcmp(actions, "true") == 0;
-    s->github_summary = summary && *summary ? summary : NULL;
-    s->github_output = output && *output ? output : NULL;
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const struct ng_output *o = &ng_outputs[i];
+        const char *path = !o->option && o->env ? getenv(o->env) : NULL;
+        if (!o->option)
+            s->outputs[i] = path && *path ? path : NULL;
+    }
 }
 
 int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
@@ -678,7 +696,7 @@ enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
         return NG_CLI_UNKNOWN;
     if (values)
         *values = sp->takes_value;
-    return sp->parse ? sp->scope : NG_CLI_RUN;
+    return has_parser(sp) ? sp->scope : NG_CLI_RUN;
 }
 
 int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value,
@@ -686,60 +704,11 @@ int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value
 {
     const struct opt_spec *sp = find_spec(flag, strlen(flag));
 
-    if (!sp || !sp->parse) {
+    if (!sp || !has_parser(sp)) {
         *problem = "is not an option";
         return -1;
     }
-    return sp->parse(s, value, problem);
-}
-
-static int is_input(const struct stat *out, const char *const *inputs, size_t n,
-                    const char **which)
-{
-    struct stat st;
-
-    for (size_t i = 0; i < n; i++) {
-        if (inputs[i] && stat(inputs[i], &st) == 0 && st.st_dev == out->st_dev &&
-            st.st_ino == out->st_ino) {
-            *which = inputs[i];
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* A report written over an input would destroy the profile (reports are
- * written even on ERROR, so even a usage error would).  Such a path is
- * refused and dropped, so main writes the other reports but not that one.
- * Same file means same device and inode: "./base.sqlite" or a symlink to
- * it cannot slip past; a path that does not exist yet is no input. */
-int ng_cli_refuse_outputs(struct ng_settings *s, const char *const *inputs, size_t n,
-                          struct ng_err *err)
-{
-    struct { const char **path; const char *flag; } outs[] = {
-        { &s->json_path, "--json" }, { &s->junit_path, "--junit" },
-        { &s->metrics_path, "--metrics" }, { &s->history_path, "--history" },
-        { &s->benchmark_path, "--benchmark-json" },
-    };
-    int ret = 0;
-
-    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        const char *which;
-        struct stat st;
-        if (!*outs[i].path || strcmp(*outs[i].path, "-") == 0 || stat(*outs[i].path, &st) < 0 ||
-            !is_input(&st, inputs, n, &which))
-            continue;
-        if (ret == 0) {
-            char *out = ng_text_cleaned(*outs[i].path, NG_TEXT_ESCAPE_CONTROLS);
-            char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
-            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to overwrite it",
-                             outs[i].flag, out, in);
-            free(out);
-            free(in);
-        }
-        *outs[i].path = NULL;
-    }
-    return ret;
+    return parse_value(sp, s, value, problem);
 }
 
 /* The command line's own inputs: the profiles of both sides, the manifest. */
@@ -754,12 +723,12 @@ static int check_outputs(struct ng_settings *s, struct ng_err *err)
         inputs[n++] = s->currents[i];
     if (s->manifest)
         inputs[n++] = s->manifest;
-    return ng_cli_refuse_outputs(s, inputs, n, err);
+    return ng_outputs_refuse(s, inputs, n, err);
 }
 
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
 {
-    struct raw raw[NSPECS];
+    struct raw raw[MAX_OPTIONS];
     const char *operands[2] = { NULL, NULL };
     int noperands = 0;
     struct ng_err scan_err;
@@ -838,13 +807,15 @@ void ng_cli_help(FILE *out)
             "\n"
             "options (each also read from its environment variable; a flag wins):\n",
             NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
-    for (size_t i = 0; i < NSPECS; i++) {
+    size_t n;
+    const struct opt_spec *opts = options(&n);
+    for (size_t i = 0; i < n; i++) {
         char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", specs[i].flag, specs[i].meta ? " " : "",
-                 specs[i].meta ? specs[i].meta : "");
-        fprintf(out, "  %-22s %s%s%s%s\n", left, specs[i].help,
-                specs[i].env ? " [" : "", specs[i].env ? specs[i].env : "",
-                specs[i].env ? "]" : "");
+        snprintf(left, sizeof left, "--%s%s%s", opts[i].flag, opts[i].meta ? " " : "",
+                 opts[i].meta ? opts[i].meta : "");
+        fprintf(out, "  %-22s %s%s%s%s\n", left, opts[i].help,
+                opts[i].env ? " [" : "", opts[i].env ? opts[i].env : "",
+                opts[i].env ? "]" : "");
     }
     fprintf(out,
             "\n"

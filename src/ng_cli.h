@@ -16,13 +16,12 @@
 #include "ng_cache.h"
 #include "ng_compare.h"
 #include "ng_err.h"
+#include "ng_outputs.h"
 
 #define NG_MAX_RUNS 64
 
 struct ng_settings {
     struct ng_compare_opts compare;   /* name, threshold, epochs, statistics */
-    const char *json_path;            /* NULL: no JSON; "-": stdout */
-    const char *junit_path;
     const char *nsys;                 /* NULL: "nsys" on PATH */
     double nsys_timeout;              /* seconds */
     int quiet;
@@ -44,13 +43,10 @@ struct ng_settings {
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;
     int show_version;
-    /* outputs for dashboards and CI systems */
-    const char *metrics_path;         /* --metrics: OpenMetrics text */
-    const char *history_path;         /* --history: one JSON line appended */
-    const char *benchmark_path;       /* --benchmark-json: github-action-benchmark */
+    /* the reports: outputs[i] is the path of ng_outputs[i] (NULL: not
+     * asked for; "-": stdout, where the row allows it) */
+    const char *outputs[NG_OUTPUTS_MAX];
     int github;                       /* --github, NSYS_GATE_GITHUB, else GITHUB_ACTIONS=true */
-    const char *github_summary;       /* $GITHUB_STEP_SUMMARY; NULL when unset or empty */
-    const char *github_output;        /* $GITHUB_OUTPUT */
     /* batch mode */
     const char *manifest;             /* --manifest FILE: run every gate in it */
     long jobs;                        /* -j: gates at once; 0 = one per processor */
@@ -85,17 +81,6 @@ int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value
 /* The checks between options, once all are set (ng_cli_parse() runs
  * them; the manifest reader runs them on each gate). */
 int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err);
-
-/* Refuses each report path of s (--json, --junit, --metrics, --history,
- * --benchmark-json) that is the same file as one of the n inputs (NULLs
- * allowed) and drops it from s, so it is not written even with an error
- * verdict.  ng_cli_parse() applies it to the command line's profiles and
- * manifest; batch mode must apply it to every gate's profiles too.
- * Returns -1 with err naming the first such path, e.g. "--json
- * './base.sqlite' is the input profile 'base.sqlite'; refusing to
- * overwrite it". */
-int ng_cli_refuse_outputs(struct ng_settings *s, const char *const *inputs, size_t n,
-                          struct ng_err *err);
 
 void ng_cli_help(FILE *out);
 

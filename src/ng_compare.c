@@ -111,7 +111,6 @@ void ng_verdict_fail_with(struct ng_verdict *v, const char *error)
     v->outcome = NG_OUTCOME_ERROR;
     v->has_figures = 0;
     snprintf(v->error, sizeof v->error, "%s", error);
-    snprintf(v->message, sizeof v->message, "ERROR: %s", error);
 }
 
 /* ---- samples ---- */
@@ -285,20 +284,9 @@ static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size
 
 /* ---- the decision ---- */
 
-static void format_epochs(char *buf, size_t size, const struct ng_verdict *v,
-                          const struct ng_compare_opts *o)
-{
-    if (!o->nvtx || v->baseline.n_samples == v->current.n_samples)
-        snprintf(buf, size, "%ld", v->epochs);
-    else
-        snprintf(buf, size, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
-}
-
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                 const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts)
 {
-    char thr[32], epochs[48], summary[256];
-
     ng_verdict_begin(v, baseline, nb, current, nc, opts);
     if (nb == 0 || nc == 0) {
         ng_verdict_fail_with(v, nb == 0 ? "no baseline profile to compare"
@@ -334,28 +322,16 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     }
     attribute(v, baseline, nb, current, nc, opts);
 
-    ng_fmt_threshold(thr, sizeof thr, opts->threshold);
-    format_epochs(epochs, sizeof epochs, v, opts);
-    snprintf(summary, sizeof summary,
-             "baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=%s)",
-             v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio, epochs);
+    /* the human headline is the reporters' (ng_report_headline), from these fields */
     if (v->ratio <= opts->threshold) {
         v->outcome = NG_OUTCOME_PASS;
-        snprintf(v->message, sizeof v->message, "PASS: per-epoch within %sx | %s", thr, summary);
     } else if (v->has_p && v->p_value > opts->alpha) {
         char alpha[32];
         ng_fmt_double(alpha, sizeof alpha, opts->alpha);
         v->outcome = NG_OUTCOME_INCONCLUSIVE;
-        snprintf(v->message, sizeof v->message,
-                 "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but is not "
-                 "significant (p=%.3g > alpha=%s) | %s", v->ratio, thr, v->p_value, alpha,
-                 summary);
         ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
                         "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
     } else {
         v->outcome = NG_OUTCOME_FAIL;
-        snprintf(v->message, sizeof v->message,
-                 "FAIL: per-epoch regression %.2fx exceeds %sx threshold | %s", v->ratio, thr,
-                 summary);
     }
 }

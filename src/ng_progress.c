@@ -216,3 +216,20 @@ out:
     ng_buf_release(&b);
     pthread_mutex_unlock(&pg.lock);
 }
+
+void ng_progress_gate_done(size_t done, size_t total, const char *name, const char *headline,
+                           double elapsed_s)
+{
+    pthread_mutex_lock(&pg.lock);
+    if (pg.mode != NG_PROGRESS_OFF) {
+        struct ng_buf b = NG_BUF_INIT;
+        char *shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS);
+        if (pg.mode == NG_PROGRESS_LIVE)
+            clear_live(&b);
+        ng_buf_addf(&b, "[%zu/%zu] %s: %s (%.1f s)\n", done, total, shown, headline, elapsed_s);
+        emit(&b);
+        ng_buf_release(&b);
+        free(shown);
+    }
+    pthread_mutex_unlock(&pg.lock);
+}

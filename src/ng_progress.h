@@ -17,6 +17,7 @@
 #ifndef NG_PROGRESS_H
 #define NG_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum ng_progress_mode {
@@ -41,6 +42,11 @@ int ng_progress_begin(const char *report, const char *nsys, const char *version)
 void ng_progress_tick(int h);
 /* It ended: ok, and the size of the export written. */
 void ng_progress_end(int h, int ok, uint64_t export_bytes);
+
+/* A batch's gate has finished (done of total): one line, unless off:
+ * "[12/40] resnet50: PASS: ... (3.2 s)".  headline is already cleaned. */
+void ng_progress_gate_done(size_t done, size_t total, const char *name, const char *headline,
+                           double elapsed_s);
 
 /* How long before an export is announced outside a terminal. */
 #define NG_PROGRESS_QUIET_S 2.0

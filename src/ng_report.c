@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,6 +72,55 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
                       NG_TEXT_ESCAPE_CONTROLS);
         ng_buf_adds(out, len > NAME_SHOWN_MAX ? "...\n" : "\n");
     }
+}
+
+/* "epochs=10"; in NVTX mode with sides of different sizes, both counts
+ * ("epochs=9/10"), since the verdict's epochs is the smaller one. */
+static void headline_epochs(const struct ng_verdict *v, struct ng_buf *out)
+{
+    if (strcmp(v->mode, "nvtx") != 0 || v->baseline.n_samples == v->current.n_samples)
+        ng_buf_addf(out, "%ld", v->epochs);
+    else
+        ng_buf_addf(out, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
+}
+
+/* Byte for byte the Python prototype's line for PASS and FAIL. */
+static void headline(const struct ng_verdict *v, struct ng_buf *out)
+{
+    char thr[32], alpha[32];
+
+    if (v->outcome == NG_OUTCOME_ERROR) {
+        ng_buf_addf(out, "ERROR: %s", v->error);
+        return;
+    }
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    if (v->outcome == NG_OUTCOME_PASS) {
+        ng_buf_addf(out, "PASS: per-epoch within %sx", thr);
+    } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE) {
+        ng_fmt_double(alpha, sizeof alpha, v->alpha);
+        ng_buf_addf(out, "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but is not "
+                         "significant (p=%.3g > alpha=%s)", v->ratio, thr, v->p_value, alpha);
+    } else {
+        ng_buf_addf(out, "FAIL: per-epoch regression %.2fx exceeds %sx threshold", v->ratio, thr);
+    }
+    ng_buf_addf(out, " | baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=",
+                v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
+    headline_epochs(v, out);
+    ng_buf_adds(out, ")");
+}
+
+char *ng_report_headline_text(const struct ng_verdict *v)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    headline(v, &b);
+    return ng_buf_detach(&b);
+}
+
+void ng_report_headline(const struct ng_verdict *v, int clean, struct ng_buf *out)
+{
+    char *text = ng_report_headline_text(v);
+    ng_text_clean(out, text, strlen(text), clean);
+    free(text);
 }
 
 const char *ng_outcome_title(enum ng_outcome o)
@@ -202,13 +252,13 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
     return ret;
 }
 
-/* Exactly one of v and b is set. */
-static int write_one(const struct ng_verdict *v, const struct ng_batch *b,
-                     const struct ng_report_request *q, struct ng_err *err)
+/* A batch without a manifest is one gate, rendered as one verdict. */
+static int write_one(const struct ng_batch *b, const struct ng_report_request *q,
+                     struct ng_err *err)
 {
     struct ng_buf out = NG_BUF_INIT;
-    int ret = v ? ng_report_render(q->format, v, &out, err)
-                : ng_report_render_batch(q->format, b, &out, err);
+    int ret = !b->manifest && b->n == 1 ? ng_report_render(q->format, b->verdicts[0], &out, err)
+                                        : ng_report_render_batch(q->format, b, &out, err);
 
     if (ret == 0)
         ret = deliver(q, &out, err);
@@ -216,30 +266,18 @@ static int write_one(const struct ng_verdict *v, const struct ng_batch *b,
     return ret;
 }
 
-static int write_requests(const struct ng_verdict *v, const struct ng_batch *b,
-                          const struct ng_report_request *reqs, size_t n, struct ng_err *err)
+int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                          size_t n, struct ng_err *err)
 {
     int ret = 0;
 
     for (size_t i = 0; i < n; i++) {
         struct ng_err one;
-        if (write_one(v, b, &reqs[i], &one) < 0) {
+        if (write_one(b, &reqs[i], &one) < 0) {
             if (ret == 0)
                 *err = one;
             ret = -1;
         }
     }
     return ret;
-}
-
-int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
-                        size_t n, struct ng_err *err)
-{
-    return write_requests(v, NULL, reqs, n, err);
-}
-
-int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
-                          size_t n, struct ng_err *err)
-{
-    return write_requests(NULL, b, reqs, n, err);
 }

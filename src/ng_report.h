@@ -32,7 +32,8 @@ struct ng_report_request {
                                   e.g. "--json", "GITHUB_STEP_SUMMARY" */
 };
 
-/* The gates of one batch run (--manifest), in manifest order. */
+/* The gates of one run, in manifest order: a manifest's (--manifest), or
+ * the one gate of the command line (manifest NULL). */
 struct ng_batch {
     const struct ng_verdict *const *verdicts;
     size_t n;
@@ -53,12 +54,10 @@ struct ng_batch_counts {
 };
 void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
 
-/* Writes every request, even after one fails; returns -1 if any failed,
- * with err describing the first failure. */
-int ng_report_write_all(const struct ng_verdict *v, const struct ng_report_request *reqs,
-                        size_t n, struct ng_err *err);
-
-/* The same for a batch: one document, file or line set for all gates. */
+/* Writes every request for the batch, even after one fails: one
+ * document, file or line set for all its gates; a batch without a
+ * manifest is one gate, written as that verdict alone.  Returns -1 if any
+ * failed, with err describing the first failure. */
 int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
                           size_t n, struct ng_err *err);
 

@@ -106,7 +106,7 @@ static void md_message(struct md *m, const struct ng_verdict *v)
     struct ng_buf b = NG_BUF_INIT;
 
     ng_buf_adds(&b, "\n```text\n");
-    ng_text_clean(&b, v->message, strlen(v->message), NG_TEXT_ESCAPE_CONTROLS);
+    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &b);
     ng_buf_adds(&b, "\n```\n");
     md_add(m, &b);
 }
@@ -299,7 +299,9 @@ static void output_gate(struct ng_buf *out, const struct ng_verdict *v)
     output_number(out, "epochs", v->epochs > 0, (double)v->epochs);
     output_number(out, "p_value", v->has_p, v->p_value);
     output_multiline(out, "name", v->name);
-    output_multiline(out, "message", v->message);
+    char *message = ng_report_headline_text(v);
+    output_multiline(out, "message", message);
+    free(message);
 }
 
 /* A batch: the batch's verdict and counts; each gate's figures are in the
@@ -389,7 +391,7 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
     struct ng_buf body = NG_BUF_INIT;
 
     if (v->outcome != NG_OUTCOME_PASS) {
-        ng_text_clean(&body, v->message, strlen(v->message), NG_TEXT_ESCAPE_CONTROLS);
+        ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &body);
         if (ng_report_wants_details(v)) {
             ng_buf_adds(&body, "\n");
             ng_report_details(v, &body);

@@ -13,8 +13,7 @@ static int human_render(const struct ng_verdict *v, struct ng_buf *out, struct n
     (void)err;
     if (v->outcome == NG_OUTCOME_ERROR)
         return 0;
-    /* the message holds no user text, but keep the rule in one place */
-    ng_text_clean(out, v->message, strlen(v->message), NG_TEXT_ESCAPE_CONTROLS);
+    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
     ng_buf_adds(out, "\n");
     if (ng_report_wants_details(v))
         ng_report_details(v, out);
@@ -28,7 +27,7 @@ static int human_render_batch(const struct ng_batch *b, struct ng_buf *out, stru
         const struct ng_verdict *v = b->verdicts[i];
         ng_text_clean(out, v->name, strlen(v->name), NG_TEXT_ESCAPE_CONTROLS);
         ng_buf_adds(out, ": ");
-        ng_text_clean(out, v->message, strlen(v->message), NG_TEXT_ESCAPE_CONTROLS);
+        ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
         ng_buf_adds(out, "\n");
         if (ng_report_wants_details(v))
             ng_report_details(v, out);

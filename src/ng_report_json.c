@@ -147,7 +147,9 @@ static cJSON *verdict_json(const struct ng_verdict *v)
         free(clean);
     }
     cJSON_AddItemToObject(root, "warnings", warnings);
-    add_text(root, "message", v->message);
+    char *message = ng_report_headline_text(v);
+    add_text(root, "message", message);
+    free(message);
     add_text(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL);
     ng_fmt_utc(ts, sizeof ts, v->timestamp, 1);
     cJSON_AddStringToObject(root, "timestamp", ts);
@@ -460,7 +462,6 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     cJSON_ArrayForEach(it, warnings)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
-    snprintf(v->message, sizeof v->message, "%s", str_or_empty(root, "message"));
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
 }
 

@@ -87,7 +87,9 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
 static char *summary_text(const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
-    ng_buf_adds(&b, v->message);
+    char *headline = ng_report_headline_text(v);
+    ng_buf_adds(&b, headline);
+    free(headline);
     if (ng_report_wants_details(v)) {
         ng_buf_adds(&b, "\n");
         ng_report_details(v, &b);
@@ -106,6 +108,7 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
     xmlNodePtr n;
     char *text = summary_text(v);
+    char *headline = ng_report_headline_text(v);
     char time[32];
 
     fmt_seconds(time, sizeof time, v->elapsed_s);
@@ -116,10 +119,10 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
     case NG_OUTCOME_FAIL:
         n = add_text_child(tc, "failure", text);
         set_attr(n, "type", "regression");
-        set_attr(n, "message", v->message);
+        set_attr(n, "message", headline);
         break;
     case NG_OUTCOME_ERROR:
-        n = add_text_child(tc, "error", v->message);
+        n = add_text_child(tc, "error", headline);
         set_attr(n, "type", "error");
         set_attr(n, "message", v->error);
         break;
@@ -127,12 +130,13 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
         if (v->fail_inconclusive) {   /* the job fails: the report must say so too */
             n = add_text_child(tc, "failure", text);
             set_attr(n, "type", "inconclusive");
-            set_attr(n, "message", v->message);
+            set_attr(n, "message", headline);
         }
         break;
     case NG_OUTCOME_PASS:
         break;
     }
+    free(headline);
     free(text);
 }
 
@@ -179,13 +183,10 @@ static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
         struct ng_buf *to = v->outcome == NG_OUTCOME_ERROR ? &errs : &out;
         if (b->manifest)
             ng_buf_addf(to, "%s: ", v->name);
-        if (v->outcome == NG_OUTCOME_ERROR) {
-            ng_buf_adds(to, v->message);
-        } else {
-            char *text = summary_text(v);
-            ng_buf_adds(to, text);
-            free(text);
-        }
+        char *text = v->outcome == NG_OUTCOME_ERROR ? ng_report_headline_text(v)
+                                                    : summary_text(v);
+        ng_buf_adds(to, text);
+        free(text);
         if (b->manifest && !(to->len > 0 && to->data[to->len - 1] == '\n'))
             ng_buf_adds(to, "\n");
     }

@@ -24,6 +24,21 @@ struct ng_reporter {
     int (*render_batch)(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err);
 };
 
+/* The first human line (the headline), rendered from the verdict's
+ * fields, no newline:
+ *   PASS: per-epoch within 1.20x | baseline=427.2ms/epoch current=444.3ms/epoch ratio=1.040x (epochs=5)
+ *   FAIL: per-epoch regression 1.39x exceeds 1.20x threshold | baseline=...
+ *   INCONCLUSIVE: per-epoch ratio 1.25x exceeds 1.20x threshold but is not significant (p=0.0571 > alpha=0.05) | baseline=...
+ *   ERROR: <the verdict's error>
+ * Every reporter that shows it (the human line, JSON "message", JUnit,
+ * GitHub) renders it here, so a verdict read back from JSON renders the
+ * same line.  It may hold user text (an ERROR's path), so it is appended
+ * cleaned with the ng_text_clean() flags `clean`. */
+void ng_report_headline(const struct ng_verdict *v, int clean, struct ng_buf *out);
+/* The same uncleaned, freshly allocated (the caller frees it), for
+ * writers that clean for their own format. */
+char *ng_report_headline_text(const struct ng_verdict *v);
+
 /* The detail lines under the first human line (significance, samples, the
  * kernels that moved most), each starting with two spaces and ending in a
  * newline; shared by the reporters that show text to a person. */

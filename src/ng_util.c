@@ -291,13 +291,18 @@ static int fsync_dir(const char *dir)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int ng_write_all(int fd, const void *buf, size_t len)
 {
+    const char *data = buf;
+
     while (len > 0) {
         ssize_t w = write(fd, data, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {   /* nothing written and no error: do not spin */
+            errno = EIO;
             return -1;
         }
         data += w;
@@ -322,7 +327,7 @@ static int write_in_place(const char *path, const char *data, size_t len, int ex
         return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
-        write_all(fd, data, len) < 0) {
+        ng_write_all(fd, data, len) < 0) {
         saved = errno;
         close(fd);
         return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
@@ -393,7 +398,7 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
     mode_t um = umask(0);
     umask(um);
     (void)fchmod(fd, 0666 & ~um);
-    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    if (ng_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
         saved = errno;
         close(fd);
         unlink(tmp.data);

@@ -86,6 +86,10 @@ void ng_fmt_threshold(char *buf, size_t size, double v);
  * 12.345678901234567: the same digits a JSON encoder prints. */
 void ng_fmt_double(char *buf, size_t size, double v);
 
+/* write() until all len bytes are written (EINTR retried); -1 with errno
+ * on failure. */
+int ng_write_all(int fd, const void *data, size_t len);
+
 /* Writes data to path atomically: a temporary file in the same directory,
  * fsync, rename.  On failure nothing is left at a temporary name and an
  * older file at path is untouched.  path "-" writes to stdout. */

@@ -4,8 +4,10 @@
  * Ownership: a verdict borrows the strings it points at (profile paths,
  * kernel names, the gate name, the metric) from the profiles and settings
  * it was made from, which must outlive it.  It owns its arrays (runs,
- * samples, kernels, warnings) and its message texts; ng_verdict_release()
- * frees the arrays. */
+ * samples, kernels, warnings) and its error text; ng_verdict_release()
+ * frees the arrays.  It holds figures, not sentences: the human headline
+ * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
+ * ng_report_headline(). */
 #ifndef NG_VERDICT_H
 #define NG_VERDICT_H
 
@@ -69,8 +71,6 @@ struct ng_kernel_delta {
     double current_instances_per_epoch;
 };
 
-#define NG_VERDICT_TEXT (NG_ERR_MAX + 64)
-
 struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
@@ -90,8 +90,7 @@ struct ng_verdict {
     size_t n_warnings;
     int verbose;               /* show the attribution even on PASS (--verbose) */
     int fail_inconclusive;     /* INCONCLUSIVE counts as a failure (--fail-inconclusive) */
-    char message[NG_VERDICT_TEXT];   /* the first human line, e.g. "PASS: ..." */
-    char error[NG_ERR_MAX];          /* empty unless outcome is ERROR */
+    char error[NG_ERR_MAX];    /* empty unless outcome is ERROR */
     time_t timestamp;
     double elapsed_s;
 };

@@ -40,8 +40,11 @@ static void check_settings(const struct ng_settings *s, int ok)
     NG_FUZZ_CHECK(s->n_baselines <= NG_MAX_RUNS && s->n_currents <= NG_MAX_RUNS);
     NG_FUZZ_CHECK(s->n_owned <= 2 * NG_MAX_RUNS);
     /* whatever failed, a report path that is kept is a usable one */
-    NG_FUZZ_CHECK(!s->json_path || *s->json_path);
-    NG_FUZZ_CHECK(!s->junit_path || (*s->junit_path && strcmp(s->junit_path, "-") != 0));
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const char *p = s->outputs[i];
+        NG_FUZZ_CHECK(!p || *p);
+        NG_FUZZ_CHECK(!p || strcmp(p, "-") != 0 || (ng_outputs[i].rules & NG_OUTPUT_STDOUT_OK));
+    }
     /* batch mode: each gate's profiles come from the manifest */
     if (!ok || s->show_help || s->show_version || s->print_profile || s->manifest)
         return;

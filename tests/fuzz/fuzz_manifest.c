@@ -80,10 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ng_manifest_load(&m, &defaults, &err) == 0) {
         NG_FUZZ_CHECK(m.n_gates >= 1);
         for (size_t i = 0; i < m.n_gates; i++) {
-            check_gate(&m.gates[i].settings);
+            check_gate(&m.gates[i]);
             for (size_t j = 0; j < i; j++)   /* names are distinct */
-                NG_FUZZ_CHECK(strcmp(m.gates[i].settings.compare.name,
-                                     m.gates[j].settings.compare.name) != 0);
+                NG_FUZZ_CHECK(strcmp(m.gates[i].compare.name, m.gates[j].compare.name) != 0);
         }
     } else {
         ng_fuzz_check_error(&err);

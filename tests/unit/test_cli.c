@@ -145,8 +145,8 @@ static void test_paths_kept_on_error(void **state)
     for (int i = 0; all_env[i]; i++)
         unsetenv(all_env[i]);
     assert_int_equal(ng_cli_parse(&s, 9, argv, &err), -1);
-    assert_string_equal(s.json_path, "v.json");
-    assert_string_equal(s.junit_path, "j.xml");
+    assert_string_equal(s.outputs[ng_outputs_find("--json")], "v.json");
+    assert_string_equal(s.outputs[ng_outputs_find("--junit")], "j.xml");
     assert_string_equal(s.baselines[0], "a");
     ng_cli_release(&s);
 }
@@ -161,7 +161,7 @@ static void test_switches(void **state)
         unsetenv(all_env[i]);
     assert_int_equal(ng_cli_parse(&s, 5, argv, &err), 0);
     assert_int_equal(s.quiet, 1);
-    assert_string_equal(s.json_path, "-");
+    assert_string_equal(s.outputs[ng_outputs_find("--json")], "-");
     ng_cli_release(&s);
 
     putenv("NSYS_GATE_QUIET=yes");
@@ -203,13 +203,13 @@ static void test_refuse_outputs(void **state)
     assert_int_equal(ng_cli_parse(&s, 7, argv, &err), 0);
 
     const char *others[] = { NULL, "/nonexistent/x.sqlite", "m.json" };
-    assert_int_equal(ng_cli_refuse_outputs(&s, others, 3, &err), 0);
-    assert_string_equal(s.junit_path, link);
+    assert_int_equal(ng_outputs_refuse(&s, others, 3, &err), 0);
+    assert_string_equal(s.outputs[ng_outputs_find("--junit")], link);
 
     const char *inputs[] = { "/nonexistent/x.sqlite", profile };
-    assert_int_equal(ng_cli_refuse_outputs(&s, inputs, 2, &err), -1);
-    assert_null(s.junit_path);
-    assert_string_equal(s.json_path, "new.json");
+    assert_int_equal(ng_outputs_refuse(&s, inputs, 2, &err), -1);
+    assert_null(s.outputs[ng_outputs_find("--junit")]);
+    assert_string_equal(s.outputs[ng_outputs_find("--json")], "new.json");
     assert_non_null(strstr(err.msg, "--junit '"));
     assert_non_null(strstr(err.msg, "refusing to overwrite it"));
     ng_cli_release(&s);

@@ -3,11 +3,21 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "ng_compare.h"
+#include "ng_reporter.h"
+
+/* The prototype's line, as the reporters render it from the verdict. */
+static void assert_headline(const struct ng_verdict *v, const char *want)
+{
+    char *got = ng_report_headline_text(v);
+    assert_string_equal(got, want);
+    free(got);
+}
 
 static void profile(struct ng_profile *p, const char *path, long long total)
 {
@@ -46,12 +56,12 @@ static void test_exact_threshold_passes(void **state)
     decide(&v, 1000000000, 1500000000, 1.5, 5);
     assert_int_equal(v.outcome, NG_OUTCOME_PASS);
     assert_true(v.ratio == 1.5);
-    assert_string_equal(v.message,
+    assert_headline(&v,
                         "PASS: per-epoch within 1.50x | baseline=200.0ms/epoch "
                         "current=300.0ms/epoch ratio=1.500x (epochs=5)");
     decide(&v, 1000000000, 1500000001, 1.5, 5);
     assert_int_equal(v.outcome, NG_OUTCOME_FAIL);
-    assert_string_equal(v.message,
+    assert_headline(&v,
                         "FAIL: per-epoch regression 1.50x exceeds 1.50x threshold | "
                         "baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
     assert_int_equal(ng_outcome_exit_code(v.outcome, 0), 1);
@@ -63,7 +73,7 @@ static void test_default_threshold(void **state)
     (void)state;
     decide(&v, 100000000, 121000000, 1.2, 1);
     assert_int_equal(v.outcome, NG_OUTCOME_FAIL);
-    assert_string_equal(v.message,
+    assert_headline(&v,
                         "FAIL: per-epoch regression 1.21x exceeds 1.20x threshold | "
                         "baseline=100.0ms/epoch current=121.0ms/epoch ratio=1.210x (epochs=1)");
     decide(&v, 100000000, 90000000, 1.2, 2);
@@ -72,7 +82,7 @@ static void test_default_threshold(void **state)
     assert_true(v.baseline.ms_per_epoch == 50.0);
     /* an unusual threshold is shown with the digits it has */
     decide(&v, 100000000, 90000000, 1.125, 2);
-    assert_string_equal(v.message,
+    assert_headline(&v,
                         "PASS: per-epoch within 1.125x | baseline=50.0ms/epoch "
                         "current=45.0ms/epoch ratio=0.900x (epochs=2)");
 }

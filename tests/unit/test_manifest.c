@@ -73,7 +73,7 @@ static void test_fields(void **state)
     assert_int_equal(ng_manifest_load(&m, &cli, &err), 0);
     assert_int_equal(m.n_gates, 2);
 
-    const struct ng_settings *a = &m.gates[0].settings, *b = &m.gates[1].settings;
+    const struct ng_settings *a = &m.gates[0], *b = &m.gates[1];
     char want[sizeof path + 32];
     assert_string_equal(a->compare.name, "a");
     assert_true(a->compare.threshold == 1.5);   /* the command line's */
@@ -175,22 +175,6 @@ static void test_errors(void **state)
     ng_cli_release(&cli);
 }
 
-/* A refused manifest is one ERROR gate, so every report still says why. */
-static void test_refuse(void **state)
-{
-    struct ng_settings cli;
-    struct ng_manifest m;
-    (void)state;
-    parse_cli(&cli, NULL, NULL);
-    ng_manifest_refuse(&m, &cli, "it is broken");
-    assert_int_equal(m.n_gates, 1);
-    assert_int_equal(m.gates[0].result.v.outcome, NG_OUTCOME_ERROR);
-    assert_string_equal(m.gates[0].result.v.name, "manifest");
-    assert_string_equal(m.gates[0].result.v.message, "ERROR: it is broken");
-    ng_manifest_release(&m);
-    ng_cli_release(&cli);
-}
-
 /* The command line in batch mode. */
 static void test_cli(void **state)
 {
@@ -243,8 +227,8 @@ static void test_github_switch(void **state)
     assert_int_equal(ng_cli_parse(&s, 3, argv, &err), 0);
     ng_cli_release(&s);
     assert_int_equal(s.github, 1);
-    assert_string_equal(s.github_summary, "/x/summary");
-    assert_null(s.github_output);   /* empty is unset */
+    assert_string_equal(s.outputs[ng_outputs_find("GITHUB_STEP_SUMMARY")], "/x/summary");
+    assert_null(s.outputs[ng_outputs_find("GITHUB_OUTPUT")]);   /* empty is unset */
     assert_int_equal(ng_cli_parse(&s, 4, off, &err), 0);
     ng_cli_release(&s);
     assert_int_equal(s.github, 0);
@@ -263,7 +247,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_refuse),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_github_switch),
     };

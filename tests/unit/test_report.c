@@ -39,7 +39,6 @@ static struct ng_verdict fail_verdict(void)
     v.current = (struct ng_verdict_side){ .path = "c\x1b[31m\xff.csv", .format = NG_FORMAT_CSV,
                                           .loaded = 1, .total_ns = 1500000000,
                                           .kernel_count = 12, .ms_per_epoch = 300.0 };
-    strcpy(v.message, "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)");
     v.baseline.samples = base_samples;
     v.baseline.n_samples = 3;
     v.baseline.min_ms = 190.0;
@@ -166,7 +165,6 @@ static void test_json_error_has_nulls(void **state)
     v.has_figures = 0;
     v.current.loaded = 0;
     strcpy(v.error, "'c.csv' is empty");
-    strcpy(v.message, "ERROR: 'c.csv' is empty");
     char *s = render("json", &v);
     assert_non_null(strstr(s, "\"verdict\":\t\"error\""));
     assert_non_null(strstr(s, "\"ratio\":\tnull"));

@@ -1,0 +1,349 @@
+#include "ng_batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ng_compare.h"
+#include "ng_outputs.h"
+#include "ng_progress.h"
+#include "ng_reporter.h"
+#include "ng_signal.h"
+#include "ng_slots.h"
+#include "ng_util.h"
+
+static void set_text(char *dst, const char *msg)
+{
+    snprintf(dst, NG_ERR_MAX, "%s", msg);
+}
+
+static void make_gates(struct ng_batch_run *r, size_t n)
+{
+    r->gates = ng_xcalloc(n, sizeof *r->gates);
+    r->n_gates = n;
+}
+
+/* ---- a gate's verdict without a child's ---- */
+
+static void gate_error(struct ng_batch_gate *g, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void gate_error(struct ng_batch_gate *g, const char *fmt, ...)
+{
+    const struct ng_settings *s = g->settings;
+    struct ng_verdict *v = &g->result.v;
+    char msg[NG_ERR_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ng_verdict_doc_release(&g->result);
+    memset(&g->result, 0, sizeof g->result);
+    ng_verdict_begin(v, NULL, 0, NULL, 0, &s->compare);
+    v->baseline.path = s->n_baselines ? s->baselines[0] : NULL;
+    v->current.path = s->n_currents ? s->currents[0] : NULL;
+    ng_verdict_fail_with(v, msg);
+    g->verdict = v;
+}
+
+/* A manifest that could not be read, or a bad command line in batch mode:
+ * one gate named "manifest" whose verdict is that ERROR. */
+static void refuse_manifest(struct ng_batch_run *r, const struct ng_settings *s,
+                            const char *error)
+{
+    make_gates(r, 1);
+    struct ng_settings *own = ng_xmalloc(sizeof *own);
+    *own = *s;
+    own->n_owned = 0;   /* what the command line's settings own stays theirs */
+    own->compare.name = "manifest";
+    r->gates[0].own = own;
+    r->gates[0].settings = own;
+    gate_error(&r->gates[0], "%s", error);
+}
+
+/* A report path that is one of any gate's profiles would destroy it:
+ * refused (and dropped from the outputs) before any gate runs. */
+/* Every profile any gate of the manifest names (borrowed paths in a new
+ * array; *n says how many). */
+static const char **all_profiles(const struct ng_manifest *m, size_t *n)
+{
+    size_t total = 0, k = 0;
+
+    for (size_t i = 0; i < m->n_gates; i++)
+        total += m->gates[i].n_baselines + m->gates[i].n_currents;
+    const char **inputs = ng_xcalloc(total ? total : 1, sizeof *inputs);
+    for (size_t i = 0; i < m->n_gates; i++) {
+        const struct ng_settings *g = &m->gates[i];
+        for (size_t j = 0; j < g->n_baselines; j++)
+            inputs[k++] = g->baselines[j];
+        for (size_t j = 0; j < g->n_currents; j++)
+            inputs[k++] = g->currents[j];
+    }
+    *n = total;
+    return inputs;
+}
+
+static void refuse_batch_outputs(struct ng_batch_run *r)
+{
+    struct ng_err err;
+    size_t n;
+    const char **inputs = all_profiles(&r->manifest, &n);
+
+    if (ng_outputs_refuse(&r->outputs, inputs, n, &err) < 0)
+        set_text(r->refusal, err.msg);
+    free(inputs);
+}
+
+/* ---- gates in child processes ---- */
+
+struct child {
+    pid_t pid;
+    int fd;               /* read end of the pipe the verdict comes through */
+    size_t gate;
+    double started;
+    struct ng_buf text;
+    int slot;             /* its ng_signal registration */
+};
+
+/* In the child: one gate, its verdict as one JSON line into fd. */
+static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int fd)
+{
+    struct ng_gate g;
+    struct ng_buf out = NG_BUF_INIT;
+    struct ng_err err;
+
+    ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
+    /* gates share stderr: export progress as lines, each naming its gate */
+    if (ng_progress_mode() != NG_PROGRESS_OFF) {
+        struct ng_buf prefix = NG_BUF_INIT;
+        ng_buf_addf(&prefix, "%s: ", s->compare.name);
+        ng_progress_set_mode(NG_PROGRESS_LINES);
+        ng_progress_set_prefix(prefix.data);
+        ng_buf_release(&prefix);
+    }
+    ng_gate_run(&g, s, NULL);
+    if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
+        ng_write_all(fd, out.data, out.len) < 0)
+        _exit(3);
+    _exit(0);
+}
+
+static int start(struct ng_batch_run *r, size_t gate, struct child *c)
+{
+    struct ng_batch_gate *g = &r->gates[gate];
+    int p[2];
+    pid_t pid;
+
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        gate_error(g, "unable to start the gate: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);   /* nothing buffered may be written twice */
+    pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(p[0]);
+        close(p[1]);
+        gate_error(g, "unable to start the gate: %s", strerror(saved));
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        run_child(g->settings, p[1]);
+    }
+    close(p[1]);
+    /* a signal to the batch reaches every gate it started, which then
+     * cleans up after itself */
+    *c = (struct child){ pid, p[0], gate, ng_monotonic(), NG_BUF_INIT, ng_signal_add_child(pid) };
+    return 0;
+}
+
+/* The child closed its pipe: reap it and read its verdict back. */
+static void finish(struct ng_batch_run *r, struct child *c)
+{
+    struct ng_batch_gate *g = &r->gates[c->gate];
+    struct ng_err err;
+    int status = 0;
+
+    close(c->fd);
+    while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    ng_signal_forget(c->slot);
+    if (WIFSIGNALED(status))
+        gate_error(g, "the gate's process was killed by signal %d (%s)", WTERMSIG(status),
+                   strsignal(WTERMSIG(status)));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        gate_error(g, "the gate's process failed (exit status %d)", WEXITSTATUS(status));
+    else if (ng_verdict_doc_read(&g->result, c->text.data ? c->text.data : "", c->text.len,
+                                 &err) < 0)
+        gate_error(g, "the gate's process sent no verdict: %s", err.msg);
+    else
+        g->verdict = &g->result.v;
+    g->result.v.verbose = g->settings->verbose;
+    g->result.v.fail_inconclusive = g->settings->fail_inconclusive;
+    g->result.v.elapsed_s = ng_monotonic() - c->started;
+    ng_buf_release(&c->text);
+}
+
+/* Reads what is there; 1 once the child has closed its end. */
+static int drain(struct child *c)
+{
+    char chunk[65536];
+    ssize_t n = read(c->fd, chunk, sizeof chunk);
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0)
+        return 1;
+    ng_buf_add(&c->text, chunk, (size_t)n);
+    return 0;
+}
+
+static long default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+/* "[12/40] resnet50: PASS: ... (3.2 s)", as each gate finishes. */
+static void tell_finished(const struct ng_batch_gate *g, size_t done, size_t total)
+{
+    struct ng_buf headline = NG_BUF_INIT;
+    const struct ng_verdict *v = g->verdict ? g->verdict : &g->result.v;
+
+    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
+    ng_progress_gate_done(done, total, g->settings->compare.name, headline.data,
+                          g->result.v.elapsed_s);
+    ng_buf_release(&headline);
+}
+
+/* Every gate, at most `jobs` at once (<= 0: one per processor).  The gates
+ * share one set of export slots, made before they are forked: --jobs
+ * exports at once across the batch, within the memory bound. */
+static void run_children(struct ng_batch_run *r, long jobs)
+{
+    size_t max = (size_t)(jobs > 0 ? jobs : default_jobs()), next = 0, n = 0, done = 0;
+    if (max > r->n_gates)
+        max = r->n_gates;
+    struct child *run = ng_xcalloc(max, sizeof *run);
+    struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
+    size_t n_paths;
+    const char **paths = all_profiles(&r->manifest, &n_paths);
+    int made_slots = ng_slots_setup_for(jobs, paths, n_paths, 1) == 1;
+
+    free(paths);
+    ng_signal_init();
+    while (next < r->n_gates || n > 0) {
+        while (n < max && next < r->n_gates) {
+            if (start(r, next++, &run[n]) == 0)
+                n++;
+        }
+        for (size_t i = 0; i < n; i++)
+            fds[i] = (struct pollfd){ run[i].fd, POLLIN, 0 };
+        if (n == 0 || poll(fds, n, -1) < 0)
+            continue;
+        for (size_t i = n; i-- > 0;) {
+            if (!fds[i].revents || !drain(&run[i]))
+                continue;
+            finish(r, &run[i]);
+            tell_finished(&r->gates[run[i].gate], ++done, r->n_gates);
+            run[i] = run[--n];   /* order does not matter: results go by gate index */
+        }
+    }
+    if (made_slots)
+        ng_slots_teardown();
+    free(fds);
+    free(run);
+}
+
+/* ---- the two kinds of run ---- */
+
+static void run_single(struct ng_batch_run *r, const struct ng_settings *s,
+                       const struct ng_err *usage_err, double t0)
+{
+    struct ng_batch_gate *g;
+
+    make_gates(r, 1);
+    g = &r->gates[0];
+    g->settings = s;
+    g->local = ng_xmalloc(sizeof *g->local);
+    ng_gate_run(g->local, s, usage_err);
+    struct ng_verdict *v = &g->local->verdict;
+    v->timestamp = ng_report_time();
+    v->elapsed_s = ng_monotonic() - t0;
+    g->verdict = v;
+    if (v->outcome == NG_OUTCOME_ERROR)
+        set_text(r->error, v->error);
+}
+
+static void run_manifest(struct ng_batch_run *r, const struct ng_settings *s,
+                         const struct ng_err *usage_err)
+{
+    struct ng_err err;
+
+    if (usage_err)
+        err = *usage_err;
+    if (usage_err || ng_manifest_load(&r->manifest, s, &err) < 0) {
+        refuse_manifest(r, s, err.msg);
+        set_text(r->error, err.msg);
+        r->outputs.quiet = 1;   /* its ERROR line is on stderr already: not again on stdout */
+        return;
+    }
+    refuse_batch_outputs(r);
+    make_gates(r, r->manifest.n_gates);
+    for (size_t i = 0; i < r->n_gates; i++)
+        r->gates[i].settings = &r->manifest.gates[i];
+    run_children(r, s->jobs);
+}
+
+void ng_batch_run(struct ng_batch_run *r, const struct ng_settings *s,
+                  const struct ng_err *usage_err, double t0)
+{
+    struct ng_batch_counts c;
+
+    memset(r, 0, sizeof *r);
+    r->outputs = *s;
+    if (s->manifest)
+        run_manifest(r, s, usage_err);
+    else
+        run_single(r, s, usage_err, t0);
+
+    const struct ng_verdict **v = ng_xcalloc(r->n_gates, sizeof *v);
+    for (size_t i = 0; i < r->n_gates; i++)
+        v[i] = r->gates[i].verdict;
+    r->batch = (struct ng_batch){ v, r->n_gates, NULL, v[0]->timestamp, v[0]->elapsed_s };
+    if (s->manifest) {
+        r->batch.manifest = s->manifest;
+        r->batch.timestamp = ng_report_time();
+        r->batch.elapsed_s = ng_monotonic() - t0;
+        for (size_t i = 0; i < r->n_gates; i++)
+            r->gates[i].result.v.timestamp = r->batch.timestamp;
+    }
+    ng_batch_count(&r->batch, &c);
+    r->exit_code = r->refusal[0] ? 2 : c.exit_code;
+}
+
+void ng_batch_run_release(struct ng_batch_run *r)
+{
+    for (size_t i = 0; i < r->n_gates; i++) {
+        struct ng_batch_gate *g = &r->gates[i];
+        if (g->local) {
+            ng_gate_release(g->local);
+            free(g->local);
+        }
+        ng_verdict_doc_release(&g->result);
+        free(g->own);
+    }
+    free(r->gates);
+    free((void *)r->batch.verdicts);
+    ng_manifest_release(&r->manifest);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,173 @@
+#include "ng_outputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ng_cli.h"
+#include "ng_report.h"
+#include "ng_util.h"
+
+/* In table order: --help lists the options so, requests are written so
+ * (the text stream gets the human line before the annotations), and the
+ * first of several failures is the one reported. */
+const struct ng_output ng_outputs[] = {
+    { .reporter = "human", .dest = NG_OUTPUT_TEXT, .rules = NG_OUTPUT_QUIETED },
+    { .reporter = "json", .option = "--json", .env = "NSYS_GATE_JSON", .dest = NG_OUTPUT_FILE,
+      .rules = NG_OUTPUT_STDOUT_OK, .meta = "PATH",
+      .help = "write the JSON verdict (- = stdout; the human line then goes to stderr)" },
+    { .reporter = "junit", .option = "--junit", .env = "NSYS_GATE_JUNIT",
+      .dest = NG_OUTPUT_FILE, .meta = "PATH", .help = "write a JUnit XML report" },
+    { .reporter = "metrics", .option = "--metrics", .env = "NSYS_GATE_METRICS",
+      .dest = NG_OUTPUT_FILE, .meta = "PATH",
+      .help = "write OpenMetrics text (Prometheus textfile collector, GitLab metrics report)" },
+    { .reporter = "json-line", .option = "--history", .env = "NSYS_GATE_HISTORY",
+      .dest = NG_OUTPUT_APPEND, .meta = "PATH",
+      .help = "append the verdict as one JSON line (JSON Lines), for dashboards" },
+    { .reporter = "benchmark", .option = "--benchmark-json", .env = "NSYS_GATE_BENCHMARK_JSON",
+      .dest = NG_OUTPUT_FILE, .meta = "PATH",
+      .help = "write github-action-benchmark customSmallerIsBetter JSON" },
+    { .reporter = "github-annotations", .dest = NG_OUTPUT_TEXT, .rules = NG_OUTPUT_GITHUB },
+    { .reporter = "github-summary", .env = "GITHUB_STEP_SUMMARY", .dest = NG_OUTPUT_APPEND,
+      .rules = NG_OUTPUT_GITHUB },
+    { .reporter = "github-output", .env = "GITHUB_OUTPUT", .dest = NG_OUTPUT_APPEND,
+      .rules = NG_OUTPUT_GITHUB },
+};
+
+const size_t ng_n_outputs = sizeof ng_outputs / sizeof ng_outputs[0];
+
+_Static_assert(sizeof ng_outputs / sizeof ng_outputs[0] <= NG_OUTPUTS_MAX,
+               "NG_OUTPUTS_MAX is smaller than the outputs table");
+
+int ng_outputs_find(const char *name)
+{
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const struct ng_output *o = &ng_outputs[i];
+        if ((o->option && strcmp(o->option, name) == 0) ||
+            (!o->option && o->env && strcmp(o->env, name) == 0))
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *ng_outputs_origin(const struct ng_output *o)
+{
+    return o->option ? o->option : o->env;
+}
+
+/* "(only --json can)": the options that may be "-", from the table. */
+static const char *stdout_problem(void)
+{
+    static char text[256];
+
+    if (text[0])
+        return text;
+    struct ng_buf b = NG_BUF_INIT;
+    size_t n = 0;
+    ng_buf_adds(&b, "cannot be standard output (only ");
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        if (!(ng_outputs[i].rules & NG_OUTPUT_STDOUT_OK) || !ng_outputs[i].option)
+            continue;
+        ng_buf_addf(&b, "%s%s", n++ ? " and " : "", ng_outputs[i].option);
+    }
+    ng_buf_addf(&b, " can)");
+    snprintf(text, sizeof text, "%s", b.data);
+    ng_buf_release(&b);
+    return text;
+}
+
+int ng_outputs_set(const struct ng_output *o, const char *value, const char **path,
+                   const char **problem)
+{
+    if (strcmp(value, "-") == 0 && !(o->rules & NG_OUTPUT_STDOUT_OK)) {
+        *problem = stdout_problem();
+        return -1;
+    }
+    if (!*value) {
+        *problem = "is empty";
+        return -1;
+    }
+    *path = value;
+    return 0;
+}
+
+static int is_stdout(const struct ng_output *o, const char *path)
+{
+    return (o->rules & NG_OUTPUT_STDOUT_OK) && path && strcmp(path, "-") == 0;
+}
+
+static int is_input(const struct stat *out, const char *const *inputs, size_t n,
+                    const char **which)
+{
+    struct stat st;
+
+    for (size_t i = 0; i < n; i++) {
+        if (inputs[i] && stat(inputs[i], &st) == 0 && st.st_dev == out->st_dev &&
+            st.st_ino == out->st_ino) {
+            *which = inputs[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A report written over an input would destroy the profile (reports are
+ * written even on ERROR, so even a usage error would).  Such a path is
+ * refused and dropped, so the other reports are written but not that one.
+ * Same file means same device and inode: "./base.sqlite" or a symlink to
+ * it cannot slip past; a path that does not exist yet is no input. */
+int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
+                      struct ng_err *err)
+{
+    int ret = 0;
+
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const struct ng_output *o = &ng_outputs[i];
+        const char *path = s->outputs[i], *which;
+        struct stat st;
+        if (!o->option || !path || is_stdout(o, path) || stat(path, &st) < 0 ||
+            !is_input(&st, inputs, n, &which))
+            continue;
+        if (ret == 0) {
+            char *out = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+            char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
+            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to overwrite it",
+                             ng_outputs_origin(o), out, in);
+            free(out);
+            free(in);
+        }
+        s->outputs[i] = NULL;
+    }
+    return ret;
+}
+
+/* Standard output carries the human line, then the GitHub annotations;
+ * an output written to "-" takes it, and both move to stderr. */
+size_t ng_outputs_requests(const struct ng_settings *s, struct ng_report_request *q)
+{
+    enum ng_report_dest text = NG_DEST_STDOUT;
+    size_t n = 0;
+
+    for (size_t i = 0; i < ng_n_outputs; i++)
+        if (is_stdout(&ng_outputs[i], s->outputs[i]))
+            text = NG_DEST_STDERR;
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const struct ng_output *o = &ng_outputs[i];
+        const char *path = s->outputs[i];
+        if (((o->rules & NG_OUTPUT_GITHUB) && !s->github) ||
+            ((o->rules & NG_OUTPUT_QUIETED) && s->quiet))
+            continue;
+        if (o->dest == NG_OUTPUT_TEXT) {
+            q[n++] = (struct ng_report_request){ o->reporter, text, NULL, NULL };
+            continue;
+        }
+        if (!path)
+            continue;
+        enum ng_report_dest d = is_stdout(o, path)             ? NG_DEST_STDOUT
+                                : o->dest == NG_OUTPUT_APPEND ? NG_DEST_APPEND
+                                                              : NG_DEST_FILE;
+        q[n++] = (struct ng_report_request){ o->reporter, d, path, ng_outputs_origin(o) };
+    }
+    return n;
+}
