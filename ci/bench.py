@@ -8,6 +8,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 KERNEL_SUM = 'select sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL'
@@ -153,6 +154,159 @@ def run_size(args, millions, nsys):
     return out
 
 
+# ---- the .nsys-rep path: parallel exports and the cache key ----
+
+SAMPLES = ("05_ayush_vector_add_v3_nsys2023.1.2.nsys-rep", "06_young768_nvfuser_report2_nsys2023.2.3.nsys-rep")
+HIT_SIZES_GB = (1.5, 2.0)
+STUB_NSYS = """#!/bin/sh
+# stand-in nsys for the cache-hit rows: the export is a copy of a small file
+if [ "$1" = --version ]; then echo "NVIDIA Nsight Systems version bench-stub"; exit 0; fi
+while [ "$1" != --output ]; do shift; done
+cp "%s" "$2"
+"""
+
+
+def tree_rss_kib(root):
+    """Summed VmRSS of root and its descendants, now."""
+    kids, rss = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/status" % d) as f:
+                v = [l for l in f if l.startswith("VmRSS:")]
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+        rss[int(d)] = int(v[0].split()[1]) if v else 0
+    total, todo = 0, [root]
+    while todo:
+        p = todo.pop()
+        total += rss.get(p, 0)
+        todo += kids.get(p, [])
+    return total
+
+
+def measure_tree(argv, env=None):
+    """Wall seconds and the peak of the summed RSS (KiB) of the whole process
+    tree (the gate and the nsys processes it runs at once), sampled every 10 ms."""
+    t = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    peak = [0]
+    def sample():
+        while p.poll() is None:
+            peak[0] = max(peak[0], tree_rss_kib(p.pid))
+            time.sleep(0.01)
+    th = threading.Thread(target=sample)
+    th.start()
+    err = p.stderr.read()
+    p.wait()
+    th.join()
+    wall = time.monotonic() - t
+    if p.returncode not in (0, 1):
+        raise RuntimeError("%s exited %d: %s" % (argv, p.returncode, err[-500:]))
+    return wall, peak[0]
+
+
+def big_report(cache, gb):
+    """A pseudo-report of gb GiB (the nsys-rep magic, then bytes): what the
+    cache key hashes; the stub nsys never reads it."""
+    path = os.path.join(cache, "hit-%.1fg.nsys-rep" % gb)
+    size = int(gb * (1 << 30))
+    if not os.path.exists(path) or os.path.getsize(path) != size:
+        log("writing %s" % path)
+        block = os.urandom(1 << 20)
+        with open(path + ".tmp", "wb") as f:
+            f.write(b"NVIDIA Tegra Profiler Report")
+            left = size - 28
+            while left > 0:
+                n = min(left, len(block))
+                f.write(block[:n])
+                left -= n
+        os.rename(path + ".tmp", path)
+    return path
+
+
+def nsysrep_commands(args, nsys):
+    """(name, argv, measure) of the .nsys-rep rows."""
+    gate = os.path.abspath(args.gate)
+    cmds = []
+    samples = os.path.join(os.path.dirname(args.prototype), "..", "nsys-samples")
+    pair = [os.path.join(samples, s) for s in SAMPLES]
+    if nsys and all(os.path.exists(p) for p in pair):
+        for jobs, what in ((1, "sequential, --jobs 1"), (2, "parallel, --jobs 2")):
+            cmds.append(("2 real-nsys exports (05 + 06), %s" % what,
+                         [gate, "--quiet", "--no-cache", "--nsys", nsys, "--jobs", str(jobs)] + pair,
+                         measure_tree))
+    export = os.path.join(args.cache, "hit-export.sqlite")
+    if not os.path.exists(export):
+        subprocess.run([args.gentrace, "-o", export, "--kernels", "1000", "--no-nvtx"], check=True,
+                       stdout=subprocess.DEVNULL)
+    stub = os.path.join(args.cache, "hit-nsys")
+    with open(stub, "w") as f:
+        f.write(STUB_NSYS % export)
+    os.chmod(stub, 0o755)
+    hit_dir = os.path.join(args.cache, "hit-cache")
+    for gb in HIT_SIZES_GB:
+        rep = big_report(args.cache, gb)
+        cmds.append(("read the %.1f GB report once (cat)" % gb, ["sh", "-c", 'cat "$1" >/dev/null', "_", rep],
+                     measure))
+        # the first run fills the cache (warm-up); every measured run is a hit
+        cmds.append(("gate, cache hit on the %.1f GB report" % gb,
+                     [gate, "--quiet", "--nsys", stub, "--cache-dir", hit_dir, "--print-profile", rep],
+                     measure))
+    cmds.append(("gate on the cached export itself (the SQLite read)",
+                 [gate, "--quiet", "--print-profile", export], measure))
+    return cmds
+
+
+def run_nsysrep(args, nsys):
+    cmds = nsysrep_commands(args, nsys)
+    results = {name: {"wall": [], "rss": []} for name, _, _ in cmds}
+    log("nsys-rep rows: warm-up")
+    for name, argv, how in cmds:
+        how(argv)
+    for i in range(args.runs):
+        log("nsys-rep rows: run %d/%d" % (i + 1, args.runs))
+        for name, argv, how in cmds:
+            w, r = how(argv)
+            results[name]["wall"].append(w)
+            results[name]["rss"].append(r)
+    return [{"command": name, "wall_s": statistics.median(results[name]["wall"]),
+             "peak_rss_mib": max(results[name]["rss"]) / 1024.0, "runs": results[name]["wall"]}
+            for name, _, _ in cmds]
+
+
+def nsysrep_targets(rows):
+    get = {r["command"]: r for r in rows}
+    t = []
+    cat, hit = get.get("read the 1.5 GB report once (cat)"), get.get("gate, cache hit on the 1.5 GB report")
+    if cat and hit:
+        limit = 4 * cat["wall_s"] + 0.3
+        t.append({"target": "cache hit, 1.5 GB report, s (<= 4 x cat + 0.3 s)", "value": hit["wall_s"],
+                  "limit": round(limit, 3), "met": hit["wall_s"] <= limit})
+    seq = get.get("2 real-nsys exports (05 + 06), sequential, --jobs 1")
+    par = get.get("2 real-nsys exports (05 + 06), parallel, --jobs 2")
+    if seq and par:
+        t.append({"target": "parallel / sequential wall, 2 real-nsys exports", "value": par["wall_s"] / seq["wall_s"],
+                  "limit": 1.0, "met": par["wall_s"] <= seq["wall_s"]})
+    return t
+
+
+def nsysrep_markdown(rows, tgts):
+    lines = ["", "| .nsys-rep path | wall (median) | peak RSS (whole process tree for the exports) |",
+             "|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.3f s | %.1f MiB |" % (r["command"], r["wall_s"], r["peak_rss_mib"]))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        lines.append("| %s | %.3f | <= %s | %s |" % (t["target"], t["value"], t["limit"],
+                                                    "yes" if t["met"] else "NO"))
+    return "\n".join(lines) + "\n"
+
+
 def ratio(rows, size, a, b):
     get = {(r["size_millions"], r["command"]): r for r in rows}
     if (size, a) in get and (size, b) in get:
@@ -226,6 +380,8 @@ def main():
                     help="leave out the 10M-row saved kernel summary rows")
     ap.add_argument("--summary-runs", type=int, default=1,
                     help="runs of each summary command (each reads 10M rows)")
+    ap.add_argument("--no-nsysrep", action="store_true",
+                    help="leave out the .nsys-rep rows (parallel exports, cache hits)")
     ap.add_argument("--cache", default=os.environ.get(
         "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
     ap.add_argument("--prototype", default=os.path.join(
@@ -252,11 +408,16 @@ def main():
                                         platform.system(), platform.release())
     srows = [] if args.no_summary else run_summaries(args)
     tgts = (targets(rows) if rows else []) + summary_targets(srows)
+    rep_rows = [] if args.no_nsysrep else run_nsysrep(args, nsys)
+    rep_tgts = nsysrep_targets(rep_rows)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
-                   "summary_results": srows, "targets": tgts}, f, indent=2)
+                   "summary_results": srows, "targets": tgts,
+                   "nsysrep": rep_rows, "nsysrep_targets": rep_tgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
+    if rep_rows:
+        md += nsysrep_markdown(rep_rows, rep_tgts)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): the gate against the floor (sqlite3 summing the
 # kernel table), real `nsys stats`, and the Python prototype, on generated
-# traces of 1, 5 and 10 million kernels.  Ratios come from one run of this
-# script, commands alternated, median of N runs after a warm-up.  Then the
-# gate's peak RSS on a generated 10-million-row saved kernel summary (CSV)
-# against the file's size.
+# traces of 1, 5 and 10 million kernels; the gate's peak RSS on a generated
+# 10-million-row saved kernel summary (CSV) against the file's size; then the
+# .nsys-rep path: a pair of real-nsys exports sequential (--jobs 1) and
+# parallel (--jobs 2), wall and the peak RSS of the whole process tree, and
+# the cache key: a cache hit on 1.5 and 2 GB reports (a stand-in nsys; the
+# hit never runs it) against reading the report once.  Ratios come from one
+# run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
-#               [--summary-runs N]
-#   ci/bench.sh --sizes "" --no-nsys     only the saved-summary rows
+#               [--summary-runs N] [--no-nsysrep]
+#   ci/bench.sh --sizes "" --no-nsys --no-nsysrep     only the saved-summary rows
 #
 # Traces and summaries are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
 # Writes build-bench/bench.json and build-bench/bench.md.

@@ -7,10 +7,12 @@
 #                               valgrind, locales (de_DE for the locale test)
 #   ng_need_packages fuzz       the build set plus clang and libFuzzer
 
-NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev"
+NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev"
 NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
 # the ci suite: YAML of action.yml and the GitLab template, and the OpenMetrics parser
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
+# the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
 NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 

@@ -9,6 +9,7 @@
 #include "ng_cli.h"
 #include "ng_gate.h"
 #include "ng_outputs.h"
+#include "ng_progress.h"
 #include "ng_report.h"
 #include "ng_signal.h"
 #include "ng_source.h"
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
 
     ng_signal_init();
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
+    ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {
         ng_cli_help(stdout);
         ng_cli_release(&s);

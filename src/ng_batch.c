@@ -13,7 +13,10 @@
 
 #include "ng_compare.h"
 #include "ng_outputs.h"
+#include "ng_progress.h"
+#include "ng_reporter.h"
 #include "ng_signal.h"
+#include "ng_slots.h"
 #include "ng_util.h"
 
 static void set_text(char *dst, const char *msg)
@@ -68,15 +71,15 @@ static void refuse_manifest(struct ng_batch_run *r, const struct ng_settings *s,
 
 /* A report path that is one of any gate's profiles would destroy it:
  * refused (and dropped from the outputs) before any gate runs. */
-static void refuse_batch_outputs(struct ng_batch_run *r)
+/* Every profile any gate of the manifest names (borrowed paths in a new
+ * array; *n says how many). */
+static const char **all_profiles(const struct ng_manifest *m, size_t *n)
 {
-    const struct ng_manifest *m = &r->manifest;
-    struct ng_err err;
-    size_t n = 0, k = 0;
+    size_t total = 0, k = 0;
 
     for (size_t i = 0; i < m->n_gates; i++)
-        n += m->gates[i].n_baselines + m->gates[i].n_currents;
-    const char **inputs = ng_xcalloc(n ? n : 1, sizeof *inputs);
+        total += m->gates[i].n_baselines + m->gates[i].n_currents;
+    const char **inputs = ng_xcalloc(total ? total : 1, sizeof *inputs);
     for (size_t i = 0; i < m->n_gates; i++) {
         const struct ng_settings *g = &m->gates[i];
         for (size_t j = 0; j < g->n_baselines; j++)
@@ -84,6 +87,16 @@ static void refuse_batch_outputs(struct ng_batch_run *r)
         for (size_t j = 0; j < g->n_currents; j++)
             inputs[k++] = g->currents[j];
     }
+    *n = total;
+    return inputs;
+}
+
+static void refuse_batch_outputs(struct ng_batch_run *r)
+{
+    struct ng_err err;
+    size_t n;
+    const char **inputs = all_profiles(&r->manifest, &n);
+
     if (ng_outputs_refuse(&r->outputs, inputs, n, &err) < 0)
         set_text(r->refusal, err.msg);
     free(inputs);
@@ -108,6 +121,14 @@ static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int
     struct ng_err err;
 
     ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
+    /* gates share stderr: export progress as lines, each naming its gate */
+    if (ng_progress_mode() != NG_PROGRESS_OFF) {
+        struct ng_buf prefix = NG_BUF_INIT;
+        ng_buf_addf(&prefix, "%s: ", s->compare.name);
+        ng_progress_set_mode(NG_PROGRESS_LINES);
+        ng_progress_set_prefix(prefix.data);
+        ng_buf_release(&prefix);
+    }
     ng_gate_run(&g, s, NULL);
     if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
         ng_write_all(fd, out.data, out.len) < 0)
@@ -192,15 +213,33 @@ static long default_jobs(void)
     return n > 0 ? n : 1;
 }
 
-/* Every gate, at most `jobs` at once (<= 0: one per processor). */
+/* "[12/40] resnet50: PASS: ... (3.2 s)", as each gate finishes. */
+static void tell_finished(const struct ng_batch_gate *g, size_t done, size_t total)
+{
+    struct ng_buf headline = NG_BUF_INIT;
+    const struct ng_verdict *v = g->verdict ? g->verdict : &g->result.v;
+
+    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
+    ng_progress_gate_done(done, total, g->settings->compare.name, headline.data,
+                          g->result.v.elapsed_s);
+    ng_buf_release(&headline);
+}
+
+/* Every gate, at most `jobs` at once (<= 0: one per processor).  The gates
+ * share one set of export slots, made before they are forked: --jobs
+ * exports at once across the batch, within the memory bound. */
 static void run_children(struct ng_batch_run *r, long jobs)
 {
-    size_t max = (size_t)(jobs > 0 ? jobs : default_jobs()), next = 0, n = 0;
+    size_t max = (size_t)(jobs > 0 ? jobs : default_jobs()), next = 0, n = 0, done = 0;
     if (max > r->n_gates)
         max = r->n_gates;
     struct child *run = ng_xcalloc(max, sizeof *run);
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
+    size_t n_paths;
+    const char **paths = all_profiles(&r->manifest, &n_paths);
+    int made_slots = ng_slots_setup_for(jobs, paths, n_paths, 1) == 1;
 
+    free(paths);
     ng_signal_init();
     while (next < r->n_gates || n > 0) {
         while (n < max && next < r->n_gates) {
@@ -215,9 +254,12 @@ static void run_children(struct ng_batch_run *r, long jobs)
             if (!fds[i].revents || !drain(&run[i]))
                 continue;
             finish(r, &run[i]);
+            tell_finished(&r->gates[run[i].gate], ++done, r->n_gates);
             run[i] = run[--n];   /* order does not matter: results go by gate index */
         }
     }
+    if (made_slots)
+        ng_slots_teardown();
     free(fds);
     free(run);
 }

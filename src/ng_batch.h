@@ -9,6 +9,9 @@
  * one JSON line into a pipe; the parent reads it back
  * (ng_verdict_doc_read()), so the reporters see an ordinary verdict.  A
  * child that dies without one is an ERROR for its gate, not for the batch.
+ * The children share one set of export slots made before they are forked
+ * (ng_slots), so --jobs bounds the exports of all gates together; each
+ * finished gate is told through ng_progress ("[12/40] resnet50: PASS ...").
  *
  * What the run decides is all in the struct: the verdicts, the run's own
  * error (a usage error, a manifest that could not be read: then the batch

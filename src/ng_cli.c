@@ -346,7 +346,8 @@ static const struct opt_spec specs[] = {
     { "manifest", "NSYS_GATE_MANIFEST", 1, p_manifest, NULL, "FILE",
       "run every gate of a JSON manifest (batch mode; no operands)", NG_CLI_RUN },
     { "jobs", "NSYS_GATE_JOBS", 1, p_jobs, NULL, "N",
-      "with --manifest: gates run at once (also -j N); default: one per processor",
+      ".nsys-rep exports at once, and with --manifest gates at once (also -j N); "
+      "default: one per processor",
       NG_CLI_RUN },
     { "name", "NSYS_GATE_NAME", 1, p_name, NULL, "NAME",
       "test case / metric name; default gpu-time-per-epoch", NG_CLI_GATE },
@@ -387,7 +388,7 @@ static const struct opt_spec specs[] = {
       "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN },
     { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
       "prune exports unused this long (0 = never); default 30", NG_CLI_RUN },
-    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout",
+    { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout, no progress on stderr",
       NG_CLI_RUN },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
       "print what is read from each operand (kernel rows, total) and exit", NG_CLI_RUN },
@@ -770,7 +771,7 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
         return -1;
     if (s->no_cache) {
         s->cache.dir = NULL;
-    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir()) != NULL) {
+    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir(&s->cache.parent)) != NULL) {
         s->owned[s->n_owned++] = (char *)s->cache.dir;
     }
     if (s->show_help || s->show_version)

@@ -7,9 +7,14 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_exports.h"
 #include "ng_project.h"
+#include "ng_slots.h"
 #include "ng_source.h"
 #include "ng_util.h"
+
+/* threads loading one gate's profiles (exports are bounded by the slots) */
+#define MAX_LOAD_THREADS 64
 
 /* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
  * the number is the group, so the ranks of one epoch add up. */
@@ -38,10 +43,13 @@ static void note_formats(struct ng_profile *p, size_t n)
     }
 }
 
-/* Every profile of both sides, loaded side by side: two exports of a few
- * hundred MB each take the time of one on a two-core runner.  A job is one
- * profile with its own error; the first failure in order (baseline runs,
- * then current runs) is the one reported, as if loaded one by one. */
+/* Every profile of both sides, loaded side by side: up to --jobs at once
+ * (one per processor by default), so .nsys-rep operands are exported in
+ * parallel, within the run's export slots (ng_slots: the memory bound, and
+ * across a batch's gates).  Operands naming one report share its export
+ * (ng_exports).  A job is one profile with its own error; the first
+ * failure in order (baseline runs, then current runs) is the one reported,
+ * as if loaded one by one. */
 struct load_job {
     struct ng_profile *p;
     int rc;
@@ -70,24 +78,36 @@ static void *load_worker(void *arg)
     }
 }
 
-#define MAX_LOAD_THREADS 4
+static size_t worker_count(long jobs, size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t w = jobs > 0 ? (size_t)jobs : cpus > 1 ? (size_t)cpus : 1;
+    if (w > MAX_LOAD_THREADS)
+        w = MAX_LOAD_THREADS;
+    return w < n ? w : n;
+}
 
-static int load_all(struct ng_gate *g, const struct ng_source_opts *o, struct ng_err *err)
+static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs,
+                    struct ng_err *err)
 {
     size_t n = g->nb + g->nc;
-    struct load_job *jobs = ng_xcalloc(n ? n : 1, sizeof *jobs);
-    struct load_pool pool = { jobs, n, 0, o, PTHREAD_MUTEX_INITIALIZER };
+    struct load_job *jobs_ = ng_xcalloc(n ? n : 1, sizeof *jobs_);
+    struct ng_source_opts opts = *o;
+    struct load_pool pool = { jobs_, n, 0, &opts, PTHREAD_MUTEX_INITIALIZER };
     pthread_t tid[MAX_LOAD_THREADS];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t workers = cpus > 1 ? (size_t)cpus : 1, started = 0;
-    int ret = 0;
+    size_t workers, started = 0;
+    int ret = 0, made_slots = 0;
 
-    for (size_t i = 0; i < n; i++)
-        jobs[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
-    if (workers > MAX_LOAD_THREADS)
-        workers = MAX_LOAD_THREADS;
-    if (workers > n)
-        workers = n;
+    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    for (size_t i = 0; i < n; i++) {
+        jobs_[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+        paths[i] = jobs_[i].p->path;
+    }
+    workers = worker_count(jobs, n);
+    /* a batch's gate finds the batch's slots there already */
+    made_slots = ng_slots_setup_for(jobs, paths, n, 0) == 1;
+    free(paths);
+    opts.exports = g->exports = ng_exports_new();
     /* this thread is one of the workers */
     for (; started + 1 < workers; started++)
         if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0)
@@ -95,14 +115,16 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, struct ng
     load_worker(&pool);
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+    if (made_slots)
+        ng_slots_teardown();
     for (size_t i = 0; i < n; i++) {
-        if (jobs[i].rc < 0) {
-            *err = jobs[i].err;
+        if (jobs_[i].rc < 0) {
+            *err = jobs_[i].err;
             ret = -1;
             break;
         }
     }
-    free(jobs);
+    free(jobs_);
     return ret;
 }
 
@@ -133,7 +155,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .skip_epochs = s->compare.skip_epochs,
         .cache = s->cache.dir ? &s->cache : NULL,
     };
-    ok = ok && load_all(g, &src, &err) == 0;
+    ok = ok && load_all(g, &src, s->jobs, &err) == 0;
     if (ok) {
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
     } else {
@@ -142,6 +164,12 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_verdict_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
         ng_verdict_fail_with(&g->verdict, err.msg);
     }
+    /* what the exports had to say (e.g. the cache was not used), once */
+    for (size_t i = 0; i < ng_exports_n_notes(g->exports); i++)
+        ng_verdict_warn(&g->verdict, "%s", ng_exports_note_at(g->exports, i));
+    /* the exports' private files are not needed past the reading */
+    ng_exports_free(g->exports);
+    g->exports = NULL;
     g->verdict.verbose = s->verbose;
     g->verdict.fail_inconclusive = s->fail_inconclusive;
 }

@@ -13,6 +13,8 @@
 #include "ng_regex.h"
 #include "ng_verdict.h"
 
+struct ng_exports;
+
 struct ng_gate {
     struct ng_profile baseline[NG_MAX_RUNS];
     size_t nb;
@@ -21,6 +23,7 @@ struct ng_gate {
     struct ng_regex epoch_re;
     int have_re;
     struct ng_verdict verdict;
+    struct ng_exports *exports;   /* while the profiles load */
 };
 
 /* The built-in pattern behind --epoch-range auto. */

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "ng_signal.h"
 
@@ -26,26 +29,58 @@ static void keep_tail(struct ng_buf *b, const char *data, size_t n)
     }
 }
 
+/* The child's whole environment, built before fork: after a fork in a
+ * threaded process the child may only make async-signal-safe calls, and
+ * putenv() can allocate. */
+static char **child_environ(const char *const *extra)
+{
+    size_t n = 0, k = 0;
+    for (char **e = environ; *e; e++)
+        n++;
+    for (size_t i = 0; extra && extra[i]; i++)
+        n++;
+    char **env = ng_xcalloc(n + 1, sizeof *env);
+    for (char **e = environ; *e; e++) {
+        int replaced = 0;
+        for (size_t i = 0; extra && extra[i] && !replaced; i++) {
+            size_t len = strcspn(extra[i], "=");
+            replaced = strncmp(*e, extra[i], len + 1) == 0;
+        }
+        if (!replaced)
+            env[k++] = *e;
+    }
+    for (size_t i = 0; extra && extra[i]; i++)
+        env[k++] = (char *)extra[i];
+    env[k] = NULL;
+    return env;
+}
+
 /* Child side: never returns.  Reports an exec failure's errno through the
  * close-on-exec pipe so the parent can say "not found" instead of a bare
  * exit code. */
-static void child(const char *const *argv, const char *const *env, int out_w, int err_w,
+static void child(const char *const *argv, char **env, pid_t parent, int out_w, int err_w,
                   int status_w)
 {
     int devnull = open("/dev/null", O_RDONLY);
+    int e;
 
     setpgid(0, 0);
+#ifdef __linux__
+    /* die with the gate, even of SIGKILL; if the gate is gone already, go */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+        _exit(127);
+#else
+    (void)parent;
+#endif
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         goto fail;
-    for (size_t i = 0; env && env[i]; i++)
-        putenv((char *)env[i]);
-    execvp(argv[0], (char *const *)argv);
-fail:;
-    int e = errno;
+    execvpe(argv[0], (char *const *)argv, env);
+fail:
+    e = errno;
     ssize_t w = write(status_w, &e, sizeof e);
     (void)w;
     _exit(127);
@@ -73,8 +108,8 @@ static int drain(int fd, struct ng_buf *b, size_t budget)
 /* Reads both pipes and reaps the child.  Stops when the child has exited
  * (a grandchild holding the pipes open must not keep the gate waiting) or
  * the deadline passes (returns 1, child not reaped). */
-static int pump(pid_t pid, int out_r, int err_r, double deadline, int *status,
-                struct ng_proc_result *r)
+static int pump(pid_t pid, int out_r, int err_r, double deadline, const struct ng_proc_opts *o,
+                int *status, struct ng_proc_result *r)
 {
     struct pollfd fds[2] = { { out_r, POLLIN, 0 }, { err_r, POLLIN, 0 } };
 
@@ -92,6 +127,8 @@ static int pump(pid_t pid, int out_r, int err_r, double deadline, int *status,
         int rc = poll(fds, 2, wait_ms);
         if (rc < 0 && errno != EINTR)
             return 1;
+        if (o && o->tick)
+            o->tick(o->ctx);
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
@@ -111,12 +148,13 @@ static int pump(pid_t pid, int out_r, int err_r, double deadline, int *status,
     }
 }
 
-int ng_proc_run(const char *const *argv, const char *const *env, double timeout_s,
+int ng_proc_run(const char *const *argv, const struct ng_proc_opts *o,
                 struct ng_proc_result *r, struct ng_err *err)
 {
     int out_p[2], err_p[2], st_p[2];
-    pid_t pid;
+    pid_t pid, parent = getpid();
     int exec_errno = 0, status = 0;
+    double timeout_s = o ? o->timeout_s : 0;
 
     memset(r, 0, sizeof *r);
     if (pipe2(out_p, O_CLOEXEC) < 0)
@@ -128,11 +166,13 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
         return ng_err_set(err, "unable to run '%s': %s", argv[0], strerror(e));
     }
     double deadline = timeout_s > 0 ? ng_monotonic() + timeout_s : 0;
+    char **env = child_environ(o ? o->env : NULL);
     ng_signal_init();
     pid = fork();
     if (pid == 0)
-        child(argv, env, out_p[1], err_p[1], st_p[1]);
+        child(argv, env, parent, out_p[1], err_p[1], st_p[1]);
     int fork_errno = errno;
+    free(env);
     close(out_p[1]);
     close(err_p[1]);
     close(st_p[1]);
@@ -153,7 +193,7 @@ int ng_proc_run(const char *const *argv, const char *const *env, double timeout_
     if (n != (ssize_t)sizeof exec_errno)
         exec_errno = 0;
 
-    if (pump(pid, out_p[0], err_p[0], deadline, &status, r) != 0) {
+    if (pump(pid, out_p[0], err_p[0], deadline, o, &status, r) != 0) {
         r->timed_out = 1;
         kill(-pid, SIGKILL);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -184,6 +224,29 @@ void ng_proc_result_release(struct ng_proc_result *r)
     ng_buf_release(&r->err_tail);
 }
 
+/* `Processing 7708 events: [=====  40%      ]`, `[100%]`: a bracket at
+ * the end of the line holding a percentage and nothing but bar characters
+ * around it (so `exit code [2]` stays a line). */
+static int is_progress_bar(const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n < 2 || s[n - 1] != ']')
+        return 0;
+    size_t open = n - 1;
+    while (open > 0 && s[open - 1] != '[')
+        open--;
+    if (open == 0)
+        return 0;
+    int percent = 0;
+    for (size_t i = open; i < n - 1; i++) {
+        if (!strchr("=#-> %0123456789.", s[i]))
+            return 0;
+        percent |= s[i] == '%';
+    }
+    return percent;
+}
+
 void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *out)
 {
     const char *s = tail->data ? tail->data : "";
@@ -202,7 +265,7 @@ void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *
         size_t b = e;
         while (b > 0 && s[b - 1] != '\n' && s[b - 1] != '\r')
             b--;
-        if (e > b) {
+        if (e > b && !is_progress_bar(s + b, e - b)) {
             starts[count] = b;
             ends[count] = e;
             count++;

@@ -1,5 +1,9 @@
 /* ng_proc: runs one external program (nsys) without a shell, with a time
  * limit, in its own process group, keeping the tail of what it prints.
+ * Where Linux allows it the child also dies with the gate (PR_SET_PDEATHSIG:
+ * a gate killed by SIGKILL, whose handler never runs, leaves no nsys
+ * behind).  That signal fires when the THREAD that forked exits, so the
+ * caller's thread must wait for the child, as ng_proc_run() does.
  *
  * Ownership: argv is borrowed.  The result's buffers belong to the caller
  * and are freed with ng_proc_result_release().  While a child runs, its
@@ -24,18 +28,26 @@ struct ng_proc_result {
     struct ng_buf err_tail;  /* the same for stderr */
 };
 
+struct ng_proc_opts {
+    const char *const *env;   /* extra "NAME=value" strings, NULL-terminated; may be NULL */
+    double timeout_s;         /* <= 0: no limit */
+    void (*tick)(void *ctx);  /* called about every 100 ms while the child runs; may be NULL */
+    void *ctx;
+};
+
 /* Runs argv[0] (a path, or a name looked up on PATH) with stdin from
- * /dev/null, extra environment `env` ("NAME=value" strings, NULL-terminated,
- * may be NULL).  timeout_s <= 0: no limit.  Returns -1 only when the
+ * /dev/null and the options o (may be NULL).  Returns -1 only when the
  * program could not be started at all (err says why); otherwise 0 and r
  * tells how it ended. */
-int ng_proc_run(const char *const *argv, const char *const *env, double timeout_s,
+int ng_proc_run(const char *const *argv, const struct ng_proc_opts *o,
                 struct ng_proc_result *r, struct ng_err *err);
 
 void ng_proc_result_release(struct ng_proc_result *r);
 
 /* The last `max_lines` non-empty lines of a tail, joined with " | " onto
- * one line, control characters escaped: for one-line error messages. */
+ * one line, control characters escaped: for one-line error messages.
+ * Progress bars (nsys's `Processing 7708 events: [====  40%   ]`, redrawn
+ * with carriage returns) are not lines: they are left out. */
 void ng_proc_tail_line(const struct ng_buf *tail, int max_lines, struct ng_buf *out);
 
 #endif

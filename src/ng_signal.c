@@ -127,6 +127,11 @@ static void remove_tree_at(int parent, const char *name, int depth)
     unlinkat(parent, name, AT_REMOVEDIR);
 }
 
+void ng_signal_remove_tree(const char *path)
+{
+    remove_tree_at(AT_FDCWD, path, 0);
+}
+
 static void on_signal(int sig)
 {
     /* processes first: nsys must stop writing before its files go */

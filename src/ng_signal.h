@@ -35,6 +35,11 @@ int ng_signal_add_child(pid_t pid);         /* kill(pid, <the same signal>): a c
 /* Releases a slot (a negative slot is ignored). */
 void ng_signal_forget(int slot);
 
+/* Removes a directory and what is in it (files and directories, up to a
+ * few levels deep), the way the handler does: without allocating, so it
+ * serves the handler and ordinary code alike. */
+void ng_signal_remove_tree(const char *path);
+
 /* In a freshly forked child: forget everything the parent registered
  * (its other children and files are not this process's to undo). */
 void ng_signal_forget_all(void);

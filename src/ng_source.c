@@ -61,9 +61,7 @@ static int probe(const char *path, unsigned char *head, size_t *head_len, struct
     return 0;
 }
 
-/* Another file now, or the same one written to since (size, content time,
- * inode change time): what was read may mix two versions. */
-static int changed(const struct stat *a, const struct stat *b)
+int ng_source_stat_changed(const struct stat *a, const struct stat *b)
 {
     return a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
            a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
@@ -124,7 +122,7 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
     int ret = k->load(p, p->path, opts, err);
     /* A file replaced or rewritten while it was read can yield a total of
      * neither version (or a misleading error): refuse whatever was read. */
-    if (stat(p->path, &after) < 0 || changed(&before, &after)) {
+    if (stat(p->path, &after) < 0 || ng_source_stat_changed(&before, &after)) {
         p->loaded = 0;
         return ng_err_set(err, "'%s' changed while it was being read (is something still "
                           "writing it?); gate it once it is complete", p->path);

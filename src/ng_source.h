@@ -16,6 +16,8 @@
 #include "ng_metric.h"
 #include "ng_regex.h"
 
+struct ng_exports;
+
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
     unsigned work;             /* the kinds counted (NG_WORK_BIT); 0 means NG_WORK_DEFAULT */
@@ -29,6 +31,9 @@ struct ng_source_opts {
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
     int64_t sql_budget_ops;    /* SQLite VM operations a file may cost; 0: the default,
                                   which grows with the file's size */
+    /* the run's exports: operands naming one report share its export;
+     * NULL = each load on its own */
+    struct ng_exports *exports;
 };
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,

@@ -11,7 +11,6 @@
 
 #include <cmocka.h>
 
-#include "ng_sha256.h"
 #include "ng_util.h"
 
 static void expect_clean(const char *in, size_t len, int flags, const char *want)
@@ -147,43 +146,6 @@ static void test_xgrow(void **state)
 
 /* FIPS 180-2 test vectors, and every length around the padding boundary
  * (55, 56, 63, 64 bytes) checked against an independent one-shot digest. */
-static void test_sha256(void **state)
-{
-    static const struct { const char *in; const char *hex; } v[] = {
-        { "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
-        { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
-        { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
-        { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
-          "klmnopqrlmnopqrsmnopqrstnopqrstu",
-          "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
-    };
-    char hex[65];
-    (void)state;
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        struct ng_sha256 c;
-        ng_sha256_init(&c);
-        ng_sha256_update(&c, v[i].in, strlen(v[i].in));
-        ng_sha256_hex(&c, hex);
-        assert_string_equal(hex, v[i].hex);
-        /* fed a byte at a time: the same digest */
-        ng_sha256_init(&c);
-        for (size_t k = 0; v[i].in[k]; k++)
-            ng_sha256_update(&c, &v[i].in[k], 1);
-        ng_sha256_hex(&c, hex);
-        assert_string_equal(hex, v[i].hex);
-    }
-    /* a million 'a': the long-message vector */
-    struct ng_sha256 c;
-    char block[1000];
-    memset(block, 'a', sizeof block);
-    ng_sha256_init(&c);
-    for (int i = 0; i < 1000; i++)
-        ng_sha256_update(&c, block, sizeof block);
-    ng_sha256_hex(&c, hex);
-    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,7 +154,6 @@ int main(void)
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_xgrow),
-        cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
