@@ -185,7 +185,8 @@ static void keep_outermost(struct ng_project *pj)
 {
     size_t out = 0;
 
-    qsort_r(pj->r, pj->n_ranges, sizeof *pj->r, by_tid_start, pj->text_of);
+    if (pj->n_ranges > 1)
+        qsort_r(pj->r, pj->n_ranges, sizeof *pj->r, by_tid_start, pj->text_of);
     for (size_t i = 0; i < pj->n_ranges; i++) {
         if (out > 0 && pj->r[out - 1].tid == pj->r[i].tid && pj->r[i].end <= pj->r[out - 1].end)
             continue;
