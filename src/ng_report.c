@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,9 +244,16 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
     case NG_DEST_STDOUT:
     case NG_DEST_STDERR: {
         FILE *f = q->dest == NG_DEST_STDOUT ? stdout : stderr;
-        if (fwrite(out->data, 1, out->len, f) != out->len || fflush(f) != 0)
-            ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
-                             q->dest == NG_DEST_STDOUT ? "standard output" : "standard error");
+        if (fwrite(out->data, 1, out->len, f) == out->len && fflush(f) == 0)
+            break;
+        /* the reader went away (`| head -1`): the end of that stream, not
+         * of the run; the rest of the reports are still written */
+        if (errno == EPIPE) {
+            clearerr(f);
+            break;
+        }
+        ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
+                         q->dest == NG_DEST_STDOUT ? "standard output" : "standard error");
         break;
     }
     }
@@ -266,18 +274,35 @@ static int write_one(const struct ng_batch *b, const struct ng_report_request *q
     return ret;
 }
 
+/* Files first: a report on disk must not wait behind a write to a pipe
+ * whose reader is slow or gone (stdout, stderr, a FIFO, /dev/stdout).
+ * Those follow in table order, so what shares a stream keeps its order. */
+static int written_first(const struct ng_report_request *q)
+{
+    struct stat st;
+
+    if (q->dest != NG_DEST_FILE && q->dest != NG_DEST_APPEND)
+        return 0;
+    if (ng_path_names_stream(q->path))
+        return 0;
+    return stat(q->path, &st) < 0 || S_ISREG(st.st_mode);
+}
+
 int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
                           size_t n, struct ng_err *err)
 {
-    int ret = 0;
+    size_t first_failed = n;   /* the failure reported is the first in request order */
 
-    for (size_t i = 0; i < n; i++) {
-        struct ng_err one;
-        if (write_one(b, &reqs[i], &one) < 0) {
-            if (ret == 0)
+    for (int pass = 1; pass >= 0; pass--) {
+        for (size_t i = 0; i < n; i++) {
+            struct ng_err one;
+            if (written_first(&reqs[i]) != pass || write_one(b, &reqs[i], &one) == 0)
+                continue;
+            if (i < first_failed) {
+                first_failed = i;
                 *err = one;
-            ret = -1;
+            }
         }
     }
-    return ret;
+    return first_failed < n ? -1 : 0;
 }

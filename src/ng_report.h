@@ -56,8 +56,10 @@ void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
 
 /* Writes every request for the batch, even after one fails: one
  * document, file or line set for all its gates; a batch without a
- * manifest is one gate, written as that verdict alone.  Returns -1 if any
- * failed, with err describing the first failure. */
+ * manifest is one gate, written as that verdict alone.  Files are written
+ * before the streams (a closed or stalled pipe must not cost a report);
+ * EPIPE on stdout or stderr ends that stream silently.  Returns -1 if any
+ * failed, with err describing the first failure in request order. */
 int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
                           size_t n, struct ng_err *err);
 

@@ -163,4 +163,7 @@ void ng_signal_init(void)
         sigaddset(&sa.sa_mask, fatal[i]);   /* one cleanup at a time */
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         sigaction(fatal[i], &sa, NULL);
+    /* a reader that went away (`| head`, `| true`) must not kill the gate
+     * before its reports are written: the write fails with EPIPE instead */
+    signal(SIGPIPE, SIG_IGN);
 }

@@ -19,8 +19,11 @@
 
 #include <sys/types.h>
 
-/* Installs the handlers (once; later calls do nothing).  main calls it
- * first thing; tests that fork may too. */
+/* Installs the handlers (once; later calls do nothing), and ignores
+ * SIGPIPE: a closed stdout or stderr is then an EPIPE from write(), which
+ * the report writer takes for the end of that stream, not of the run
+ * (children that exec, nsys, get the default back).  main calls it first
+ * thing; tests that fork may too. */
 void ng_signal_init(void);
 
 /* Each returns a slot number for ng_signal_forget(), or -1 when the

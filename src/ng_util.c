@@ -330,13 +330,16 @@ static int write_in_place(const char *path, const char *data, size_t len, int ex
         ng_write_all(fd, data, len) < 0) {
         saved = errno;
         close(fd);
+        /* /dev/stdout whose reader went away: the end of that stream */
+        if (saved == EPIPE && (extra & O_APPEND))
+            return 0;
         return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
     }
     close(fd);
     return 0;
 }
 
-static int stream_name(const char *p)
+static int is_stream_name(const char *p)
 {
     return strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0 ||
            strncmp(p, "/dev/fd/", 8) == 0 || (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
@@ -346,17 +349,17 @@ static int stream_name(const char *p)
  * one: the name of an open stream, even when that stream is a regular
  * file (a CI log).  Renaming over it would replace the name itself (run
  * as root, /dev/stdout would become a plain file for everyone after). */
-static int names_a_stream(const char *path)
+int ng_path_names_stream(const char *path)
 {
     char target[256];
     ssize_t n = readlink(path, target, sizeof target - 1);
 
     if (n > 0) {
         target[n] = '\0';
-        if (stream_name(target))
+        if (is_stream_name(target))
             return 1;
     }
-    return stream_name(path);
+    return is_stream_name(path);
 }
 
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
@@ -369,7 +372,7 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         return 0;
     }
     struct stat st;
-    if (names_a_stream(path))   /* appended, as to the stream itself */
+    if (ng_path_names_stream(path))   /* appended, as to the stream itself */
         return write_in_place(path, data, len, O_APPEND, err);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return write_in_place(path, data, len, 0, err);

@@ -90,6 +90,10 @@ void ng_fmt_double(char *buf, size_t size, double v);
  * on failure. */
 int ng_write_all(int fd, const void *data, size_t len);
 
+/* Whether path names an open stream rather than a file: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/.../fd/N, or a symlink to one. */
+int ng_path_names_stream(const char *path);
+
 /* Writes data to path atomically: a temporary file in the same directory,
  * fsync, rename.  On failure nothing is left at a temporary name and an
  * older file at path is untouched.  path "-" writes to stdout. */
