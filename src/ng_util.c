@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ng_file.h"
+
 static void oom(void)
 {
     static const char msg[] = "ERROR: out of memory\n";
@@ -377,25 +379,28 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return write_in_place(path, data, len, 0, err);
 
-    /* The temporary file lives beside the target so rename() is atomic. */
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+    /* A symlink stays a link: the report replaces its target.  The
+     * temporary file lives beside the target so rename() is atomic. */
+    char *target = ng_file_target(path);
+    if (!target)
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? ng_xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
                       : ng_xstrdup(".");
-    const char *base = slash ? slash + 1 : path;
+    const char *base = slash ? slash + 1 : target;
     struct ng_buf tmp = NG_BUF_INIT;
-    int fd, saved;
+    int fd, saved, ret = 0;
 
     if (*base == '\0') {
         free(dir);
+        free(target);
         return ng_err_set(err, "unable to write '%s': not a file name", path);
     }
     ng_buf_addf(&tmp, "%s/.%s.tmp.XXXXXX", dir, base);
     fd = mkstemp(tmp.data);
     if (fd < 0) {
-        saved = errno;
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+        goto out;
     }
     /* mkstemp makes 0600; reports are ordinary files that CI uploads */
     mode_t um = umask(0);
@@ -405,21 +410,21 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         saved = errno;
         close(fd);
         unlink(tmp.data);
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
     }
-    if (close(fd) < 0 || rename(tmp.data, path) < 0) {
+    if (close(fd) < 0 || rename(tmp.data, target) < 0) {
         saved = errno;
         unlink(tmp.data);
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
     }
     (void)fsync_dir(dir);
+out:
     ng_buf_release(&tmp);
     free(dir);
-    return 0;
+    free(target);
+    return ret;
 }
 
 time_t ng_report_time(void)

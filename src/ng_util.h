@@ -96,7 +96,9 @@ int ng_path_names_stream(const char *path);
 
 /* Writes data to path atomically: a temporary file in the same directory,
  * fsync, rename.  On failure nothing is left at a temporary name and an
- * older file at path is untouched.  path "-" writes to stdout. */
+ * older file at path is untouched.  A symlink stays a link: its target is
+ * replaced, from a temporary file in the target's directory.  path "-"
+ * writes to stdout. */
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
                          struct ng_err *err);
 
