@@ -1,13 +1,12 @@
 #include "ng_report.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
+#include "ng_file.h"
 #include "ng_reporter.h"
 #include "ng_util.h"
 
@@ -197,35 +196,6 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
     return 0;
 }
 
-/* One write() of the whole text on an O_APPEND descriptor: the kernel
- * places it at the end of the file as one piece, so gates that append to
- * the same history file at once never interleave their lines.  A short
- * write is reported rather than continued, since a second write could
- * land after another writer's. */
-static int append_file(const char *path, const char *data, size_t len, struct ng_err *err)
-{
-    int fd, saved;
-    ssize_t w;
-
-    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
-    if (fd < 0)
-        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(errno));
-    do
-        w = write(fd, data, len);
-    while (w < 0 && errno == EINTR);
-    saved = errno;
-    if (close(fd) < 0 && w >= 0) {
-        saved = errno;
-        w = -1;
-    }
-    if (w < 0)
-        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(saved));
-    if ((size_t)w != len)
-        return ng_err_set(err, "unable to append to '%s': only %zd of %zu bytes written",
-                          path, w, len);
-    return 0;
-}
-
 static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
                    struct ng_err *err)
 {
@@ -237,7 +207,7 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
     case NG_DEST_FILE:
     case NG_DEST_APPEND:
         ret = q->dest == NG_DEST_FILE ? ng_write_file_atomic(q->path, out->data, out->len, err)
-                                      : append_file(q->path, out->data, out->len, err);
+                                      : ng_file_append(q->path, out->data, out->len, err);
         if (ret < 0 && q->origin)
             ng_err_prefix(err, "%s", q->origin);
         break;

@@ -5,8 +5,8 @@
  * Ownership: requests, verdicts and batches are borrowed.  Each output is
  * rendered whole in memory.  A file is written atomically (complete or
  * absent; an older file stays untouched); an append destination gets the
- * whole text in one write() on an O_APPEND descriptor, so concurrent
- * writers never interleave.  A verdict read back from JSON owns what it
+ * whole text or nothing, under a lock (ng_file_append()), so concurrent
+ * writers never interleave and a failed append leaves no torn line.  A verdict read back from JSON owns what it
  * points at until ng_verdict_doc_release(). */
 #ifndef NG_REPORT_H
 #define NG_REPORT_H

@@ -1,12 +1,14 @@
 /* ng_file: where a write lands (symlinks followed, spellings of one file
- * give one key). */
+ * give one key), and appends that are all or nothing. */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,11 +84,88 @@ static void test_key(void **state)
     free(want);
 }
 
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct ng_buf b = NG_BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    if (!f)
+        return NULL;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        ng_buf_add(&b, chunk, n);
+    fclose(f);
+    return ng_buf_detach(&b);
+}
+
+static void expect_content(const char *path, const char *want)
+{
+    char *got = slurp(path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* A file size limit (RLIMIT_FSIZE) fails a write past it as a full disk
+ * would: the append is cut back, a file it created is removed. */
+static void test_append_all_or_nothing(void **state)
+{
+    struct ng_err err;
+    struct rlimit old, small = { 4096, 4096 };
+    char line[8192];
+    (void)state;
+    memset(line, 'x', sizeof line - 1);
+    line[sizeof line - 2] = '\n';
+    line[sizeof line - 1] = '\0';
+
+    assert_int_equal(ng_file_append("h.jsonl", "{\"a\": 1}\n", 9, &err), 0);
+    assert_int_equal(ng_file_append("h.jsonl", "{\"b\": 2}\n", 9, &err), 0);
+    expect_content("h.jsonl", "{\"a\": 1}\n{\"b\": 2}\n");
+
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int a = ng_file_append("h.jsonl", line, strlen(line), &err);
+    int b = ng_file_append("new.jsonl", line, strlen(line), &err);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    assert_int_equal(a, -1);
+    assert_int_equal(b, -1);
+    assert_string_equal(err.msg, "unable to append to 'new.jsonl': File too large; the file is "
+                                 "left as it was");
+    expect_content("h.jsonl", "{\"a\": 1}\n{\"b\": 2}\n");
+    assert_int_equal(access("new.jsonl", F_OK), -1);   /* no 0-byte file */
+}
+
+/* A fragment left by a writer that was killed keeps its own line. */
+static void test_append_after_fragment(void **state)
+{
+    struct ng_err err;
+    (void)state;
+    FILE *f = fopen("torn.jsonl", "w");
+    assert_non_null(f);
+    fputs("{\"a\": 1}\n{\"b\"", f);
+    fclose(f);
+    assert_int_equal(ng_file_append("torn.jsonl", "{\"c\": 3}\n", 9, &err), 0);
+    expect_content("torn.jsonl", "{\"a\": 1}\n{\"b\"\n{\"c\": 3}\n");
+    /* through a symlink, to its target */
+    assert_int_equal(symlink("d/via.jsonl", "via.jsonl"), 0);
+    assert_int_equal(ng_file_append("via.jsonl", "x\n", 2, &err), 0);
+    expect_content("d/via.jsonl", "x\n");
+    /* a FIFO that nothing reads: an error, not a hang */
+    assert_int_equal(mkfifo("fifo", 0600), 0);
+    assert_int_equal(ng_file_append("fifo", "x\n", 2, &err), -1);
+    assert_string_equal(err.msg, "unable to append to 'fifo': a FIFO that nothing reads");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_key),
+        cmocka_unit_test(test_append_all_or_nothing),
+        cmocka_unit_test(test_append_after_fragment),
     };
     return cmocka_run_group_tests_name("file", tests, setup, teardown);
 }
