@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ng_signal.h"
 #include "ng_util.h"
 
 #define MAX_LINKS 40
@@ -179,17 +179,13 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
         close(fd);
     }
 
-    sigset_t fatal, old;
-    sigemptyset(&fatal);
-    sigaddset(&fatal, SIGINT);
-    sigaddset(&fatal, SIGTERM);
-    sigaddset(&fatal, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &fatal, &old);
+    sigset_t held;
+    ng_signal_hold(&held);
     off_t start = lseek(fd, 0, SEEK_END);
     e = start < 0 ? errno : append_locked(fd, data, len, start);
     if (e != 0 && created && start == 0)
         unlink(target);   /* under the lock: a writer waiting on it opens afresh */
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    ng_signal_resume(&held);
     close(fd);   /* the data is on disk (fdatasync): a late close error changes nothing */
     free(target);
     if (e < 0)

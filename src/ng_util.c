@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ng_file.h"
+#include "ng_signal.h"
 
 static void oom(void)
 {
@@ -397,9 +398,16 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         return ng_err_set(err, "unable to write '%s': not a file name", path);
     }
     ng_buf_addf(&tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+    /* a fatal signal from here on removes the temporary file: it is
+     * registered before a signal can find it unregistered */
+    sigset_t held;
+    ng_signal_hold(&held);
     fd = mkstemp(tmp.data);
+    int slot = fd >= 0 ? ng_signal_add_file(tmp.data) : -1;
+    saved = errno;
+    ng_signal_resume(&held);
     if (fd < 0) {
-        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
         goto out;
     }
     /* mkstemp makes 0600; reports are ordinary files that CI uploads */
@@ -410,16 +418,20 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         saved = errno;
         close(fd);
         unlink(tmp.data);
+        ng_signal_forget(slot);
         ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
         goto out;
     }
+    ng_signal_hold(&held);   /* renamed and released as one step */
     if (close(fd) < 0 || rename(tmp.data, target) < 0) {
         saved = errno;
         unlink(tmp.data);
         ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
-        goto out;
     }
-    (void)fsync_dir(dir);
+    ng_signal_forget(slot);
+    ng_signal_resume(&held);
+    if (ret == 0)
+        (void)fsync_dir(dir);
 out:
     ng_buf_release(&tmp);
     free(dir);
