@@ -70,7 +70,8 @@ static int print_profiles(struct ng_settings *s)
 }
 
 /* What the run has to say on stderr: its own ERROR, each gate's warnings
- * (named by the gate in a batch), a refused report path. */
+ * (named by the gate in a batch), a note on how it ran, a refused report
+ * path. */
 static void print_run(const struct ng_batch_run *r)
 {
     if (r->error[0])
@@ -85,6 +86,8 @@ static void print_run(const struct ng_batch_run *r)
         }
         free(name);
     }
+    if (r->note[0])
+        print_line("WARNING: ", r->note);
     if (r->refusal[0])
         print_line("ERROR: ", r->refusal);
 }
