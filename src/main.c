@@ -8,6 +8,7 @@
 #include "ng_batch.h"
 #include "ng_cli.h"
 #include "ng_gate.h"
+#include "ng_oom.h"
 #include "ng_outputs.h"
 #include "ng_report.h"
 #include "ng_signal.h"
@@ -92,16 +93,59 @@ static void print_run(const struct ng_batch_run *r)
         print_line("ERROR: ", r->refusal);
 }
 
+/* Prints what the run has to say, writes its reports, frees it; the exit
+ * status. */
+static int finish_run(struct ng_batch_run *r)
+{
+    struct ng_report_request reqs[NG_OUTPUTS_MAX];
+    struct ng_err werr;
+
+    print_run(r);
+    int status = r->exit_code;
+    if (ng_report_write_batch(&r->batch, reqs, ng_outputs_requests(&r->outputs, reqs),
+                              &werr) < 0) {
+        if (!r->error[0])   /* one ERROR line: a run that errored has said its own */
+            print_line("ERROR: ", werr.msg);
+        status = 2;
+    }
+    ng_batch_run_release(r);
+    return status;
+}
+
+/* Out of memory while the gates ran: the same run again as that ERROR,
+ * with the memory the reserve gave back (ng_oom.h).  Nothing that ran out
+ * is touched: the run is made anew from the settings. */
+struct oom_context {
+    const struct ng_settings *s;
+    double t0;
+};
+
+static void after_oom(const char *message, void *arg)
+{
+    const struct oom_context *c = arg;
+    struct ng_err err;
+    struct ng_batch_run r;
+
+    ng_err_set(&err, "%s", message);
+    ng_batch_run(&r, c->s, &err, c->t0);
+    finish_run(&r);
+    fflush(NULL);
+    _exit(2);
+}
+
+/* Enough to write every report of an ERROR verdict. */
+#define OOM_RESERVE (8u << 20)
+
 int main(int argc, char **argv)
 {
     double t0 = ng_monotonic();
     struct ng_settings s;
-    struct ng_err err, werr;
+    struct ng_err err;
     struct ng_batch_run r;
-    struct ng_report_request reqs[NG_OUTPUTS_MAX];
     int ok;
 
     ng_signal_init();
+    ng_oom_reserve(OOM_RESERVE);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     if (ok && s.show_help) {
         ng_cli_help(stdout);
@@ -119,15 +163,10 @@ int main(int argc, char **argv)
         return ret;
     }
 
+    struct oom_context oc = { &s, t0 };
+    ng_oom_on(after_oom, &oc);
     ng_batch_run(&r, &s, ok ? NULL : &err, t0);
-    print_run(&r);
-    int status = r.exit_code;
-    if (ng_report_write_batch(&r.batch, reqs, ng_outputs_requests(&r.outputs, reqs), &werr) < 0) {
-        if (!r.error[0])   /* one ERROR line: a run that errored has said its own */
-            print_line("ERROR: ", werr.msg);
-        status = 2;
-    }
-    ng_batch_run_release(&r);
+    int status = finish_run(&r);
     ng_cli_release(&s);
     return status;
 }

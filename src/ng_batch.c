@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_oom.h"
 #include "ng_outputs.h"
 #include "ng_signal.h"
 #include "ng_util.h"
@@ -102,24 +103,51 @@ struct child {
     int slot;             /* its ng_signal registration */
 };
 
-/* In the child: one gate, its verdict as one JSON line into fd.  The
- * read ends of the other running gates' pipes came along with fork():
- * closed, they are not this gate's descriptors to spend. */
-static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int fd,
-                                                const struct child *others, size_t n_others)
+/* In the child: the gate's verdict as one JSON line into fd. */
+static void __attribute__((noreturn)) send_verdict(const struct ng_settings *s, int fd,
+                                                   const struct ng_err *error)
 {
     struct ng_gate g;
     struct ng_buf out = NG_BUF_INIT;
     struct ng_err err;
 
-    for (size_t i = 0; i < n_others; i++)
-        close(others[i].fd);
-    ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
-    ng_gate_run(&g, s, NULL);
+    ng_gate_run(&g, s, error);
     if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
         ng_write_all(fd, out.data, out.len) < 0)
         _exit(3);
     _exit(0);
+}
+
+/* Out of memory in a gate's process: its verdict is that ERROR, sent as
+ * any verdict is (the reserve gave memory back for it). */
+struct child_context {
+    const struct ng_settings *s;
+    int fd;
+};
+
+static void child_after_oom(const char *message, void *arg)
+{
+    const struct child_context *c = arg;
+    struct ng_err err;
+
+    ng_err_set(&err, "%s", message);
+    send_verdict(c->s, c->fd, &err);
+}
+
+/* In the child: one gate.  The read ends of the other running gates'
+ * pipes came along with fork(): closed, they are not this gate's
+ * descriptors to spend. */
+static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int fd,
+                                                const struct child *others, size_t n_others)
+{
+    static struct child_context c;
+
+    for (size_t i = 0; i < n_others; i++)
+        close(others[i].fd);
+    ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
+    c = (struct child_context){ s, fd };
+    ng_oom_on(child_after_oom, &c);
+    send_verdict(s, fd, NULL);
 }
 
 /* Out of descriptors or processes for now: worth waiting for a running

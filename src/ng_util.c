@@ -10,14 +10,12 @@
 #include <unistd.h>
 
 #include "ng_file.h"
+#include "ng_oom.h"
 #include "ng_signal.h"
 
 static void oom(void)
 {
-    static const char msg[] = "ERROR: out of memory\n";
-    ssize_t r = write(2, msg, sizeof msg - 1);
-    (void)r;
-    _exit(2);
+    ng_oom_fail();
 }
 
 void *ng_xmalloc(size_t n)

@@ -4,8 +4,8 @@
  *
  * Ownership: an ng_buf owns its bytes; ng_buf_release() frees them and
  * leaves an empty buffer.  ng_xmalloc()/ng_xstrdup() never return NULL:
- * running out of memory ends the process with exit 2.  Every other
- * function borrows its arguments. */
+ * running out of memory is ng_oom_fail() (the reports are written with
+ * that ERROR, then exit 2).  Every other function borrows its arguments. */
 #ifndef NG_UTIL_H
 #define NG_UTIL_H
 
