@@ -70,9 +70,15 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
                            struct ng_err *err);
 
 /* A verdict read back from the JSON the "json" or "json-line" reporter
- * wrote (the batch runner's children send their verdicts so).  Everything
- * the JSON holds comes back; verbose, fail_inconclusive and elapsed_s are
- * not in it and stay 0.  The doc owns the strings the verdict points at. */
+ * wrote (the batch runner's children send their verdicts so; ng_history
+ * reads --history files so).  Everything the JSON holds comes back; fields
+ * it lacks (an older gate's) stay 0 or NULL, fields it does not know are
+ * ignored; verbose, fail_inconclusive and elapsed_s are not in it and stay
+ * 0.  The text must be one JSON value: -1 with err "not valid JSON", "more
+ * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"
+ * that is not pass, fail, inconclusive or error).  The doc owns the
+ * strings the verdict points at; a doc memset to 0 is empty and may be
+ * released. */
 struct ng_verdict_doc {
     struct ng_verdict v;
     char **strings;

@@ -465,15 +465,31 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
 }
 
+/* Only whitespace after the value: two verdicts glued on one line (a
+ * writer that lost its newline) are not one verdict. */
+static int only_space(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return 1;
+}
+
 int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
                         struct ng_err *err)
 {
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     int ret = 0;
 
     memset(d, 0, sizeof *d);
-    if (!cJSON_IsObject(root) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
-        outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
+    if (!root)
+        ret = ng_err_set(err, "not valid JSON");
+    else if (!end || !only_space(end, text + len))
+        ret = ng_err_set(err, "more than one JSON value");
+    else if (!cJSON_IsObject(root) ||
+             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
+             outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
         ret = ng_err_set(err, "not a JSON verdict");
     else
         read_verdict(d, root);
