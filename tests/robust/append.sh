@@ -12,23 +12,11 @@
 #
 # Environment: GATE, SRCDIR, FAULT_SHIM.
 set -u
-work=$(mktemp -d "${TMPDIR:-/tmp}/ng-append.XXXXXX")
+. "$SRCDIR/tests/robust/lib.sh"
+robust_begin append
 mnt=$work/mnt
-cleanup() {
-    mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
-    [ -n "${NG_KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work" || exit 1
-fixtures=$SRCDIR/tests/golden/fixtures
-cp "$fixtures/kern2023_base.csv" "$fixtures/kern2023_cur120plus1.csv" .
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
-
-pass=0 fail=0
-check() {   # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
+cleanup_extra() { mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"; }
+fixtures kern2023_base.csv kern2023_cur120plus1.csv
 # every line a JSON object, the file ending in a newline, COUNT lines
 whole_lines() {   # whole_lines FILE COUNT
     /usr/bin/python3 - "$1" "$2" <<'PY'
@@ -46,13 +34,6 @@ if not ok:
     print(f"# {sys.argv[1]}: {len(lines) - 1} lines, {len(data)} bytes, ends in newline: {nl}")
 sys.exit(0 if ok else 1)
 PY
-}
-many() {   # many FILE NS COUNT: COUNT kernels with 160-character names
-    awk -v ns="$2" -v n="$3" 'BEGIN {
-        print "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
-        for (i = 0; i < n; i++)
-            printf "0.0,%d,10,1.0,1.0,1,1,0.0,kernel_%06d_%0150d\n", ns + i, i, 0
-    }' >"$1"
 }
 many big_base.csv 1000000 12000   # a history line of about 3 MB with --top 12000
 many big_cur.csv 1500000 12000
@@ -151,5 +132,4 @@ if [ "$mounted" = 1 ]; then
         test "$(cat c*.err | grep -c 'No space left on device; the file is left as it was')" = "$full"
 fi
 
-echo "append: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+robust_done

@@ -6,17 +6,9 @@
 #
 # Environment: GATE, SRCDIR.
 set -u
-work=$(mktemp -d "${TMPDIR:-/tmp}/ng-fd-limit.XXXXXX")
-trap '[ -n "${NG_KEEP:-}" ] || rm -rf "$work"' EXIT
-cd "$work" || exit 1
-cp "$SRCDIR/tests/golden/fixtures/kern2023_base.csv" "$SRCDIR/tests/golden/fixtures/kern2023_cur120plus1.csv" .
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
-
-pass=0 fail=0
-check() {   # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
+. "$SRCDIR/tests/robust/lib.sh"
+robust_begin batch-fd-limit
+fixtures kern2023_base.csv kern2023_cur120plus1.csv
 
 N=1500
 /usr/bin/python3 - "$N" >m.json <<'PY'
@@ -42,5 +34,4 @@ check "-j lowered, and said once" \
     test "$(grep -c '^WARNING: -j 1500 is more gates at once than the open-file limit allows (ulimit -n 64): running [0-9]* at once$' err.txt)" = 1
 check "nothing else on stderr" test "$(wc -l <err.txt)" = 1
 
-echo "batch-fd-limit: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+robust_done

@@ -11,19 +11,9 @@
 #
 # Environment: GATE, SRCDIR.
 set -u
-work=$(mktemp -d "${TMPDIR:-/tmp}/ng-closed-pipe.XXXXXX")
-trap '[ -n "${NG_KEEP:-}" ] || rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fixtures=$SRCDIR/tests/golden/fixtures
-cp "$fixtures/kern2023_base.csv" "$fixtures/kern2023_cur120plus1.csv" .
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
-
-pass=0 fail=0
-check() {   # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
-valid_json() { /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+. "$SRCDIR/tests/robust/lib.sh"
+robust_begin closed-pipe
+fixtures kern2023_base.csv kern2023_cur120plus1.csv
 valid_xml() { xmllint --noout "$1" 2>/dev/null; }
 rc_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
@@ -45,13 +35,6 @@ check "stderr closed: the JUnit <error> is written" grep -q '<error ' e.xml
 # 3. head closes stdout after the first of megabytes of --verbose lines;
 # the GitHub annotations that follow on stdout, the step summary and the
 # outputs are still written
-many() {   # many FILE NS: 12,000 kernels with 160-character names, NS + i ns each
-    awk -v ns="$2" 'BEGIN {
-        print "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
-        for (i = 0; i < 12000; i++)
-            printf "0.0,%d,10,1.0,1.0,1,1,0.0,kernel_%06d_%0150d\n", ns + i, i, 0
-    }' >"$1"
-}
 many many_base.csv 1000000
 many many_cur.csv 1500000
 GITHUB_STEP_SUMMARY=$work/summary.md GITHUB_OUTPUT=$work/outputs.txt \
@@ -74,5 +57,4 @@ check "batch, stdout closed: exit 1, not $(cat rc4)" rc_is rc4 1
 check "batch, stdout closed: the JSON document is written" valid_json b.json
 check "batch, stdout closed: the JUnit report is written" valid_xml b.xml
 
-echo "closed-pipe: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+robust_done

@@ -15,17 +15,10 @@ if ldd "$GATE" 2>/dev/null | grep -qE 'lib(asan|tsan|ubsan)'; then
     echo "oom: skipped: a sanitizer build cannot run under an address-space limit"
     exit 77
 fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/ng-oom.XXXXXX")
-trap '[ -n "${NG_KEEP:-}" ] || rm -rf "$work"' EXIT
-cd "$work" || exit 1
-cp "$SRCDIR/tests/golden/fixtures/kern2023_base.csv" .
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
+. "$SRCDIR/tests/robust/lib.sh"
+robust_begin oom
+fixtures kern2023_base.csv
 
-pass=0 fail=0
-check() {   # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
 LIMIT_KB=100000
 limited() { (ulimit -v "$LIMIT_KB" && exec "$GATE" "$@"); }
 json_error() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"])' "$1"; }
@@ -65,5 +58,4 @@ d = json.load(open("b.json"))
 print([(g["name"], g["verdict"], g["error"]) for g in d["gates"]])')" = \
     "[('small', 'pass', None), ('big', 'error', \"out of memory reading 'big.csv'\")]"
 
-echo "oom: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+robust_done

@@ -11,27 +11,12 @@
 #
 # Environment: GATE, SRCDIR, FAULT_SHIM.
 set -u
-work=$(mktemp -d "${TMPDIR:-/tmp}/ng-signal-reports.XXXXXX")
-trap '[ -n "${NG_KEEP:-}" ] || rm -rf "$work"' EXIT
-cd "$work" || exit 1
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
-
-pass=0 fail=0
-check() {   # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
+. "$SRCDIR/tests/robust/lib.sh"
+robust_begin signal-reports
 no_temporaries() { ! ls -a "$1" | grep -q '\.tmp\.'; }
 old_or_whole() {   # old_or_whole FILE: still "old", or a whole JSON document
     [ "$(cat "$1")" = old ] ||
         /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
-}
-many() {   # many FILE NS: 12,000 kernels with 160-character names
-    awk -v ns="$2" 'BEGIN {
-        print "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
-        for (i = 0; i < 12000; i++)
-            printf "0.0,%d,10,1.0,1.0,1,1,0.0,kernel_%06d_%0150d\n", ns + i, i, 0
-    }' >"$1"
 }
 many b.csv 1000000
 many c.csv 1500000
@@ -74,5 +59,4 @@ done
 check "20 real SIGTERMs: no temporary file left ($left runs left one)" test "$left" = 0
 check "20 real SIGTERMs: each JSON verdict old or whole ($broken broken)" test "$broken" = 0
 
-echo "signal-reports: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+robust_done
