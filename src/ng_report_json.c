@@ -369,10 +369,24 @@ static enum ng_kernel_status status_of(const char *name)
     return NG_KERNEL_CHANGED;
 }
 
+/* A JSON number as a whole number, rounded and held in range: a damaged
+ * or hostile file (a history line) may say 1e999, and a conversion out of
+ * range would be undefined behaviour (found by fuzz_history). */
+static int64_t whole(double x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (x <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)llround(x);
+}
+
 /* Total times were written as ms; the ns they came from are whole. */
 static int64_t ns_of(double ms)
 {
-    return (int64_t)llround(ms * 1e6);
+    return whole(ms * 1e6);
 }
 
 static double *read_samples(const cJSON *a, size_t *n)
@@ -397,7 +411,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->format = format_of(get_str(o, "format"));
     s->loaded = get_num(o, "total_gpu_ms", &ms);
     s->total_ns = s->loaded ? ns_of(ms) : 0;
-    s->kernel_count = (int64_t)num_or_0(o, "kernel_count");
+    s->kernel_count = whole(num_or_0(o, "kernel_count"));
     s->ms_per_epoch = num_or_0(o, "median_ms");
     s->min_ms = num_or_0(o, "min_ms");
     s->max_ms = num_or_0(o, "max_ms");
@@ -409,7 +423,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
         r->format = format_of(get_str(it, "format"));
         r->loaded = get_num(it, "total_gpu_ms", &ms);
         r->total_ns = r->loaded ? ns_of(ms) : 0;
-        r->kernel_count = (int64_t)num_or_0(it, "kernel_count");
+        r->kernel_count = whole(num_or_0(it, "kernel_count"));
     }
     if (cJSON_IsArray(samples))
         s->samples = read_samples(samples, &s->n_samples);
@@ -447,7 +461,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     v->metric = keep(d, get_str(root, "metric"));
     v->has_figures = get_num(root, "ratio", &v->ratio);
     v->threshold = num_or_0(root, "threshold");
-    v->epochs = (long)num_or_0(root, "epochs");
+    v->epochs = (long)whole(num_or_0(root, "epochs"));
     v->has_p = get_num(root, "p_value", &v->p_value);
     v->alpha = num_or_0(root, "alpha");
     read_side(d, &v->baseline, cJSON_GetObjectItemCaseSensitive(root, "baseline"),
