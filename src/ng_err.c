@@ -67,6 +67,9 @@ static void fit(char *dst, char *s, size_t len)
 }
 
 static void set_v(struct ng_err *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0), nonnull(1, 2)));
+
+static void set_v(struct ng_err *err, const char *fmt, va_list ap)
 {
     va_list again;
     char *full;
