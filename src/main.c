@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ng_batch.h"
 #include "ng_cli.h"
 #include "ng_gate.h"
+#include "ng_oom.h"
 #include "ng_outputs.h"
 #include "ng_progress.h"
 #include "ng_report.h"
@@ -84,7 +86,8 @@ static int print_profiles(struct ng_settings *s)
 }
 
 /* What the run has to say on stderr: its own ERROR, each gate's warnings
- * (named by the gate in a batch), a refused report path. */
+ * (named by the gate in a batch), a note on how it ran, a refused report
+ * path. */
 static void print_run(const struct ng_batch_run *r)
 {
     if (r->error[0])
@@ -99,20 +102,65 @@ static void print_run(const struct ng_batch_run *r)
         }
         free(name);
     }
+    if (r->note[0])
+        print_line("WARNING: ", r->note);
     if (r->refusal[0])
         print_line("ERROR: ", r->refusal);
 }
+
+/* Prints what the run has to say, writes its reports, frees it; the exit
+ * status. */
+static int finish_run(struct ng_batch_run *r)
+{
+    struct ng_report_request reqs[NG_OUTPUTS_MAX];
+    struct ng_err werr;
+
+    print_run(r);
+    int status = r->exit_code;
+    if (ng_report_write_batch(&r->batch, reqs, ng_outputs_requests(&r->outputs, reqs),
+                              &werr) < 0) {
+        if (!r->error[0])   /* one ERROR line: a run that errored has said its own */
+            print_line("ERROR: ", werr.msg);
+        status = 2;
+    }
+    ng_batch_run_release(r);
+    return status;
+}
+
+/* Out of memory while the gates ran: the same run again as that ERROR,
+ * with the memory the reserve gave back (ng_oom.h).  Nothing that ran out
+ * is touched: the run is made anew from the settings. */
+struct oom_context {
+    const struct ng_settings *s;
+    double t0;
+};
+
+static void after_oom(const char *message, void *arg)
+{
+    const struct oom_context *c = arg;
+    struct ng_err err;
+    struct ng_batch_run r;
+
+    ng_err_set(&err, "%s", message);
+    ng_batch_run(&r, c->s, &err, c->t0);
+    finish_run(&r);
+    fflush(NULL);
+    _exit(2);
+}
+
+/* Enough to write every report of an ERROR verdict. */
+#define OOM_RESERVE (8u << 20)
 
 int main(int argc, char **argv)
 {
     double t0 = ng_monotonic();
     struct ng_settings s;
-    struct ng_err err, werr;
+    struct ng_err err;
     struct ng_batch_run r;
-    struct ng_report_request reqs[NG_OUTPUTS_MAX];
     int ok;
 
     ng_signal_init();
+    ng_oom_reserve(OOM_RESERVE);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {
@@ -131,15 +179,10 @@ int main(int argc, char **argv)
         return ret;
     }
 
+    struct oom_context oc = { &s, t0 };
+    ng_oom_on(after_oom, &oc);
     ng_batch_run(&r, &s, ok ? NULL : &err, t0);
-    print_run(&r);
-    int status = r.exit_code;
-    if (ng_report_write_batch(&r.batch, reqs, ng_outputs_requests(&r.outputs, reqs), &werr) < 0) {
-        if (!r.error[0])   /* one ERROR line: a run that errored has said its own */
-            print_line("ERROR: ", werr.msg);
-        status = 2;
-    }
-    ng_batch_run_release(&r);
+    int status = finish_run(&r);
     ng_cli_release(&s);
     return status;
 }

@@ -1,5 +1,6 @@
 #include "ng_batch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -8,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_oom.h"
 #include "ng_outputs.h"
 #include "ng_progress.h"
 #include "ng_reporter.h"
@@ -113,13 +116,47 @@ struct child {
     int slot;             /* its ng_signal registration */
 };
 
-/* In the child: one gate, its verdict as one JSON line into fd. */
-static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int fd)
+/* In the child: the gate's verdict as one JSON line into fd. */
+static void __attribute__((noreturn)) send_verdict(const struct ng_settings *s, int fd,
+                                                   const struct ng_err *error)
 {
     struct ng_gate g;
     struct ng_buf out = NG_BUF_INIT;
     struct ng_err err;
 
+    ng_gate_run(&g, s, error);
+    if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
+        ng_write_all(fd, out.data, out.len) < 0)
+        _exit(3);
+    _exit(0);
+}
+
+/* Out of memory in a gate's process: its verdict is that ERROR, sent as
+ * any verdict is (the reserve gave memory back for it). */
+struct child_context {
+    const struct ng_settings *s;
+    int fd;
+};
+
+static void child_after_oom(const char *message, void *arg)
+{
+    const struct child_context *c = arg;
+    struct ng_err err;
+
+    ng_err_set(&err, "%s", message);
+    send_verdict(c->s, c->fd, &err);
+}
+
+/* In the child: one gate.  The read ends of the other running gates'
+ * pipes came along with fork(): closed, they are not this gate's
+ * descriptors to spend. */
+static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int fd,
+                                                const struct child *others, size_t n_others)
+{
+    static struct child_context c;
+
+    for (size_t i = 0; i < n_others; i++)
+        close(others[i].fd);
     ng_signal_forget_all();   /* the parent's other gates are not this one's to stop */
     /* gates share stderr: export progress as lines, each naming its gate */
     if (ng_progress_mode() != NG_PROGRESS_OFF) {
@@ -129,20 +166,30 @@ static void __attribute__((noreturn)) run_child(const struct ng_settings *s, int
         ng_progress_set_prefix(prefix.data);
         ng_buf_release(&prefix);
     }
-    ng_gate_run(&g, s, NULL);
-    if (ng_report_render("json-line", &g.verdict, &out, &err) < 0 ||
-        ng_write_all(fd, out.data, out.len) < 0)
-        _exit(3);
-    _exit(0);
+    c = (struct child_context){ s, fd };
+    ng_oom_on(child_after_oom, &c);
+    send_verdict(s, fd, NULL);
 }
 
-static int start(struct ng_batch_run *r, size_t gate, struct child *c)
+/* Out of descriptors or processes for now: worth waiting for a running
+ * gate to end rather than failing this one. */
+static int for_now(int e)
+{
+    return e == EMFILE || e == ENFILE || e == EAGAIN;
+}
+
+/* Starts gate `gate` as run[n]; 0 when started, 1 when it must wait for a
+ * running gate to end (nothing started), -1 when it failed for good (its
+ * verdict is the error). */
+static int start(struct ng_batch_run *r, size_t gate, struct child *run, size_t n)
 {
     struct ng_batch_gate *g = &r->gates[gate];
     int p[2];
     pid_t pid;
 
     if (pipe2(p, O_CLOEXEC) < 0) {
+        if (n > 0 && for_now(errno))
+            return 1;
         gate_error(g, "unable to start the gate: %s", strerror(errno));
         return -1;
     }
@@ -152,17 +199,20 @@ static int start(struct ng_batch_run *r, size_t gate, struct child *c)
         int saved = errno;
         close(p[0]);
         close(p[1]);
+        if (n > 0 && for_now(saved))
+            return 1;
         gate_error(g, "unable to start the gate: %s", strerror(saved));
         return -1;
     }
     if (pid == 0) {
         close(p[0]);
-        run_child(g->settings, p[1]);
+        run_child(g->settings, p[1], run, n);
     }
     close(p[1]);
     /* a signal to the batch reaches every gate it started, which then
      * cleans up after itself */
-    *c = (struct child){ pid, p[0], gate, ng_monotonic(), NG_BUF_INIT, ng_signal_add_child(pid) };
+    run[n] = (struct child){ pid, p[0], gate, ng_monotonic(), NG_BUF_INIT,
+                             ng_signal_add_child(pid) };
     return 0;
 }
 
@@ -213,6 +263,51 @@ static long default_jobs(void)
     return n > 0 ? n : 1;
 }
 
+/* Descriptors kept free for the batch itself while gates run (poll, the
+ * pipe being made, the reports' files). */
+#define FD_RESERVE 16
+
+static size_t open_descriptors(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    size_t n = 0;
+
+    if (!d)
+        return 3;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n > 3 ? n - 3 : 0;   /* ".", ".." and the directory's own */
+}
+
+/* How many gates can run at once: each holds one descriptor here (its
+ * pipe) for as long as it runs.  The soft open-file limit is raised to
+ * the hard one first; what is still short lowers -j, and says so. */
+static size_t descriptor_jobs(struct ng_batch_run *r, size_t want, int asked)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+        return want;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+        (void)getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    size_t used = open_descriptors() + FD_RESERVE;
+    size_t fit = rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 1;
+    if (fit == 0)
+        fit = 1;
+    if (fit >= want)
+        return want;
+    if (asked)
+        snprintf(r->note, sizeof r->note,
+                 "-j %zu is more gates at once than the open-file limit allows (ulimit -n "
+                 "%llu): running %zu at once", want, (unsigned long long)rl.rlim_cur, fit);
+    return fit;
+}
+
+
 /* "[12/40] resnet50: PASS: ... (3.2 s)", as each gate finishes. */
 static void tell_finished(const struct ng_batch_gate *g, size_t done, size_t total)
 {
@@ -233,18 +328,25 @@ static void run_children(struct ng_batch_run *r, long jobs)
     size_t max = (size_t)(jobs > 0 ? jobs : default_jobs()), next = 0, n = 0, done = 0;
     if (max > r->n_gates)
         max = r->n_gates;
+    max = descriptor_jobs(r, max, jobs > 0);
     struct child *run = ng_xcalloc(max, sizeof *run);
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
     size_t n_paths;
     const char **paths = all_profiles(&r->manifest, &n_paths);
     int made_slots = ng_slots_setup_for(jobs, paths, n_paths, 1) == 1;
+    size_t limit = max;   /* lowered while the system is short of descriptors or processes */
 
     free(paths);
     ng_signal_init();
     while (next < r->n_gates || n > 0) {
-        while (n < max && next < r->n_gates) {
-            if (start(r, next++, &run[n]) == 0)
-                n++;
+        while (n < limit && next < r->n_gates) {
+            int rc = start(r, next, run, n);
+            if (rc == 1) {   /* wait for a running gate; the same gate again after */
+                limit = n;
+                break;
+            }
+            next++;
+            n += rc == 0;
         }
         for (size_t i = 0; i < n; i++)
             fds[i] = (struct pollfd){ run[i].fd, POLLIN, 0 };
@@ -256,6 +358,8 @@ static void run_children(struct ng_batch_run *r, long jobs)
             finish(r, &run[i]);
             tell_finished(&r->gates[run[i].gate], ++done, r->n_gates);
             run[i] = run[--n];   /* order does not matter: results go by gate index */
+            if (limit < max)
+                limit++;   /* try one more again, once one has ended */
         }
     }
     if (made_slots)

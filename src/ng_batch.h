@@ -54,6 +54,8 @@ struct ng_batch_run {
                                          gate's error, a usage error, an unreadable manifest */
     char refusal[NG_ERR_MAX];         /* a report path refused after the gates were known
                                          (it is one of their profiles); empty if none */
+    char note[256];                   /* said once as a WARNING (empty if none): -j lowered
+                                         to what the open-file limit allows */
     int exit_code;                    /* 0, 1 or 2 before the reports are written */
 };
 

@@ -17,7 +17,10 @@ struct ng_err {
     char msg[NG_ERR_MAX];
 };
 
-/* Formats the message (truncating if needed) and returns -1. */
+/* Formats the message and returns -1.  A message longer than NG_ERR_MAX
+ * keeps its reason: its longest quoted parts (the subjects, most often
+ * paths) are shortened in the middle ("/a/very/lo...th/x.sqlite") until it
+ * fits; only then is the end cut. */
 int ng_err_set(struct ng_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -8,6 +8,7 @@
 
 #include "ng_compare.h"
 #include "ng_exports.h"
+#include "ng_oom.h"
 #include "ng_project.h"
 #include "ng_slots.h"
 #include "ng_source.h"
@@ -74,7 +75,9 @@ static void *load_worker(void *arg)
         pthread_mutex_unlock(&pool->lock);
         if (i >= pool->n)
             return NULL;
+        ng_oom_doing("reading '%s'", pool->jobs[i].p->path);   /* named if memory runs out */
         pool->jobs[i].rc = ng_source_load(pool->jobs[i].p, pool->opts, &pool->jobs[i].err);
+        ng_oom_doing(NULL);
     }
 }
 
@@ -157,7 +160,9 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     };
     ok = ok && load_all(g, &src, s->jobs, &err) == 0;
     if (ok) {
+        ng_oom_doing("comparing '%s' with '%s'", g->baseline[0].path, g->current[0].path);
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_oom_doing(NULL);
     } else {
         note_formats(g->baseline, g->nb);
         note_formats(g->current, g->nc);

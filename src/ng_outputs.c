@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "ng_cli.h"
+#include "ng_file.h"
 #include "ng_report.h"
 #include "ng_util.h"
 
@@ -112,13 +113,25 @@ static int is_input(const struct stat *out, const char *const *inputs, size_t n,
     return 0;
 }
 
+/* A file the gate replaces or appends to, and so could destroy: not "-",
+ * not a stream name (/dev/stdout), not an existing FIFO or device (those
+ * are written in place, nothing is replaced). */
+static int names_file(const struct ng_output *o, const char *path)
+{
+    struct stat st;
+
+    if (o->dest == NG_OUTPUT_TEXT || !path || is_stdout(o, path) || ng_path_names_stream(path))
+        return 0;
+    return stat(path, &st) < 0 || S_ISREG(st.st_mode);
+}
+
 /* A report written over an input would destroy the profile (reports are
- * written even on ERROR, so even a usage error would).  Such a path is
- * refused and dropped, so the other reports are written but not that one.
- * Same file means same device and inode: "./base.sqlite" or a symlink to
- * it cannot slip past; a path that does not exist yet is no input. */
-int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
-                      struct ng_err *err)
+ * written even on ERROR, so even a usage error would), and one appended
+ * to it would corrupt it.  Same file means same device and inode:
+ * "./base.sqlite" or a symlink to it cannot slip past; a path that does
+ * not exist yet is no input. */
+static int refuse_inputs(struct ng_settings *s, const char *const *inputs, size_t n,
+                         struct ng_err *err)
 {
     int ret = 0;
 
@@ -126,20 +139,71 @@ int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n
         const struct ng_output *o = &ng_outputs[i];
         const char *path = s->outputs[i], *which;
         struct stat st;
-        if (!o->option || !path || is_stdout(o, path) || stat(path, &st) < 0 ||
-            !is_input(&st, inputs, n, &which))
+        if (!names_file(o, path) || stat(path, &st) < 0 || !is_input(&st, inputs, n, &which))
             continue;
         if (ret == 0) {
             char *out = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
             char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
-            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to overwrite it",
-                             ng_outputs_origin(o), out, in);
+            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to %s it",
+                             ng_outputs_origin(o), out, in,
+                             o->dest == NG_OUTPUT_APPEND ? "append to" : "overwrite");
             free(out);
             free(in);
         }
         s->outputs[i] = NULL;
     }
     return ret;
+}
+
+/* Two paths that land in one file: the same spelling, another spelling
+ * or a symlink (one key), or a hard link (one inode). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ka = ng_file_key(a), *kb = ng_file_key(b);
+    int same = strcmp(ka, kb) == 0;
+    free(ka);
+    free(kb);
+    return same;
+}
+
+/* Two reports in one file lose one of them (--json x --junit x keeps only
+ * the JUnit) or corrupt both (--json x --history x): the first in table
+ * order keeps the path, the others are refused and dropped. */
+static int refuse_shared(struct ng_settings *s, struct ng_err *err, int ret)
+{
+    for (size_t i = 0; i < ng_n_outputs; i++) {
+        const struct ng_output *o = &ng_outputs[i];
+        if (!names_file(o, s->outputs[i]))
+            continue;
+        for (size_t j = 0; j < i; j++) {
+            const struct ng_output *first = &ng_outputs[j];
+            if (!names_file(first, s->outputs[j]) || !same_file(s->outputs[j], s->outputs[i]))
+                continue;
+            if (ret == 0) {
+                char *a = ng_text_cleaned(s->outputs[j], NG_TEXT_ESCAPE_CONTROLS);
+                char *b = ng_text_cleaned(s->outputs[i], NG_TEXT_ESCAPE_CONTROLS);
+                ret = ng_err_set(err, "%s '%s' and %s '%s' are one file; %s is not written "
+                                      "(give each report its own file)",
+                                 ng_outputs_origin(first), a, ng_outputs_origin(o), b,
+                                 ng_outputs_origin(o));
+                free(a);
+                free(b);
+            }
+            s->outputs[i] = NULL;
+            break;
+        }
+    }
+    return ret;
+}
+
+int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
+                      struct ng_err *err)
+{
+    return refuse_shared(s, err, refuse_inputs(s, inputs, n, err));
 }
 
 /* Standard output carries the human line, then the GitHub annotations;

@@ -65,13 +65,20 @@ const char *ng_outputs_origin(const struct ng_output *o);
 int ng_outputs_set(const struct ng_output *o, const char *value, const char **path,
                    const char **problem);
 
-/* Refuses each file output of s that is the same file as one of the n
- * inputs (NULLs allowed) and drops it from s, so it is not written even
- * with an error verdict.  ng_cli_parse() applies it to the command line's
- * profiles and manifest; batch mode applies it to every gate's profiles.
- * Returns -1 with err naming the first such path, e.g. "--json
- * './base.sqlite' is the input profile 'base.sqlite'; refusing to
- * overwrite it". */
+/* Refuses each file s would write or append to (the options' and the CI
+ * runner's: $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT) that would destroy
+ * something, and drops it from s, so it is not written even with an
+ * error verdict:
+ * - the same file as one of the n inputs (NULLs allowed): "--json
+ *   './base.sqlite' is the input profile 'base.sqlite'; refusing to
+ *   overwrite it";
+ * - the same file as an earlier output in table order: "--json 'same'
+ *   and --junit 'same' are one file; --junit is not written (give each
+ *   report its own file)".
+ * "-", stream names (/dev/stdout) and existing FIFOs and devices are
+ * written in place and never refused.  ng_cli_parse() applies it to the
+ * command line's profiles and manifest; batch mode applies it to every
+ * gate's profiles.  Returns -1 with err naming the first refusal. */
 int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
                       struct ng_err *err);
 

@@ -1,12 +1,12 @@
 #include "ng_report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
+#include "ng_file.h"
 #include "ng_reporter.h"
 #include "ng_util.h"
 
@@ -263,35 +263,6 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
     return 0;
 }
 
-/* One write() of the whole text on an O_APPEND descriptor: the kernel
- * places it at the end of the file as one piece, so gates that append to
- * the same history file at once never interleave their lines.  A short
- * write is reported rather than continued, since a second write could
- * land after another writer's. */
-static int append_file(const char *path, const char *data, size_t len, struct ng_err *err)
-{
-    int fd, saved;
-    ssize_t w;
-
-    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
-    if (fd < 0)
-        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(errno));
-    do
-        w = write(fd, data, len);
-    while (w < 0 && errno == EINTR);
-    saved = errno;
-    if (close(fd) < 0 && w >= 0) {
-        saved = errno;
-        w = -1;
-    }
-    if (w < 0)
-        return ng_err_set(err, "unable to append to '%s': %s", path, strerror(saved));
-    if ((size_t)w != len)
-        return ng_err_set(err, "unable to append to '%s': only %zd of %zu bytes written",
-                          path, w, len);
-    return 0;
-}
-
 static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
                    struct ng_err *err)
 {
@@ -303,16 +274,23 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
     case NG_DEST_FILE:
     case NG_DEST_APPEND:
         ret = q->dest == NG_DEST_FILE ? ng_write_file_atomic(q->path, out->data, out->len, err)
-                                      : append_file(q->path, out->data, out->len, err);
+                                      : ng_file_append(q->path, out->data, out->len, err);
         if (ret < 0 && q->origin)
             ng_err_prefix(err, "%s", q->origin);
         break;
     case NG_DEST_STDOUT:
     case NG_DEST_STDERR: {
         FILE *f = q->dest == NG_DEST_STDOUT ? stdout : stderr;
-        if (fwrite(out->data, 1, out->len, f) != out->len || fflush(f) != 0)
-            ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
-                             q->dest == NG_DEST_STDOUT ? "standard output" : "standard error");
+        if (fwrite(out->data, 1, out->len, f) == out->len && fflush(f) == 0)
+            break;
+        /* the reader went away (`| head -1`): the end of that stream, not
+         * of the run; the rest of the reports are still written */
+        if (errno == EPIPE) {
+            clearerr(f);
+            break;
+        }
+        ret = ng_err_set(err, "unable to write the %s report to %s", q->format,
+                         q->dest == NG_DEST_STDOUT ? "standard output" : "standard error");
         break;
     }
     }
@@ -333,18 +311,35 @@ static int write_one(const struct ng_batch *b, const struct ng_report_request *q
     return ret;
 }
 
+/* Files first: a report on disk must not wait behind a write to a pipe
+ * whose reader is slow or gone (stdout, stderr, a FIFO, /dev/stdout).
+ * Those follow in table order, so what shares a stream keeps its order. */
+static int written_first(const struct ng_report_request *q)
+{
+    struct stat st;
+
+    if (q->dest != NG_DEST_FILE && q->dest != NG_DEST_APPEND)
+        return 0;
+    if (ng_path_names_stream(q->path))
+        return 0;
+    return stat(q->path, &st) < 0 || S_ISREG(st.st_mode);
+}
+
 int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
                           size_t n, struct ng_err *err)
 {
-    int ret = 0;
+    size_t first_failed = n;   /* the failure reported is the first in request order */
 
-    for (size_t i = 0; i < n; i++) {
-        struct ng_err one;
-        if (write_one(b, &reqs[i], &one) < 0) {
-            if (ret == 0)
+    for (int pass = 1; pass >= 0; pass--) {
+        for (size_t i = 0; i < n; i++) {
+            struct ng_err one;
+            if (written_first(&reqs[i]) != pass || write_one(b, &reqs[i], &one) == 0)
+                continue;
+            if (i < first_failed) {
+                first_failed = i;
                 *err = one;
-            ret = -1;
+            }
         }
     }
-    return ret;
+    return first_failed < n ? -1 : 0;
 }

@@ -5,8 +5,8 @@
  * Ownership: requests, verdicts and batches are borrowed.  Each output is
  * rendered whole in memory.  A file is written atomically (complete or
  * absent; an older file stays untouched); an append destination gets the
- * whole text in one write() on an O_APPEND descriptor, so concurrent
- * writers never interleave.  A verdict read back from JSON owns what it
+ * whole text or nothing, under a lock (ng_file_append()), so concurrent
+ * writers never interleave and a failed append leaves no torn line.  A verdict read back from JSON owns what it
  * points at until ng_verdict_doc_release(). */
 #ifndef NG_REPORT_H
 #define NG_REPORT_H
@@ -56,8 +56,10 @@ void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
 
 /* Writes every request for the batch, even after one fails: one
  * document, file or line set for all its gates; a batch without a
- * manifest is one gate, written as that verdict alone.  Returns -1 if any
- * failed, with err describing the first failure. */
+ * manifest is one gate, written as that verdict alone.  Files are written
+ * before the streams (a closed or stalled pipe must not cost a report);
+ * EPIPE on stdout or stderr ends that stream silently.  Returns -1 if any
+ * failed, with err describing the first failure in request order. */
 int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
                           size_t n, struct ng_err *err);
 
@@ -68,9 +70,15 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
                            struct ng_err *err);
 
 /* A verdict read back from the JSON the "json" or "json-line" reporter
- * wrote (the batch runner's children send their verdicts so).  Everything
- * the JSON holds comes back; verbose, fail_inconclusive and elapsed_s are
- * not in it and stay 0.  The doc owns the strings the verdict points at. */
+ * wrote (the batch runner's children send their verdicts so; ng_history
+ * reads --history files so).  Everything the JSON holds comes back; fields
+ * it lacks (an older gate's) stay 0 or NULL, fields it does not know are
+ * ignored; verbose, fail_inconclusive and elapsed_s are not in it and stay
+ * 0.  The text must be one JSON value: -1 with err "not valid JSON", "more
+ * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"
+ * that is not pass, fail, inconclusive or error).  The doc owns the
+ * strings the verdict points at; a doc memset to 0 is empty and may be
+ * released. */
 struct ng_verdict_doc {
     struct ng_verdict v;
     char **strings;

@@ -414,10 +414,24 @@ static enum ng_kernel_status status_of(const char *name)
     return NG_KERNEL_CHANGED;
 }
 
+/* A JSON number as a whole number, rounded and held in range: a damaged
+ * or hostile file (a history line) may say 1e999, and a conversion out of
+ * range would be undefined behaviour (found by fuzz_history). */
+static int64_t whole(double x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (x <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)llround(x);
+}
+
 /* Total times were written as ms; the ns they came from are whole. */
 static int64_t ns_of(double ms)
 {
-    return (int64_t)llround(ms * 1e6);
+    return whole(ms * 1e6);
 }
 
 static enum ng_work_kind kind_of(const char *name)
@@ -464,7 +478,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->format = format_of(get_str(o, "format"));
     s->loaded = get_num(o, "total_gpu_ms", &ms);
     s->total_ns = s->loaded ? ns_of(ms) : 0;
-    s->kernel_count = (int64_t)num_or_0(o, "kernel_count");
+    s->kernel_count = whole(num_or_0(o, "kernel_count"));
     s->ms_per_epoch = num_or_0(o, "median_ms");
     s->min_ms = num_or_0(o, "min_ms");
     s->max_ms = num_or_0(o, "max_ms");
@@ -488,7 +502,7 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
         r->format = format_of(get_str(it, "format"));
         r->loaded = get_num(it, "total_gpu_ms", &ms);
         r->total_ns = r->loaded ? ns_of(ms) : 0;
-        r->kernel_count = (int64_t)num_or_0(it, "kernel_count");
+        r->kernel_count = whole(num_or_0(it, "kernel_count"));
     }
     if (cJSON_IsArray(samples))
         s->samples = read_samples(samples, &s->n_samples);
@@ -528,7 +542,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     snprintf(v->work, sizeof v->work, "%s", str_or_empty(root, "work"));
     v->has_figures = get_num(root, "ratio", &v->ratio);
     v->threshold = num_or_0(root, "threshold");
-    v->epochs = (long)num_or_0(root, "epochs");
+    v->epochs = (long)whole(num_or_0(root, "epochs"));
     v->has_p = get_num(root, "p_value", &v->p_value);
     v->alpha = num_or_0(root, "alpha");
     read_side(d, &v->baseline, cJSON_GetObjectItemCaseSensitive(root, "baseline"),
@@ -546,15 +560,31 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
 }
 
+/* Only whitespace after the value: two verdicts glued on one line (a
+ * writer that lost its newline) are not one verdict. */
+static int only_space(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return 1;
+}
+
 int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
                         struct ng_err *err)
 {
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     int ret = 0;
 
     memset(d, 0, sizeof *d);
-    if (!cJSON_IsObject(root) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
-        outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
+    if (!root)
+        ret = ng_err_set(err, "not valid JSON");
+    else if (!end || !only_space(end, text + len))
+        ret = ng_err_set(err, "more than one JSON value");
+    else if (!cJSON_IsObject(root) ||
+             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
+             outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
         ret = ng_err_set(err, "not a JSON verdict");
     else
         read_verdict(d, root);

@@ -153,10 +153,25 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+
+void ng_signal_hold(sigset_t *saved)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaddset(&set, fatal[i]);
+    pthread_sigmask(SIG_BLOCK, &set, saved);
+}
+
+void ng_signal_resume(const sigset_t *saved)
+{
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
 void ng_signal_init(void)
 {
     static int done;
-    static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
     struct sigaction sa;
 
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
@@ -168,4 +183,7 @@ void ng_signal_init(void)
         sigaddset(&sa.sa_mask, fatal[i]);   /* one cleanup at a time */
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         sigaction(fatal[i], &sa, NULL);
+    /* a reader that went away (`| head`, `| true`) must not kill the gate
+     * before its reports are written: the write fails with EPIPE instead */
+    signal(SIGPIPE, SIG_IGN);
 }

@@ -17,10 +17,14 @@
 #ifndef NG_SIGNAL_H
 #define NG_SIGNAL_H
 
+#include <signal.h>
 #include <sys/types.h>
 
-/* Installs the handlers (once; later calls do nothing).  main calls it
- * first thing; tests that fork may too. */
+/* Installs the handlers (once; later calls do nothing), and ignores
+ * SIGPIPE: a closed stdout or stderr is then an EPIPE from write(), which
+ * the report writer takes for the end of that stream, not of the run
+ * (children that exec, nsys, get the default back).  main calls it first
+ * thing; tests that fork may too. */
 void ng_signal_init(void);
 
 /* Each returns a slot number for ng_signal_forget(), or -1 when the
@@ -31,6 +35,13 @@ int ng_signal_add_tree(const char *path);   /* remove the directory and what is 
 int ng_signal_add_group(pid_t pgid);        /* kill(-pgid, SIGKILL): a child's whole group */
 int ng_signal_add_child(pid_t pid);         /* kill(pid, <the same signal>): a child that
                                                cleans up after itself (a batch gate) */
+
+/* Holds off the fatal signals in this thread until ng_signal_resume(),
+ * which delivers one that came meanwhile: for a step that must not be cut
+ * in the middle (an append; a temporary file between its creation and
+ * its registration, or its rename and its release). */
+void ng_signal_hold(sigset_t *saved);
+void ng_signal_resume(const sigset_t *saved);
 
 /* Releases a slot (a negative slot is ignored). */
 void ng_signal_forget(int slot);

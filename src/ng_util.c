@@ -10,12 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ng_file.h"
+#include "ng_oom.h"
+#include "ng_signal.h"
+
 static void oom(void)
 {
-    static const char msg[] = "ERROR: out of memory\n";
-    ssize_t r = write(2, msg, sizeof msg - 1);
-    (void)r;
-    _exit(2);
+    ng_oom_fail();
 }
 
 void *ng_xmalloc(size_t n)
@@ -410,13 +411,16 @@ static int write_in_place(const char *path, const char *data, size_t len, int ex
         ng_write_all(fd, data, len) < 0) {
         saved = errno;
         close(fd);
+        /* /dev/stdout whose reader went away: the end of that stream */
+        if (saved == EPIPE && (extra & O_APPEND))
+            return 0;
         return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
     }
     close(fd);
     return 0;
 }
 
-static int stream_name(const char *p)
+static int is_stream_name(const char *p)
 {
     return strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0 ||
            strncmp(p, "/dev/fd/", 8) == 0 || (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
@@ -426,17 +430,17 @@ static int stream_name(const char *p)
  * one: the name of an open stream, even when that stream is a regular
  * file (a CI log).  Renaming over it would replace the name itself (run
  * as root, /dev/stdout would become a plain file for everyone after). */
-static int names_a_stream(const char *path)
+int ng_path_names_stream(const char *path)
 {
     char target[256];
     ssize_t n = readlink(path, target, sizeof target - 1);
 
     if (n > 0) {
         target[n] = '\0';
-        if (stream_name(target))
+        if (is_stream_name(target))
             return 1;
     }
-    return stream_name(path);
+    return is_stream_name(path);
 }
 
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
@@ -449,30 +453,40 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         return 0;
     }
     struct stat st;
-    if (names_a_stream(path))   /* appended, as to the stream itself */
+    if (ng_path_names_stream(path))   /* appended, as to the stream itself */
         return write_in_place(path, data, len, O_APPEND, err);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return write_in_place(path, data, len, 0, err);
 
-    /* The temporary file lives beside the target so rename() is atomic. */
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+    /* A symlink stays a link: the report replaces its target.  The
+     * temporary file lives beside the target so rename() is atomic. */
+    char *target = ng_file_target(path);
+    if (!target)
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? ng_xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
                       : ng_xstrdup(".");
-    const char *base = slash ? slash + 1 : path;
+    const char *base = slash ? slash + 1 : target;
     struct ng_buf tmp = NG_BUF_INIT;
-    int fd, saved;
+    int fd, saved, ret = 0;
 
     if (*base == '\0') {
         free(dir);
+        free(target);
         return ng_err_set(err, "unable to write '%s': not a file name", path);
     }
     ng_buf_addf(&tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+    /* a fatal signal from here on removes the temporary file: it is
+     * registered before a signal can find it unregistered */
+    sigset_t held;
+    ng_signal_hold(&held);
     fd = mkstemp(tmp.data);
+    int slot = fd >= 0 ? ng_signal_add_file(tmp.data) : -1;
+    saved = errno;
+    ng_signal_resume(&held);
     if (fd < 0) {
-        saved = errno;
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
     }
     /* mkstemp makes 0600; reports are ordinary files that CI uploads */
     mode_t um = umask(0);
@@ -482,21 +496,25 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         saved = errno;
         close(fd);
         unlink(tmp.data);
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ng_signal_forget(slot);
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
     }
-    if (close(fd) < 0 || rename(tmp.data, path) < 0) {
+    ng_signal_hold(&held);   /* renamed and released as one step */
+    if (close(fd) < 0 || rename(tmp.data, target) < 0) {
         saved = errno;
         unlink(tmp.data);
-        ng_buf_release(&tmp);
-        free(dir);
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
     }
-    (void)fsync_dir(dir);
+    ng_signal_forget(slot);
+    ng_signal_resume(&held);
+    if (ret == 0)
+        (void)fsync_dir(dir);
+out:
     ng_buf_release(&tmp);
     free(dir);
-    return 0;
+    free(target);
+    return ret;
 }
 
 time_t ng_report_time(void)

@@ -4,8 +4,8 @@
  *
  * Ownership: an ng_buf owns its bytes; ng_buf_release() frees them and
  * leaves an empty buffer.  ng_xmalloc()/ng_xstrdup() never return NULL:
- * running out of memory ends the process with exit 2.  Every other
- * function borrows its arguments. */
+ * running out of memory is ng_oom_fail() (the reports are written with
+ * that ERROR, then exit 2).  Every other function borrows its arguments. */
 #ifndef NG_UTIL_H
 #define NG_UTIL_H
 
@@ -118,9 +118,15 @@ void ng_fmt_double(char *buf, size_t size, double v);
  * on failure. */
 int ng_write_all(int fd, const void *data, size_t len);
 
+/* Whether path names an open stream rather than a file: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/.../fd/N, or a symlink to one. */
+int ng_path_names_stream(const char *path);
+
 /* Writes data to path atomically: a temporary file in the same directory,
  * fsync, rename.  On failure nothing is left at a temporary name and an
- * older file at path is untouched.  path "-" writes to stdout. */
+ * older file at path is untouched.  A symlink stays a link: its target is
+ * replaced, from a temporary file in the target's directory.  path "-"
+ * writes to stdout. */
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
                          struct ng_err *err);
 

@@ -8,6 +8,8 @@
 #            in names, int64-sized durations, no StringIds, WAL header
 #   cli/     argv/environment encodings (see fuzz_cli.c for the layout)
 #   manifest/ batch manifests: every field, bad values, wrong types, escapes
+#   history/ --history files: the golden cases' lines, torn, glued, blank,
+#            CRLF, old-version and unknown-field lines, garbage
 # Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
 # in ../shared are never copied here (tests/fuzz/meson.build replays them
 # in place).
@@ -133,4 +135,26 @@ man empty_gates '{"gates": []}'
 man not_object '[1, 2, 3]'
 man escapes '{"gates": [{"name": "\u001b[31m\u0000x", "baseline": "../b\"q.sqlite", "current": "/abs/c.sqlite"}]}'
 man truncated '{"gates": [{"name": "a", "baseline": "b'
-echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest"
+# ---- history: JSON Lines of verdicts ----
+mkdir -p "$corpus/history"
+rm -f "$corpus"/history/seed-*
+hist() { local name=$1; shift; printf '%s' "$@" >"$corpus/history/seed-$name.jsonl"; }
+expected=$(realpath ../golden/expected)
+cp "$expected/history_append/history.jsonl" "$corpus/history/seed-golden_two.jsonl"
+cp "$expected/manifest_mixed/history.jsonl" "$corpus/history/seed-golden_batch.jsonl"
+line=$(head -n 1 "$expected/history_append/history.jsonl")
+hist torn "$line" $'\n' "${line:0:200}" $'\n' "$line" $'\n'
+hist torn_at_end "$line" $'\n' "${line:0:300}"
+hist glued "$line$line" $'\n'
+hist blank_crlf $'\n\n' "$line" $'\r\n' $'  \t\r\n' "$line"
+hist old_version '{"schema_version":1,"name":"old","verdict":"fail","baseline_ms_per_epoch":200,' \
+    '"current_ms_per_epoch":300,"ratio":1.5,"threshold":1.2,"epochs":5,"baseline":{"path":"b"},' \
+    '"current":{"path":"c"},"message":"FAIL","error":null}' $'\n'
+hist unknown_fields "{\"context\":{\"commit\":\"abc\",\"labels\":[1,null,true]},\"future\":{}," "${line:1}" $'\n'
+hist error_and_nvtx '{"name":"e","verdict":"error","mode":"nvtx","error":"unable to open \u0027x\u0027",' \
+    '"baseline":{"path":null,"runs":[]},"current":{"path":"c","runs":[{"path":"c","format":"sqlite"}]}}' $'\n' \
+    '{"name":"n","verdict":"inconclusive","mode":"nvtx","ratio":1.3,"threshold":1.2,"p_value":0.2,' \
+    '"alpha":0.05,"samples":{"baseline":[1,2],"current":[1,2,3]},"kernels":[{"name":"k","status":"new"}]}' $'\n'
+hist garbage 'hello' $'\n' '{}' $'\n' '[1,2]' $'\n' '{"name":7,"verdict":"pass"}' $'\n' \
+    '{"name":"x","verdict":"maybe"}' $'\n' $'\xff\xfe{' $'\n'
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history"

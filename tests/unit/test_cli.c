@@ -213,6 +213,22 @@ static void test_refuse_outputs(void **state)
     assert_non_null(strstr(err.msg, "--junit '"));
     assert_non_null(strstr(err.msg, "refusing to overwrite it"));
     ng_cli_release(&s);
+
+    /* the CI runner's files too; and two outputs on one file keep the first */
+    setenv("GITHUB_STEP_SUMMARY", profile, 1);
+    char *argv2[] = { "nsys-gate", "--github", "--json", "x.json", "--metrics", "./x.json",
+                      "--history", "/dev/null", "--junit", "/dev/null", profile, "b" };
+    assert_int_equal(ng_cli_parse(&s, 12, argv2, &err), -1);
+    assert_non_null(strstr(err.msg, "GITHUB_STEP_SUMMARY '"));
+    assert_non_null(strstr(err.msg, "refusing to append to it"));
+    assert_null(s.outputs[ng_outputs_find("GITHUB_STEP_SUMMARY")]);
+    assert_string_equal(s.outputs[ng_outputs_find("--json")], "x.json");
+    assert_null(s.outputs[ng_outputs_find("--metrics")]);
+    /* written in place, not replaced: /dev/null may take several */
+    assert_string_equal(s.outputs[ng_outputs_find("--history")], "/dev/null");
+    assert_string_equal(s.outputs[ng_outputs_find("--junit")], "/dev/null");
+    ng_cli_release(&s);
+    unsetenv("GITHUB_STEP_SUMMARY");
     unlink(link);
     unlink(profile);
     rmdir(dir);

@@ -1,0 +1,48 @@
+/* ng_file: where a report lands on disk, and appending to a file that
+ * others read and append to (--history, $GITHUB_STEP_SUMMARY,
+ * $GITHUB_OUTPUT).  A path given for an output may be a symlink: the
+ * report goes to the link's target (the link stays a link, as a user who
+ * pointed it somewhere expects), and every writer and check resolves it
+ * here, the same way.
+ *
+ * Ownership: every function borrows its arguments; a returned path is
+ * freshly allocated and the caller frees it. */
+
+#include <stddef.h>
+
+#include "ng_err.h"
+#ifndef NG_FILE_H
+#define NG_FILE_H
+
+/* The file a write to path lands in: path with its symlinks followed (a
+ * relative target read against the link's own directory), or path itself
+ * when it is no symlink or names nothing yet.  NULL with errno ELOOP after
+ * 40 links. */
+char *ng_file_target(const char *path);
+
+/* A name that identifies the file path lands in, whatever the spelling
+ * ("x", "./x", "d/../x", a symlink to it): the target's directory made
+ * absolute and canonical, plus its name.  Two outputs with equal keys
+ * would write one file. */
+char *ng_file_key(const char *path);
+
+/* Appends data (whole lines) to path, all or nothing, creating it if
+ * missing:
+ * - under an exclusive flock, so writers that append at once (16 gates of
+ *   a nightly into one history) never interleave, and a reader that
+ *   locks sees whole appends;
+ * - a file that does not end in a newline (a line torn by a writer that
+ *   was killed) first gets one, so the new line is not glued onto the
+ *   fragment;
+ * - a short or failed write (a full disk) cuts the file back to where it
+ *   was before the error is returned, and a file this call created is
+ *   removed again: no torn line, no 0-byte file;
+ * - SIGINT, SIGTERM and SIGHUP are held off while the bytes go in and
+ *   delivered after, so a signal cannot leave a cut line (SIGKILL can).
+ * A FIFO, a device or a stream name (/dev/stdout) is written in place,
+ * without a lock or a rollback.  Returns -1 with err, e.g. "unable to
+ * append to 'h.jsonl': No space left on device; the file is left as it
+ * was". */
+int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err);
+
+#endif

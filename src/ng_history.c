@@ -1,0 +1,181 @@
+#include "ng_history.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng_util.h"
+
+/* A line buffer this large after a long line is given back: memory
+ * follows the lines being read, not the longest one seen. */
+#define LINE_KEEP (1u << 20)
+
+struct reader {
+    struct ng_history *h;
+    char *shown;                 /* the file's name, cleaned for messages */
+    ng_history_fn fn;
+    void *ctx;
+    struct ng_buf line;          /* the line being gathered */
+    int too_long;                /* it passed line_max: the rest of it is dropped */
+    size_t unsaid;               /* warnings past NG_HISTORY_WARNINGS_MAX */
+    int stop;
+};
+
+static void skip(struct reader *r, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void skip(struct reader *r, size_t line, const char *fmt, ...)
+{
+    struct ng_history *h = r->h;
+    struct ng_buf b = NG_BUF_INIT;
+    va_list ap;
+
+    h->skipped++;
+    if (h->n_warnings >= NG_HISTORY_WARNINGS_MAX) {
+        r->unsaid++;
+        return;
+    }
+    ng_buf_addf(&b, "'%s' line %zu: ", r->shown, line);
+    va_start(ap, fmt);
+    ng_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
+    h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+}
+
+static int blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* One whole line (without its newline); `torn`: the file ended inside it. */
+static void take_line(struct reader *r, const char *p, size_t n, int torn)
+{
+    struct ng_history *h = r->h;
+    size_t line = ++h->lines;
+
+    if (r->too_long) {
+        r->too_long = 0;
+        skip(r, line, "longer than %zu bytes; skipped", h->line_max);
+        return;
+    }
+    if (blank(p, n))
+        return;
+    struct ng_history_entry e = { .line = line };
+    struct ng_err err;
+    if (ng_verdict_doc_read(&e.doc, p, n, &err) < 0) {
+        skip(r, line, "%s (%s); skipped", err.msg,
+             torn ? "the file ends inside it: a torn line" : "a torn or garbage line");
+    } else {
+        h->verdicts++;
+        if (r->fn)
+            r->stop = r->fn(&e, r->ctx) != 0;
+    }
+    ng_verdict_doc_release(&e.doc);
+}
+
+/* Adds n bytes to the line being gathered, or drops them once it is too
+ * long: a line is never held past line_max. */
+static void gather(struct reader *r, const char *p, size_t n)
+{
+    if (r->too_long)
+        return;
+    if (r->line.len + n > r->h->line_max) {
+        r->too_long = 1;
+        ng_buf_release(&r->line);
+        return;
+    }
+    ng_buf_add(&r->line, p, n);
+}
+
+static void line_done(struct reader *r, int torn)
+{
+    take_line(r, r->line.data ? r->line.data : "", r->line.len, torn);
+    if (r->line.cap > LINE_KEEP)
+        ng_buf_release(&r->line);
+    r->line.len = 0;
+}
+
+int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_history_fn fn,
+                           void *ctx, struct ng_err *err)
+{
+    struct reader r = { h, ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS), fn, ctx,
+                        NG_BUF_INIT, 0, 0, 0 };
+    char chunk[65536];
+    size_t n;
+    int ret = 0;
+
+    if (!h->line_max)
+        h->line_max = NG_HISTORY_LINE_MAX;
+    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        for (const char *p = chunk, *end = chunk + n; p < end && !r.stop;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            gather(&r, p, (size_t)((nl ? nl : end) - p));
+            if (!nl)
+                break;
+            line_done(&r, 0);
+            p = nl + 1;
+        }
+    }
+    if (!r.stop && ferror(f))
+        ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
+    else if (!r.stop && (r.line.len > 0 || r.too_long))
+        line_done(&r, 1);
+    if (r.unsaid) {
+        struct ng_buf b = NG_BUF_INIT;
+        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r.shown, r.unsaid,
+                    r.unsaid == 1 ? "" : "s");
+        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
+        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+    }
+    ng_buf_release(&r.line);
+    free(r.shown);
+    return ret;
+}
+
+int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
+                    struct ng_err *err)
+{
+    FILE *f = fopen(path, "rb");
+
+    if (!f) {
+        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
+        free(shown);
+        return -1;
+    }
+    int ret = ng_history_read_stream(h, f, path, fn, ctx, err);
+    fclose(f);
+    return ret;
+}
+
+/* ng_history_load's callback: every entry moves into the array. */
+static int keep_entry(struct ng_history_entry *e, void *ctx)
+{
+    struct ng_history *h = ctx;
+
+    h->entries = ng_xgrow(h->entries, h->n_entries, sizeof *h->entries);
+    h->entries[h->n_entries++] = *e;
+    memset(&e->doc, 0, sizeof e->doc);
+    return 0;
+}
+
+int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err)
+{
+    return ng_history_read(h, path, keep_entry, h, err);
+}
+
+void ng_history_release(struct ng_history *h)
+{
+    for (size_t i = 0; i < h->n_warnings; i++)
+        free(h->warnings[i]);
+    free(h->warnings);
+    for (size_t i = 0; i < h->n_entries; i++)
+        ng_verdict_doc_release(&h->entries[i].doc);
+    free(h->entries);
+    memset(h, 0, sizeof *h);
+}

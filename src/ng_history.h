@@ -1,0 +1,77 @@
+/* ng_history: reads a --history file (JSON Lines: one verdict a line, as
+ * the json-line reporter appends them) back into verdicts, for whatever
+ * looks back over past runs (history baselines, dashboards).  Each line
+ * goes through ng_verdict_doc_read(), so the JSON parser stays in the JSON
+ * reporter.
+ *
+ * What real history files hold is tolerated:
+ * - a torn or garbage line (a writer killed mid-line, a line glued onto a
+ *   fragment, anything that is not one verdict) is skipped with a warning
+ *   that names its line number:
+ *     'h.jsonl' line 7: not valid JSON (a torn or garbage line); skipped
+ * - lines written by older versions of the gate (fewer fields) are read,
+ *   and fields this version does not know are ignored;
+ * - blank lines are skipped silently; CRLF line ends are read;
+ * - a file of any number of lines is streamed: memory is one line at a
+ *   time (at most line_max bytes; a longer line is skipped with a
+ *   warning) plus whatever the caller keeps.
+ * At most NG_HISTORY_WARNINGS_MAX warnings are kept, then one that counts
+ * the rest.
+ *
+ * Ownership: struct ng_history owns its warnings and, after
+ * ng_history_load(), its entries; ng_history_release() frees them.  The
+ * path is borrowed.  With ng_history_read() each entry is the reader's and
+ * valid only during the callback: to keep its verdict, copy entry->doc
+ * and set entry->doc to all zeros (the reader then releases nothing);
+ * release the copy with ng_verdict_doc_release(). */
+#ifndef NG_HISTORY_H
+#define NG_HISTORY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ng_err.h"
+#include "ng_report.h"
+
+#define NG_HISTORY_LINE_MAX ((size_t)16 << 20)
+#define NG_HISTORY_WARNINGS_MAX 100
+
+struct ng_history_entry {
+    struct ng_verdict_doc doc;   /* the line's verdict */
+    size_t line;                 /* its line number, from 1 */
+};
+
+struct ng_history {
+    size_t line_max;             /* longest line read, in bytes (0 at init:
+                                    NG_HISTORY_LINE_MAX); set before reading */
+    size_t lines;                /* lines in the file, blank ones included */
+    size_t verdicts;             /* lines read as verdicts */
+    size_t skipped;              /* lines skipped with a warning */
+    char **warnings;             /* one line each, without "WARNING: " */
+    size_t n_warnings;
+    struct ng_history_entry *entries;   /* ng_history_load(): every verdict, in file order */
+    size_t n_entries;
+};
+
+#define NG_HISTORY_INIT { 0, 0, 0, 0, NULL, 0, NULL, 0 }
+
+/* Called for each verdict, in file order; a non-zero return stops the
+ * reading (ng_history_read() then returns 0). */
+typedef int (*ng_history_fn)(struct ng_history_entry *entry, void *ctx);
+
+/* Streams the file at path through fn.  Returns 0 (what was skipped is
+ * in h->warnings), or -1 with err when the file cannot be opened or read
+ * (a missing history is the caller's to judge). */
+int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
+                    struct ng_err *err);
+
+/* The same from an open stream; name is the file's, for messages. */
+int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_history_fn fn,
+                           void *ctx, struct ng_err *err);
+
+/* Reads every verdict of the file at path into h->entries. */
+int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err);
+
+void ng_history_release(struct ng_history *h);
+
+#endif

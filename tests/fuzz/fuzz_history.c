@@ -1,0 +1,71 @@
+/* Fuzz target: the --history reader (ng_history_read_stream), fed from
+ * memory.  Whatever the bytes, every line is either a verdict (with a
+ * name, an outcome, and a headline and JSON that render) or skipped with
+ * a warning that names its line; the counts add up; line numbers rise. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "ng_history.h"
+#include "ng_reporter.h"
+
+struct seen {
+    size_t n;
+    size_t last_line;
+};
+
+static int check_entry(struct ng_history_entry *e, void *ctx)
+{
+    struct seen *s = ctx;
+    const struct ng_verdict *v = &e->doc.v;
+    struct ng_buf out = NG_BUF_INIT;
+    struct ng_err err;
+
+    NG_FUZZ_CHECK(e->line > s->last_line);
+    NG_FUZZ_CHECK(v->name != NULL);
+    NG_FUZZ_CHECK(v->outcome >= NG_OUTCOME_PASS && v->outcome <= NG_OUTCOME_ERROR);
+    NG_FUZZ_CHECK(v->mode != NULL);
+    char *headline = ng_report_headline_text(v);
+    NG_FUZZ_CHECK(strncmp(headline, ng_outcome_title(v->outcome),
+                          strlen(ng_outcome_title(v->outcome))) == 0);
+    free(headline);
+    /* what was read back renders again, as the batch's parent renders it */
+    NG_FUZZ_CHECK(ng_report_render("json-line", v, &out, &err) == 0);
+    NG_FUZZ_CHECK(out.len > 0 && out.data[out.len - 1] == '\n');
+    ng_buf_release(&out);
+    s->last_line = e->line;
+    s->n++;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct ng_history h = NG_HISTORY_INIT;
+    struct seen seen = { 0, 0 };
+    struct ng_err err;
+    FILE *f;
+
+    if (size == 0)
+        return 0;   /* fmemopen refuses an empty buffer */
+    f = fmemopen((void *)data, size, "r");
+    NG_FUZZ_CHECK(f != NULL);
+    h.line_max = 4096;   /* small, so over-long lines are reached */
+    NG_FUZZ_CHECK(ng_history_read_stream(&h, f, "fuzz.jsonl", check_entry, &seen, &err) == 0);
+    fclose(f);
+
+    size_t newlines = 0;
+    for (size_t i = 0; i < size; i++)
+        newlines += data[i] == '\n';
+    NG_FUZZ_CHECK(h.lines == newlines + (data[size - 1] != '\n'));
+    NG_FUZZ_CHECK(seen.n == h.verdicts);
+    NG_FUZZ_CHECK(h.verdicts + h.skipped <= h.lines);
+    NG_FUZZ_CHECK(seen.last_line <= h.lines);
+    NG_FUZZ_CHECK(h.n_warnings <= NG_HISTORY_WARNINGS_MAX + 1);
+    NG_FUZZ_CHECK(h.n_warnings == (h.skipped > NG_HISTORY_WARNINGS_MAX
+                                       ? NG_HISTORY_WARNINGS_MAX + 1 : h.skipped));
+    for (size_t i = 0; i < h.n_warnings; i++)
+        NG_FUZZ_CHECK(strncmp(h.warnings[i], "'fuzz.jsonl'", 12) == 0);
+    ng_history_release(&h);
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* A test stand-in, preloaded into the gate, for timing that real signals
+ * and disks cannot be made to hit on demand:
+ *
+ *   NG_SHIM_TERM_WRITE_MIN=N  the first write() of at least N bytes to a
+ *                             regular file writes half, then raises
+ *                             SIGTERM as if it had arrived mid-write, then
+ *                             writes the rest (if the process still lives)
+ *   NG_SHIM_TERM_FSYNC=1      the first fsync() raises SIGTERM first (a
+ *                             signal between a report's temporary file and
+ *                             its rename)
+ *
+ * Each fires once per process.  Built with _GNU_SOURCE (RTLD_NEXT) by meson. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    static ssize_t (*real)(int, const void *, size_t);
+    static int fired;
+    const char *min = getenv("NG_SHIM_TERM_WRITE_MIN");
+    struct stat st;
+
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "write");
+    if (fired || !min || n < strtoul(min, NULL, 10) || fstat(fd, &st) < 0 ||
+        !S_ISREG(st.st_mode))
+        return real(fd, buf, n);
+    fired = 1;
+    ssize_t a = real(fd, buf, n / 2);
+    if (a <= 0)
+        return a;
+    raise(SIGTERM);
+    ssize_t b = real(fd, (const char *)buf + a, n - (size_t)a);
+    return b < 0 ? a : a + b;
+}
+
+int fsync(int fd)
+{
+    static int (*real)(int);
+    static int fired;
+    const char *on = getenv("NG_SHIM_TERM_FSYNC");
+
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "fsync");
+    if (!fired && on && *on == '1') {
+        fired = 1;
+        raise(SIGTERM);
+    }
+    return real(fd);
+}

@@ -1,0 +1,48 @@
+# Shared by the robust scripts (sourced): a private work directory, removed
+# on exit (NG_KEEP=1 keeps it; a script may define cleanup_extra to run
+# first, e.g. to unmount), no NSYS_GATE_* or GITHUB_* variable from the
+# caller, a check() that counts, and the inputs several scripts make.
+#
+#   . "$SRCDIR/tests/robust/lib.sh"; robust_begin NAME
+robust_begin() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/ng-$1.XXXXXX")
+    robust_name=$1
+    trap robust_end EXIT
+    cd "$work" || exit 1
+    for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
+    pass=0 fail=0
+}
+
+robust_end() {
+    declare -F cleanup_extra >/dev/null && cleanup_extra
+    [ -n "${NG_KEEP:-}" ] || rm -rf "$work"
+}
+
+check() {   # check DESCRIPTION COMMAND...
+    local what=$1; shift
+    if "$@"; then pass=$((pass + 1)); echo "ok - $what"; else fail=$((fail + 1)); echo "not ok - $what"; fi
+}
+
+# The closing line and status.
+robust_done() {
+    echo "$robust_name: $pass passed, $fail failed"
+    [ "$fail" = 0 ]
+}
+
+valid_json() { /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+
+# many FILE NS COUNT: a saved kernel summary of COUNT kernels with
+# 160-character names, NS + i ns each (12,000 make a --top 12000 verbose
+# report of megabytes)
+many() {
+    awk -v ns="$2" -v n="${3:-12000}" 'BEGIN {
+        print "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+        for (i = 0; i < n; i++)
+            printf "0.0,%d,10,1.0,1.0,1,1,0.0,kernel_%06d_%0150d\n", ns + i, i, 0
+    }' >"$1"
+}
+
+# fixtures NAME...: copies of the golden fixtures
+fixtures() {
+    for f in "$@"; do cp "$SRCDIR/tests/golden/fixtures/$f" . || exit 1; done
+}

@@ -1,0 +1,330 @@
+/* The history reader on what real --history files hold: torn and garbage
+ * lines (skipped, named by line number), lines of older versions and
+ * unknown fields (read), 100,000 lines (streamed, in bounded memory),
+ * over-long lines and floods of garbage (bounded warnings). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "render_helper.h"
+
+#include "ng_history.h"
+#include "ng_reporter.h"
+
+static char path[] = "/tmp/ng-history-test.XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(path);
+    return 0;
+}
+
+static double b_samples[] = { 200.0 };
+static double c_samples[] = { 300.0 };
+static struct ng_kernel_delta kernels[] = {
+    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
+};
+
+static struct ng_verdict verdict(const char *name)
+{
+    struct ng_verdict v;
+    memset(&v, 0, sizeof v);
+    v.outcome = NG_OUTCOME_FAIL;
+    v.name = name;
+    v.mode = "total";
+    v.metric = "kernel-sum";
+    v.threshold = 1.2;
+    v.epochs = 5;
+    v.has_figures = 1;
+    v.ratio = 1.5;
+    v.alpha = 0.05;
+    v.baseline = (struct ng_verdict_side){ .path = "b.sqlite", .format = NG_FORMAT_SQLITE,
+                                           .loaded = 1, .total_ns = 1000000000,
+                                           .kernel_count = 10, .samples = b_samples,
+                                           .n_samples = 1, .ms_per_epoch = 200.0,
+                                           .min_ms = 200.0, .max_ms = 200.0, .mean_ms = 200.0 };
+    v.current = (struct ng_verdict_side){ .path = "c.sqlite", .format = NG_FORMAT_SQLITE,
+                                          .loaded = 1, .total_ns = 1500000000,
+                                          .kernel_count = 10, .samples = c_samples,
+                                          .n_samples = 1, .ms_per_epoch = 300.0,
+                                          .min_ms = 300.0, .max_ms = 300.0, .mean_ms = 300.0 };
+    v.kernels = kernels;
+    v.n_kernels = 1;
+    v.timestamp = 1700000000;
+    return v;
+}
+
+/* The json-line reporter's line for a verdict named `name`, without its newline. */
+static char *line_of(const char *name)
+{
+    struct ng_verdict v = verdict(name);
+    char *s = render("json-line", &v);
+    s[strlen(s) - 1] = '\0';
+    return s;
+}
+
+static void write_file(const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *const want_headline =
+    "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch "
+    "current=300.0ms/epoch ratio=1.500x (epochs=5)";
+
+static void test_torn_and_garbage(void **state)
+{
+    char *a = line_of("a"), *b = line_of("b"), *c = line_of("c"), *d = line_of("d"),
+         *f = line_of("f"), *g = line_of("g");
+    struct ng_buf text = NG_BUF_INIT;
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_err err;
+    (void)state;
+    ng_buf_addf(&text, "%s\n", a);                       /* 1 */
+    ng_buf_addf(&text, "%.*s\n", (int)strlen(b) / 2, b);  /* 2: torn, then ended */
+    ng_buf_addf(&text, "%s\n", c);                       /* 3 */
+    ng_buf_adds(&text, "hello, world\n");                /* 4: garbage */
+    ng_buf_adds(&text, "\n");                            /* 5: blank */
+    ng_buf_adds(&text, "{\"name\": 7}\n");               /* 6: JSON, not a verdict */
+    ng_buf_addf(&text, "%s%s\n", d, d);                  /* 7: two glued together */
+    ng_buf_addf(&text, "%s\r\n", f);                     /* 8: CRLF */
+    ng_buf_addf(&text, "%.*s", (int)strlen(g) - 3, g);   /* 9: the file ends inside it */
+    write_file(text.data);
+
+    assert_int_equal(ng_history_load(&h, path, &err), 0);
+    assert_int_equal(h.lines, 9);
+    assert_int_equal(h.verdicts, 3);
+    assert_int_equal(h.skipped, 5);
+    assert_int_equal(h.n_entries, 3);
+    static const char *const names[] = { "a", "c", "f" };
+    static const size_t lines[] = { 1, 3, 8 };
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(h.entries[i].doc.v.name, names[i]);
+        assert_int_equal(h.entries[i].line, lines[i]);
+        char *hl = ng_report_headline_text(&h.entries[i].doc.v);
+        assert_string_equal(hl, want_headline);
+        free(hl);
+    }
+    char want[5][256];
+    snprintf(want[0], 256, "'%s' line 2: not valid JSON (a torn or garbage line); skipped", path);
+    snprintf(want[1], 256, "'%s' line 4: not valid JSON (a torn or garbage line); skipped", path);
+    snprintf(want[2], 256, "'%s' line 6: not a JSON verdict (a torn or garbage line); skipped", path);
+    snprintf(want[3], 256, "'%s' line 7: more than one JSON value (a torn or garbage line); "
+                           "skipped", path);
+    snprintf(want[4], 256, "'%s' line 9: not valid JSON (the file ends inside it: a torn line); "
+                           "skipped", path);
+    assert_int_equal(h.n_warnings, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(h.warnings[i], want[i]);
+    ng_history_release(&h);
+    ng_buf_release(&text);
+    free(a); free(b); free(c); free(d); free(f); free(g);
+}
+
+/* A line of an older version (only the fields the first gate wrote) and a
+ * line with fields this version does not know: both read. */
+static void test_old_and_unknown(void **state)
+{
+    char *full = line_of("new");
+    struct ng_buf text = NG_BUF_INIT;
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_err err;
+    (void)state;
+    ng_buf_adds(&text,
+        "{\"schema_version\":1,\"name\":\"old\",\"verdict\":\"fail\",\"baseline_ms_per_epoch\":200,"
+        "\"current_ms_per_epoch\":300,\"ratio\":1.5,\"threshold\":1.2,\"epochs\":5,"
+        "\"baseline\":{\"path\":\"b.sqlite\",\"total_gpu_ms\":1000},"
+        "\"current\":{\"path\":\"c.sqlite\",\"total_gpu_ms\":1500},"
+        "\"message\":\"FAIL: ...\",\"error\":null,\"timestamp\":\"2023-11-14T22:13:20Z\"}\n");
+    /* unknown fields, at the top and inside, of every JSON type */
+    ng_buf_addf(&text, "{\"context\":{\"commit\":\"abc\",\"labels\":[1,null,true]},%s\n", full + 1);
+    write_file(text.data);
+
+    assert_int_equal(ng_history_load(&h, path, &err), 0);
+    assert_int_equal(h.n_warnings, 0);
+    assert_int_equal(h.n_entries, 2);
+    const struct ng_verdict *old = &h.entries[0].doc.v, *unknown = &h.entries[1].doc.v;
+    assert_string_equal(old->name, "old");
+    assert_int_equal(old->outcome, NG_OUTCOME_FAIL);
+    assert_string_equal(old->mode, "total");   /* the default of a line without it */
+    assert_null(old->metric);
+    assert_string_equal(old->baseline.path, "b.sqlite");
+    assert_true(old->baseline.total_ns == 1000000000);
+    char *hl = ng_report_headline_text(old);
+    assert_string_equal(hl, want_headline);
+    free(hl);
+    assert_string_equal(unknown->name, "new");
+    hl = ng_report_headline_text(unknown);
+    assert_string_equal(hl, want_headline);
+    free(hl);
+    ng_history_release(&h);
+    ng_buf_release(&text);
+    free(full);
+}
+
+struct count {
+    size_t n;
+    size_t last_line;
+    int in_order;
+};
+
+static int count_entry(struct ng_history_entry *e, void *ctx)
+{
+    struct count *c = ctx;
+    c->in_order &= e->line == c->last_line + 1 && e->doc.v.outcome == NG_OUTCOME_FAIL;
+    c->last_line = e->line;
+    c->n++;
+    return 0;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* 100,000 lines (about 150 MB): streamed, one line in memory at a time. */
+static void test_huge(void **state)
+{
+    enum { N = 100000 };
+    char *line = line_of("gate-000000");
+    char *digits = strstr(line, "000000");
+    struct ng_history h = NG_HISTORY_INIT;
+    struct count c = { 0, 0, 1 };
+    struct ng_err err;
+    struct timespec t0, t1;
+    (void)state;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < N; i++) {
+        char num[8];
+        snprintf(num, sizeof num, "%06d", i);
+        memcpy(digits, num, 6);
+        fprintf(f, "%s\n", line);
+    }
+    long bytes = ftell(f);
+    fclose(f);
+
+    long before = peak_rss_kb();
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(ng_history_read(&h, path, count_entry, &c, &err), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long grew = peak_rss_kb() - before;
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("# %d lines, %.1f MB: read in %.2f s (%.0f lines/s), peak RSS +%ld KB\n", N,
+                  (double)bytes / 1e6, s, N / s, grew);
+    assert_int_equal(c.n, N);
+    assert_true(c.in_order);
+    assert_int_equal(h.lines, N);
+    assert_int_equal(h.n_warnings, 0);
+#ifndef __SANITIZE_ADDRESS__
+    assert_true(grew < 16 * 1024);   /* the file is 150 MB: it was never held */
+#endif
+    ng_history_release(&h);
+    free(line);
+}
+
+/* A line past line_max is dropped as it is read, and a flood of garbage
+ * keeps NG_HISTORY_WARNINGS_MAX warnings and counts the rest. */
+static void test_bounds(void **state)
+{
+    char *good = line_of("after");
+    struct ng_buf text = NG_BUF_INIT;
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_err err;
+    char want[256];
+    (void)state;
+    for (int i = 0; i < 10000; i++)
+        ng_buf_adds(&text, "x");
+    ng_buf_addf(&text, "\n%s\n", good);
+    for (int i = 0; i < 150; i++)
+        ng_buf_adds(&text, "garbage\n");
+    write_file(text.data);
+
+    h.line_max = 4096;
+    assert_int_equal(ng_history_load(&h, path, &err), 0);
+    assert_int_equal(h.n_entries, 1);
+    assert_string_equal(h.entries[0].doc.v.name, "after");
+    assert_int_equal(h.entries[0].line, 2);
+    assert_int_equal(h.skipped, 151);
+    assert_int_equal(h.n_warnings, NG_HISTORY_WARNINGS_MAX + 1);
+    snprintf(want, sizeof want, "'%s' line 1: longer than 4096 bytes; skipped", path);
+    assert_string_equal(h.warnings[0], want);
+    snprintf(want, sizeof want, "'%s': 51 more lines skipped", path);
+    assert_string_equal(h.warnings[NG_HISTORY_WARNINGS_MAX], want);
+    ng_history_release(&h);
+    ng_buf_release(&text);
+    free(good);
+}
+
+static int stop_at_two(struct ng_history_entry *e, void *ctx)
+{
+    struct ng_verdict_doc *kept = ctx;
+    if (e->line == 2) {   /* keep this one: move it out */
+        *kept = e->doc;
+        memset(&e->doc, 0, sizeof e->doc);
+        return 1;
+    }
+    return 0;
+}
+
+/* A callback may keep a verdict and stop; a missing file is an error. */
+static void test_callback_and_errors(void **state)
+{
+    char *a = line_of("a"), *b = line_of("b");
+    struct ng_buf text = NG_BUF_INIT;
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_verdict_doc kept;
+    struct ng_err err;
+    (void)state;
+    ng_buf_addf(&text, "%s\n%s\n%s\n", a, b, a);
+    write_file(text.data);
+    memset(&kept, 0, sizeof kept);
+    assert_int_equal(ng_history_read(&h, path, stop_at_two, &kept, &err), 0);
+    assert_int_equal(h.lines, 2);   /* stopped there */
+    assert_string_equal(kept.v.name, "b");
+    ng_verdict_doc_release(&kept);
+    ng_history_release(&h);
+
+    assert_int_equal(ng_history_load(&h, "/nonexistent/h.jsonl", &err), -1);
+    assert_string_equal(err.msg, "unable to open '/nonexistent/h.jsonl': No such file or directory");
+    ng_history_release(&h);
+    ng_buf_release(&text);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_torn_and_garbage),
+        cmocka_unit_test(test_old_and_unknown),
+        cmocka_unit_test(test_huge),
+        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_callback_and_errors),
+    };
+    return cmocka_run_group_tests_name("history", tests, setup, teardown);
+}
