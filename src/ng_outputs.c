@@ -29,6 +29,8 @@ const struct ng_output ng_outputs[] = {
     { .reporter = "benchmark", .option = "--benchmark-json", .env = "NSYS_GATE_BENCHMARK_JSON",
       .dest = NG_OUTPUT_FILE, .meta = "PATH",
       .help = "write github-action-benchmark customSmallerIsBetter JSON" },
+    { .reporter = "html", .option = "--html", .env = "NSYS_GATE_HTML", .dest = NG_OUTPUT_FILE,
+      .meta = "PATH", .help = "write a self-contained HTML report page (inline CSS and SVG)" },
     { .reporter = "github-annotations", .dest = NG_OUTPUT_TEXT, .rules = NG_OUTPUT_GITHUB },
     { .reporter = "github-summary", .env = "GITHUB_STEP_SUMMARY", .dest = NG_OUTPUT_APPEND,
       .rules = NG_OUTPUT_GITHUB },

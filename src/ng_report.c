@@ -20,6 +20,7 @@ static const struct ng_reporter *const reporters[] = {
     &ng_reporter_github_summary,
     &ng_reporter_github_output,
     &ng_reporter_github_annotations,
+    &ng_reporter_html,
     NULL,
 };
 

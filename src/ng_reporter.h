@@ -1,6 +1,7 @@
 /* ng_reporter: what one output format implements (one file per format:
  * ng_report_human.c, ng_report_json.c (JSON, JSON Lines, benchmark JSON),
- * ng_report_junit.c, ng_report_metrics.c, ng_report_github.c) and the
+ * ng_report_junit.c, ng_report_metrics.c, ng_report_github.c,
+ * ng_report_html.c) and the
  * registry in ng_report.c.
  *
  * Ownership: render() reads the verdict and appends bytes to out; it keeps
@@ -64,5 +65,6 @@ extern const struct ng_reporter ng_reporter_metrics;
 extern const struct ng_reporter ng_reporter_github_summary;
 extern const struct ng_reporter ng_reporter_github_output;
 extern const struct ng_reporter ng_reporter_github_annotations;
+extern const struct ng_reporter ng_reporter_html;
 
 #endif

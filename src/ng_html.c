@@ -1,0 +1,422 @@
+#include "ng_html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng_report.h"
+#include "ng_reporter.h"
+#include "ng_svg.h"
+#include "ng_html_assets.h"
+
+/* ---- escaping ---- */
+
+/* A UTF-8 sequence (valid: the text is cleaned first) that is a Unicode
+ * noncharacter: U+FDD0..U+FDEF, or U+xFFFE / U+xFFFF in any plane.  HTML
+ * calls them parse errors, so they are shown as U+FFFD. */
+static int nonchar(const unsigned char *p, size_t n)
+{
+    if (n == 3 && p[0] == 0xEF && p[1] == 0xB7 && p[2] >= 0x90 && p[2] <= 0xAF)
+        return 1;
+    if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)
+        return 1;
+    return n == 4 && (p[1] & 0x0F) == 0x0F && p[2] == 0xBF && p[3] >= 0xBE;
+}
+
+static size_t seq_len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+void ng_html_text_n(struct ng_buf *out, const char *s, size_t n)
+{
+    struct ng_buf clean = NG_BUF_INIT;
+
+    ng_text_clean(&clean, s ? s : "", s ? n : 0, NG_TEXT_ESCAPE_CONTROLS);
+    const unsigned char *p = (const unsigned char *)clean.data;
+    for (size_t i = 0; i < clean.len;) {
+        size_t len = seq_len(p[i]);
+        const char *ref = NULL;
+        switch (p[i]) {
+        case '&': ref = "&amp;"; break;
+        case '<': ref = "&lt;"; break;
+        case '>': ref = "&gt;"; break;
+        case '"': ref = "&quot;"; break;
+        case '\'': ref = "&#39;"; break;
+        default: break;
+        }
+        if (ref)
+            ng_buf_adds(out, ref);
+        else if (nonchar(p + i, len))
+            ng_buf_adds(out, "\xEF\xBF\xBD");
+        else
+            ng_buf_add(out, p + i, len);
+        i += len;
+    }
+    ng_buf_release(&clean);
+}
+
+void ng_html_text(struct ng_buf *out, const char *s)
+{
+    ng_html_text_n(out, s, s ? strlen(s) : 0);
+}
+
+void ng_html_attr(struct ng_buf *out, const char *s)
+{
+    ng_html_text(out, s);
+}
+
+/* RFC 3986's unreserved and reserved characters, and '%' (an escape the
+ * URL already has). */
+static int url_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL;
+}
+
+void ng_html_url(struct ng_buf *out, const char *url)
+{
+    for (const unsigned char *p = (const unsigned char *)(url ? url : ""); *p; p++) {
+        if (*p == '&')
+            ng_buf_adds(out, "&amp;");
+        else if (*p == '\'')
+            ng_buf_adds(out, "%27");
+        else if (url_char(*p))
+            ng_buf_add(out, p, 1);
+        else
+            ng_buf_addf(out, "%%%02X", *p);
+    }
+}
+
+int ng_html_url_linkable(const char *url)
+{
+    return url && (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0) &&
+           url[strncasecmp(url, "http://", 7) == 0 ? 7 : 8] != '\0';
+}
+
+/* ---- the page frame ---- */
+
+/* The page's only style and script (src/html/page.css, filter.js), with
+ * the hashes the policy allows them by, computed by the build
+ * (src/html/embed.py) from the same bytes. */
+
+void ng_html_begin(struct ng_buf *out, const char *title)
+{
+    ng_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                     "style-src '" NG_HTML_STYLE_HASH "'; script-src '" NG_HTML_SCRIPT_HASH "'; "
+                     "img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
+    ng_html_text(out, title);
+    ng_buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", ng_html_style);
+}
+
+void ng_html_end(struct ng_buf *out)
+{
+    ng_buf_addf(out, "<script>%s</script>\n</body>\n</html>\n", ng_html_script);
+}
+
+void ng_html_filter(struct ng_buf *out)
+{
+    ng_buf_adds(out, "<p hidden><label>Filter gates: <input id=\"filter\" type=\"search\" "
+                     "autocomplete=\"off\"></label></p>\n");
+}
+
+/* ---- marks, badges, legend ---- */
+
+static void mark_icon(struct ng_buf *out, enum ng_outcome o)
+{
+    ng_buf_adds(out, "<svg class=\"mk\" viewBox=\"0 0 12 12\" aria-hidden=\"true\">");
+    ng_svg_mark(out, o, 6, 6.5, 4);
+    ng_buf_adds(out, "</svg>");
+}
+
+void ng_html_badge(struct ng_buf *out, enum ng_outcome o)
+{
+    ng_buf_addf(out, "<span class=\"badge v-%s\">", ng_outcome_name(o));
+    mark_icon(out, o);
+    ng_buf_addf(out, " %s</span>", ng_outcome_title(o));
+}
+
+static void kind_swatch(struct ng_buf *out, enum ng_work_kind k)
+{
+    ng_buf_addf(out, "<svg class=\"mk\" viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect x=\"1\" "
+                     "y=\"1\" width=\"10\" height=\"10\" fill=\"%s\"/></svg>",
+                ng_svg_kind_colour(k));
+}
+
+void ng_html_legend(struct ng_buf *out)
+{
+    ng_buf_adds(out, "<p class=\"legend\">");
+    for (int o = NG_OUTCOME_PASS; o <= NG_OUTCOME_ERROR; o++) {
+        ng_buf_adds(out, "<span>");
+        ng_html_badge(out, (enum ng_outcome)o);
+        ng_buf_adds(out, "</span>");
+    }
+    ng_buf_adds(out, "<span>band: the run's current min..max</span>"
+                     "<span>dashed: baseline</span><span>dotted red: threshold x baseline</span>"
+                     "</p>\n<p class=\"legend\">");
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        ng_buf_adds(out, "<span>");
+        kind_swatch(out, (enum ng_work_kind)k);
+        ng_buf_addf(out, " %s</span>", ng_work_kind_name((enum ng_work_kind)k));
+    }
+    ng_buf_adds(out, "</p>\n");
+}
+
+/* ---- the run's context ---- */
+
+const char *ng_html_context(const struct ng_verdict *v, const char *key)
+{
+    (void)v;
+    (void)key;
+    return NULL;   /* verdicts carry no run context yet */
+}
+
+void ng_html_commit(struct ng_buf *out, const char *commit)
+{
+    if (!commit || !*commit) {
+        ng_buf_adds(out, "unknown");
+        return;
+    }
+    size_t n = strlen(commit);
+    ng_buf_adds(out, "<code>");
+    ng_html_text_n(out, commit, n > 12 ? 12 : n);
+    ng_buf_adds(out, "</code>");
+}
+
+static void value_or_unknown(struct ng_buf *out, const char *v)
+{
+    if (v && *v) {
+        ng_buf_adds(out, "<span class=\"mono\">");
+        ng_html_text(out, v);
+        ng_buf_adds(out, "</span>");
+    } else {
+        ng_buf_adds(out, "<span class=\"note\">unknown</span>");
+    }
+}
+
+static void context_table(struct ng_buf *out, const struct ng_verdict *v)
+{
+    static const char *const keys[] = { "commit", "branch", "run_url", "run_id", "job",
+                                        "pipeline", "runner" };
+    char when[32];
+
+    ng_buf_adds(out, "<table class=\"context\">\n");
+    ng_fmt_utc(when, sizeof when, v->timestamp, 1);
+    ng_buf_addf(out, "<tr><th>date</th><td>%s</td></tr>\n", when);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *val = ng_html_context(v, keys[i]);
+        ng_buf_addf(out, "<tr><th>%s</th><td>", keys[i]);
+        if (strcmp(keys[i], "run_url") == 0 && ng_html_url_linkable(val)) {
+            ng_buf_adds(out, "<a class=\"run-url\" href=\"");
+            ng_html_url(out, val);
+            ng_buf_adds(out, "\">");
+            ng_html_text(out, val);
+            ng_buf_adds(out, "</a>");
+        } else {
+            value_or_unknown(out, val);
+        }
+        ng_buf_adds(out, "</td></tr>\n");
+    }
+    ng_buf_adds(out, "</table>\n");
+}
+
+/* ---- a verdict's section ---- */
+
+static void side_row(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
+                     int figures)
+{
+    ng_buf_addf(out, "<tr><th>%s</th>", label);
+    if (figures)
+        ng_buf_addf(out, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+                         "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+                         "<td class=\"n\">%zu</td>",
+                    s->ms_per_epoch, s->min_ms, s->max_ms, s->mean_ms, s->n_samples);
+    else
+        ng_buf_adds(out, "<td class=\"n\" colspan=\"5\">unknown</td>");
+    ng_buf_adds(out, "<td>");
+    for (size_t i = 0; i < s->n_runs; i++) {
+        ng_buf_adds(out, i ? "<br>" : "");
+        value_or_unknown(out, s->runs[i].path);
+        ng_buf_addf(out, " <span class=\"note\">(%s)</span>", ng_format_name(s->runs[i].format));
+    }
+    if (s->n_runs == 0)
+        value_or_unknown(out, s->path);
+    ng_buf_adds(out, "</td></tr>\n");
+}
+
+static void figures(struct ng_buf *out, const struct ng_verdict *v)
+{
+    char thr[32], alpha[32];
+
+    ng_buf_adds(out, "<table class=\"figures\">\n<tr><th></th><th class=\"n\">median ms/epoch"
+                     "</th><th class=\"n\">min</th><th class=\"n\">max</th><th class=\"n\">mean"
+                     "</th><th class=\"n\">samples</th><th>profiles</th></tr>\n");
+    side_row(out, "baseline", &v->baseline, v->has_figures);
+    side_row(out, "current", &v->current, v->has_figures);
+    ng_buf_adds(out, "</table>\n<p>");
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    if (v->has_figures)
+        ng_buf_addf(out, "ratio <strong>%.3fx</strong> (threshold %sx)", v->ratio, thr);
+    else
+        ng_buf_addf(out, "ratio unknown (threshold %sx)", thr);
+    ng_fmt_double(alpha, sizeof alpha, v->alpha);
+    if (v->has_p)
+        ng_buf_addf(out, "; p = %.3g (one-sided Mann-Whitney U, alpha %s)", v->p_value, alpha);
+    else
+        ng_buf_adds(out, "; no significance test");
+    ng_buf_addf(out, "; %s mode, metric ", v->mode ? v->mode : "unknown");
+    ng_html_text(out, v->metric ? v->metric : "unknown");
+    ng_buf_adds(out, ", work ");
+    ng_html_text(out, v->work);
+    ng_buf_addf(out, ", epochs %ld</p>\n", v->epochs);
+}
+
+static void work_items(struct ng_buf *out, const struct ng_verdict *v)
+{
+    struct ng_svg_bar *bars = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *bars);
+    char **titles = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *titles);
+
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        struct ng_buf t = NG_BUF_INIT;
+        ng_buf_addf(&t, "%s (%s, %s): %+.3f ms/epoch, %.3f -> %.3f ms", k->name,
+                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
+                    k->delta_ms_per_epoch, k->baseline_ms_per_epoch, k->current_ms_per_epoch);
+        titles[i] = ng_buf_detach(&t);
+        bars[i] = (struct ng_svg_bar){ k->name, titles[i], k->delta_ms_per_epoch, k->kind };
+    }
+    ng_buf_adds(out, "<h3>Top work items: change of ms/epoch</h3>\n");
+    ng_svg_bars(out, bars, v->n_kernels, " ms");
+    ng_buf_adds(out, "\n<table class=\"work\">\n<tr><th>kind</th><th>status</th>"
+                     "<th class=\"n\">baseline ms/epoch</th><th class=\"n\">current</th>"
+                     "<th class=\"n\">delta</th><th class=\"n\">share</th><th>name</th></tr>\n");
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        ng_buf_adds(out, "<tr><td>");
+        kind_swatch(out, k->kind);
+        ng_buf_addf(out, " %s</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+                         "<td class=\"n\">%+.3f</td><td class=\"n\">%.1f%%</td><td class=\"mono\">",
+                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status), k->baseline_ms_per_epoch,
+                    k->current_ms_per_epoch, k->delta_ms_per_epoch, k->share * 100);
+        ng_html_text(out, k->name);
+        ng_buf_adds(out, "</td></tr>\n");
+        free(titles[i]);
+    }
+    ng_buf_adds(out, "</table>\n");
+    free(titles);
+    free(bars);
+}
+
+void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id, int heading)
+{
+    ng_buf_addf(out, "<section class=\"run\" id=\"%s\" data-verdict=\"%s\" data-gate=\"", id,
+                ng_outcome_name(v->outcome));
+    ng_html_attr(out, v->name);
+    ng_buf_addf(out, "\">\n<h%d>", heading);
+    ng_html_badge(out, v->outcome);
+    ng_buf_adds(out, " ");
+    ng_html_text(out, v->name);
+    ng_buf_addf(out, "</h%d>\n<p class=\"mono%s\">", heading,
+                v->outcome == NG_OUTCOME_ERROR ? " err" : "");
+    char *headline = ng_report_headline_text(v);
+    ng_html_text(out, headline);
+    free(headline);
+    ng_buf_adds(out, "</p>\n");
+    figures(out, v);
+    if (v->n_warnings) {
+        ng_buf_adds(out, "<h3>Warnings</h3>\n<ul class=\"warnings\">\n");
+        for (size_t i = 0; i < v->n_warnings; i++) {
+            ng_buf_adds(out, "<li class=\"warn\">");
+            ng_html_text(out, v->warnings[i]);
+            ng_buf_adds(out, "</li>\n");
+        }
+        ng_buf_adds(out, "</ul>\n");
+    }
+    ng_buf_adds(out, "<h3>Run</h3>\n");
+    context_table(out, v);
+    if (v->has_figures) {
+        ng_buf_addf(out, "<h3>Samples: ms per %s</h3>\n",
+                    v->mode && strcmp(v->mode, "nvtx") == 0 ? "epoch" : "epoch, one per run");
+        ng_svg_strip(out, v->baseline.samples, v->baseline.n_samples, v->current.samples,
+                     v->current.n_samples);
+        ng_buf_adds(out, "\n");
+    }
+    if (v->n_kernels)
+        work_items(out, v);
+    ng_buf_adds(out, "</section>\n");
+}
+
+/* ---- the overview table ---- */
+
+int ng_html_outcome_rank(enum ng_outcome o)
+{
+    static const int rank[] = {
+        [NG_OUTCOME_FAIL] = 0,
+        [NG_OUTCOME_ERROR] = 1,
+        [NG_OUTCOME_INCONCLUSIVE] = 2,
+        [NG_OUTCOME_PASS] = 3,
+    };
+    return rank[o];
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct ng_html_row *x = a, *y = b;
+    int d = ng_html_outcome_rank(x->v->outcome) - ng_html_outcome_rank(y->v->outcome);
+    return d ? d : strcmp(x->v->name, y->v->name);
+}
+
+static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
+{
+    const struct ng_verdict *v = r->v;
+    char when[32], thr[32];
+
+    ng_buf_adds(out, "<tr data-gate=\"");
+    ng_html_attr(out, v->name);
+    ng_buf_addf(out, "\" data-verdict=\"%s\"><td>", ng_outcome_name(v->outcome));
+    ng_html_badge(out, v->outcome);
+    ng_buf_adds(out, "</td><td>");
+    if (r->href) {
+        ng_buf_adds(out, "<a href=\"");
+        ng_html_url(out, r->href);
+        ng_buf_adds(out, "\">");
+    }
+    ng_html_text(out, v->name);
+    ng_buf_adds(out, r->href ? "</a></td>" : "</td>");
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    if (v->has_figures)
+        ng_buf_addf(out, "<td class=\"n\">%.3fx</td><td class=\"n\">%.3f</td>"
+                         "<td class=\"n\">%.3f</td>",
+                    v->ratio, v->current.ms_per_epoch, v->baseline.ms_per_epoch);
+    else
+        ng_buf_adds(out, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>");
+    ng_buf_addf(out, "<td class=\"n\">%sx</td><td>", thr);
+    ng_html_commit(out, ng_html_context(v, "commit"));
+    ng_fmt_utc(when, sizeof when, v->timestamp, 1);
+    ng_buf_addf(out, "</td><td>%s</td>", when);
+    if (r->spark) {
+        ng_buf_adds(out, "<td>");
+        ng_svg_sparkline(out, r->spark, r->n_spark, v->outcome);
+        ng_buf_addf(out, "</td><td class=\"n\">%zu</td>", r->runs);
+    }
+    ng_buf_adds(out, "</tr>\n");
+}
+
+void ng_html_overview(struct ng_buf *out, struct ng_html_row *rows, size_t n)
+{
+    int spark = n > 0 && rows[0].spark;
+
+    qsort(rows, n, sizeof *rows, row_cmp);
+    ng_buf_addf(out, "<table class=\"overview\">\n<tr><th>verdict</th><th>gate</th>"
+                     "<th class=\"n\">ratio</th><th class=\"n\">current ms/epoch</th>"
+                     "<th class=\"n\">baseline</th><th class=\"n\">threshold</th><th>commit</th>"
+                     "<th>date</th>%s</tr>\n",
+                spark ? "<th>trend</th><th class=\"n\">runs</th>" : "");
+    for (size_t i = 0; i < n; i++)
+        overview_row(out, &rows[i]);
+    ng_buf_adds(out, "</table>\n");
+}
