@@ -8,6 +8,7 @@
 
 #include "ng_batch.h"
 #include "ng_cli.h"
+#include "ng_dashboard.h"
 #include "ng_gate.h"
 #include "ng_oom.h"
 #include "ng_outputs.h"
@@ -148,6 +149,37 @@ static void after_oom(const char *message, void *arg)
     _exit(2);
 }
 
+/* `nsys-gate dashboard ...`: the static site from history files.  The
+ * summary line goes to stdout, warnings and the one ERROR to stderr. */
+static int dashboard(int argc, char **argv)
+{
+    struct ng_dashboard_opts o;
+    struct ng_dashboard_result r;
+    struct ng_err err;
+
+    if (ng_dashboard_parse(&o, argc, argv, &err) < 0) {
+        print_line("ERROR: ", err.msg);
+        return 2;
+    }
+    if (o.show_help) {
+        ng_dashboard_help(stdout);
+        return 0;
+    }
+    int ret = ng_dashboard_build(&o, &r, &err);
+    for (size_t i = 0; i < r.n_warnings; i++)
+        print_line("WARNING: ", r.warnings[i]);
+    if (ret < 0)
+        print_line("ERROR: ", err.msg);
+    else if (!o.quiet)
+        print_cleaned("%s", o.out_dir),
+            printf(": %zu gate%s, %zu run%s from %zu histor%s; index.html %.1f kB, site %.1f kB\n",
+                   r.gates, r.gates == 1 ? "" : "s", r.runs, r.runs == 1 ? "" : "s", r.files,
+                   r.files == 1 ? "y" : "ies", (double)r.index_bytes / 1e3,
+                   (double)r.site_bytes / 1e3);
+    ng_dashboard_result_release(&r);
+    return ret < 0 ? 2 : 0;
+}
+
 /* Enough to write every report of an ERROR verdict. */
 #define OOM_RESERVE (8u << 20)
 
@@ -161,6 +193,9 @@ int main(int argc, char **argv)
 
     ng_signal_init();
     ng_oom_reserve(OOM_RESERVE);
+    /* a subcommand comes first, before any option */
+    if (argc > 1 && strcmp(argv[1], "dashboard") == 0)
+        return dashboard(argc - 1, argv + 1);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -529,6 +530,22 @@ static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const c
     }
 }
 
+/* "2023-11-14T22:13:20Z" (as ng_fmt_utc writes it) as a time; 0 when it
+ * is missing or not in that form. */
+static time_t timestamp_of(const char *s)
+{
+    struct tm tm = { 0 };
+    char z = 0;
+
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
+        return 0;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = timegm(&tm);
+    return t == (time_t)-1 ? 0 : t;
+}
+
 static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 {
     struct ng_verdict *v = &d->v;
@@ -558,6 +575,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
+    v->timestamp = timestamp_of(str_or_empty(root, "timestamp"));
 }
 
 /* Only whitespace after the value: two verdicts glued on one line (a

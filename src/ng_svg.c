@@ -182,7 +182,7 @@ static void svg_open(struct ng_buf *out, const char *cls, double w, double h, co
 
 /* Horizontal grid lines with their labels on the left. */
 static void y_axis(struct ng_buf *out, const struct ng_ticks *t, const struct ng_scale *y,
-                   double x0, double x1)
+                   double x0, double x1, const char *unit)
 {
     char buf[40];
 
@@ -200,7 +200,8 @@ static void y_axis(struct ng_buf *out, const struct ng_ticks *t, const struct ng
         num(out, x0 - 4);
         ng_buf_adds(out, "\" y=\"");
         num(out, ng_scale_map(y, t->v[i]) + 3.5);
-        ng_buf_addf(out, "\" text-anchor=\"end\">%s</text>", buf);
+        ng_buf_addf(out, "\" text-anchor=\"end\">%s%s</text>", buf,
+                    i + 1 == t->n && unit ? unit : "");
     }
 }
 
@@ -394,7 +395,7 @@ void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
     struct ng_scale y = { t.v[0], t.v[t.n - 1], y1, y0 };
     /* a lone point sits in the middle; the marks keep clear of the edges */
     struct ng_scale x = { n ? p[0].x : 0, n ? p[n - 1].x : 0, x0 + 6, x1 - 6 };
-    y_axis(out, &t, &y, x0, x1);
+    y_axis(out, &t, &y, x0, x1, " ms");
     trend_x_labels(out, p, n, &x, h - 6);
     trend_band(out, p, n, &x, &y);
     trend_line(out, p, n, &x, &y, 2,

@@ -1,0 +1,908 @@
+#include "ng_dashboard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ng_file.h"
+#include "ng_history.h"
+#include "ng_html.h"
+#include "ng_report.h"
+#include "ng_reporter.h"
+#include "ng_signal.h"
+#include "ng_svg.h"
+#include "ng_util.h"
+#include "ng_version.h"
+
+#define DEFAULT_DIR "dashboard"
+#define DEFAULT_TITLE "nsys-gate dashboard"
+#define DEFAULT_DETAILS 20
+#define MARKER ".nsys-gate-dashboard"
+/* index.html shares about this many points among the gates' charts
+ * (between INDEX_MIN and PAGE_POINTS a gate), which keeps 200 gates of a
+ * thousand runs each under 8 MB; a gate's own page draws up to
+ * PAGE_POINTS. */
+#define INDEX_POINTS 24000
+#define INDEX_MIN 60
+#define PAGE_POINTS 2000
+#define SPARK_RUNS 30
+#define TABLE_RUNS 100
+
+/* ---- options ---- */
+
+struct dash_opt {
+    const char *flag;          /* without "--" */
+    char short_flag;
+    const char *env;
+    const char *meta;          /* NULL: a switch */
+    const char *help;
+};
+
+static const struct dash_opt dash_opts[] = {
+    { "output", 'o', "NSYS_GATE_DASHBOARD_DIR", "DIR",
+      "the site's directory (default " DEFAULT_DIR "), replaced whole" },
+    { "title", 0, "NSYS_GATE_DASHBOARD_TITLE", "TEXT", "the pages' title (default " DEFAULT_TITLE ")" },
+    { "commit-url", 0, "NSYS_GATE_COMMIT_URL", "URL",
+      "where a run without a CI run URL links: {commit} is replaced by its commit" },
+    { "details", 0, "NSYS_GATE_DASHBOARD_DETAILS", "N",
+      "runs of each gate with a section of their own (default 20)" },
+    { "quiet", 0, NULL, NULL, "no summary line on stdout" },
+    { "help", 0, NULL, NULL, "this text" },
+};
+
+#define N_DASH_OPTS (sizeof dash_opts / sizeof dash_opts[0])
+
+void ng_dashboard_help(FILE *out)
+{
+    fprintf(out, "usage: %s dashboard [OPTIONS] HISTORY.jsonl...\n\n"
+                 "Writes a static site (DIR/index.html and a page per gate) from --history files.\n\n",
+            NG_TOOL_NAME);
+    for (size_t i = 0; i < N_DASH_OPTS; i++) {
+        const struct dash_opt *d = &dash_opts[i];
+        char left[64];
+        snprintf(left, sizeof left, "%s%c%s--%s%s%s", d->short_flag ? "-" : "",
+                 d->short_flag ? d->short_flag : ' ', d->short_flag ? ", " : "", d->flag,
+                 d->meta ? " " : "", d->meta ? d->meta : "");
+        fprintf(out, "  %-26s %s%s%s%s\n", left + (d->short_flag ? 0 : 1), d->help,
+                d->env ? " [" : "", d->env ? d->env : "", d->env ? "]" : "");
+    }
+}
+
+static int set_value(struct ng_dashboard_opts *o, size_t i, const char *where, const char *v,
+                     struct ng_err *err)
+{
+    char *shown;
+    long n = 0;
+    const char *p;
+
+    switch (i) {
+    case 0: o->out_dir = v; break;
+    case 1: o->title = v; break;
+    case 2: o->commit_url = v; break;
+    case 3:
+        for (p = v; *p >= '0' && *p <= '9' && n < 1000000; p++)
+            n = n * 10 + (*p - '0');
+        if (*v && !*p && n >= 1) {
+            o->details = n;
+            break;
+        }
+        shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "%s='%s' is not a positive integer (at most 1000000)", where, shown);
+        free(shown);
+        return -1;
+    }
+    if (!*v) {
+        ng_err_set(err, "%s is empty", where);
+        return -1;
+    }
+    return 0;
+}
+
+static int find_opt(const char *a, size_t len, char short_flag)
+{
+    for (size_t i = 0; i < N_DASH_OPTS; i++)
+        if (short_flag ? dash_opts[i].short_flag == short_flag
+                       : strlen(dash_opts[i].flag) == len && strncmp(dash_opts[i].flag, a, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int unknown(struct ng_err *err, const char *a)
+{
+    char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "unknown option '%s' (see %s dashboard --help)", shown, NG_TOOL_NAME);
+    free(shown);
+    return -1;
+}
+
+/* One argument (and maybe the next, its value); returns how many were used. */
+static int take_option(struct ng_dashboard_opts *o, int argc, char **argv, int i, int *given,
+                       struct ng_err *err)
+{
+    const char *a = argv[i], *value = NULL;
+    char where[64];
+    int opt;
+
+    if (a[1] == '-') {
+        const char *eq = strchr(a + 2, '=');
+        opt = find_opt(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+        if (opt >= 0 && eq)
+            value = eq + 1;
+        if (opt >= 0 && eq && !dash_opts[opt].meta)
+            return unknown(err, a);
+    } else {
+        opt = a[2] == '\0' || a[1] == 'o' ? find_opt(NULL, 0, a[1]) : -1;
+        if (opt >= 0 && a[2])
+            value = a + 2;
+    }
+    if (opt < 0)
+        return unknown(err, a);
+    snprintf(where, sizeof where, "--%s", dash_opts[opt].flag);
+    if (!dash_opts[opt].meta) {
+        if (opt == 4)
+            o->quiet = 1;
+        else
+            o->show_help = 1;
+        return 1;
+    }
+    int used = 1;
+    if (!value) {
+        if (i + 1 >= argc)
+            return ng_err_set(err, "%s needs a value (%s)", where, dash_opts[opt].meta);
+        value = argv[i + 1];
+        used = 2;
+    }
+    given[opt] = 1;
+    return set_value(o, (size_t)opt, where, value, err) < 0 ? -1 : used;
+}
+
+int ng_dashboard_parse(struct ng_dashboard_opts *o, int argc, char **argv, struct ng_err *err)
+{
+    int given[N_DASH_OPTS] = { 0 }, only_operands = 0;
+
+    memset(o, 0, sizeof *o);
+    o->out_dir = DEFAULT_DIR;
+    o->title = DEFAULT_TITLE;
+    o->details = DEFAULT_DETAILS;
+    for (int i = 1; i < argc;) {
+        const char *a = argv[i];
+        if (!only_operands && strcmp(a, "--") == 0) {
+            only_operands = 1;
+            i++;
+            continue;
+        }
+        if (only_operands || a[0] != '-' || a[1] == '\0') {
+            if (o->n_histories == NG_DASHBOARD_MAX_HISTORIES)
+                return ng_err_set(err, "more than %d histories", NG_DASHBOARD_MAX_HISTORIES);
+            if (!*a)
+                return ng_err_set(err, "a history operand is empty");
+            o->histories[o->n_histories++] = a;
+            i++;
+            continue;
+        }
+        int used = take_option(o, argc, argv, i, given, err);
+        if (used < 0)
+            return -1;
+        i += used;
+    }
+    if (o->show_help)
+        return 0;
+    for (size_t i = 0; i < N_DASH_OPTS; i++) {
+        const char *v = dash_opts[i].env ? getenv(dash_opts[i].env) : NULL;
+        if (!given[i] && v && *v && set_value(o, i, dash_opts[i].env, v, err) < 0)
+            return -1;
+    }
+    if (o->n_histories == 0)
+        return ng_err_set(err, "missing operand: expected HISTORY.jsonl... (see %s dashboard --help)",
+                          NG_TOOL_NAME);
+    return 0;
+}
+
+/* ---- thinning ---- */
+
+size_t ng_dashboard_thin(const enum ng_outcome *o, size_t n, size_t budget, unsigned char *keep,
+                         size_t *every)
+{
+    size_t kept = 0;
+
+    if (budget < 4)
+        budget = 4;
+    *every = 1;
+    if (n <= budget) {
+        memset(keep, 1, n);
+        return n;
+    }
+    size_t recent = budget / 2, older = n - recent, room = budget - recent;
+    size_t k = (older + room - 1) / room, extra = budget / 4;
+    *every = k;
+    for (size_t i = 0; i < older; i++)
+        kept += keep[i] = i % k == 0;
+    for (size_t i = older; i-- > 0 && extra > 0;) {
+        if (!keep[i] && o[i] != NG_OUTCOME_PASS) {
+            keep[i] = 1;
+            kept++;
+            extra--;
+        }
+    }
+    memset(keep + older, 1, recent);
+    return kept + recent;
+}
+
+/* ---- what is kept of a run ---- */
+
+struct run {
+    time_t ts;
+    size_t file, line;
+    size_t seq;                /* its number in the gate's series, from 1 */
+    enum ng_outcome outcome;
+    int has_figures, has_p;
+    double ratio, p, threshold, base_ms, cur_ms, lo, hi;
+    char *commit, *run_url;    /* owned; NULL when unknown */
+    struct ng_verdict_doc *doc;   /* the whole verdict, for the latest --details runs */
+};
+
+struct gate {
+    char *name;
+    char slug[64];
+    struct run *runs;
+    size_t n;
+    size_t *held;              /* the runs holding a doc (at most details) */
+    size_t n_held;
+};
+
+struct site {
+    const struct ng_dashboard_opts *o;
+    struct ng_strmap names;
+    struct gate *gates;
+    size_t n_gates;
+    size_t file;               /* the history being read */
+    size_t runs;
+    struct ng_dashboard_result *r;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? ng_xstrdup(s) : NULL;
+}
+
+static int run_later(const struct run *a, const struct run *b)
+{
+    if (a->ts != b->ts)
+        return a->ts > b->ts;
+    if (a->file != b->file)
+        return a->file > b->file;
+    return a->line > b->line;
+}
+
+/* Keeps the whole verdict of the latest runs only: a run newer than the
+ * oldest held takes its place. */
+static void hold(struct site *s, struct gate *g, size_t idx, struct ng_history_entry *e)
+{
+    size_t slot = g->n_held;
+
+    if (g->n_held == (size_t)s->o->details) {
+        slot = 0;
+        for (size_t i = 1; i < g->n_held; i++)
+            if (run_later(&g->runs[g->held[slot]], &g->runs[g->held[i]]))
+                slot = i;
+        struct run *oldest = &g->runs[g->held[slot]];
+        if (!run_later(&g->runs[idx], oldest))
+            return;
+        ng_verdict_doc_release(oldest->doc);
+        free(oldest->doc);
+        oldest->doc = NULL;
+    } else {
+        g->n_held++;
+    }
+    g->held[slot] = idx;
+    g->runs[idx].doc = ng_xmalloc(sizeof *g->runs[idx].doc);
+    *g->runs[idx].doc = e->doc;
+    memset(&e->doc, 0, sizeof e->doc);
+}
+
+static void make_slug(struct gate *g)
+{
+    size_t n = 0;
+    int dash = 1;
+
+    for (const unsigned char *p = (const unsigned char *)g->name; *p && n < 40; p++) {
+        unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.') {
+            g->slug[n++] = (char)c;
+            dash = 0;
+        } else if (!dash) {
+            g->slug[n++] = '-';
+            dash = 1;
+        }
+    }
+    /* the hash keeps names that clean alike ("a b", "a/b") apart */
+    snprintf(g->slug + n, sizeof g->slug - n, "%s%012llx", n && !dash ? "-" : "",
+             (unsigned long long)(ng_hash(g->name, strlen(g->name)) & 0xFFFFFFFFFFFFull));
+}
+
+static struct gate *gate_of(struct site *s, const char *name)
+{
+    int added;
+    size_t i = ng_strmap_get(&s->names, name, strlen(name), s->n_gates, &added);
+
+    if (added) {
+        s->gates = ng_xgrow(s->gates, s->n_gates, sizeof *s->gates);
+        struct gate *g = &s->gates[s->n_gates++];
+        memset(g, 0, sizeof *g);
+        g->name = ng_xstrdup(name);
+        g->held = ng_xcalloc((size_t)s->o->details, sizeof *g->held);
+        make_slug(g);
+    }
+    return &s->gates[i];
+}
+
+static int take_entry(struct ng_history_entry *e, void *ctx)
+{
+    struct site *s = ctx;
+    const struct ng_verdict *v = &e->doc.v;
+    struct gate *g = gate_of(s, v->name);
+
+    g->runs = ng_xgrow(g->runs, g->n, sizeof *g->runs);
+    struct run *r = &g->runs[g->n];
+    *r = (struct run){
+        .ts = v->timestamp,
+        .file = s->file,
+        .line = e->line,
+        .outcome = v->outcome,
+        .has_figures = v->has_figures,
+        .has_p = v->has_p,
+        .ratio = v->ratio,
+        .p = v->p_value,
+        .threshold = v->threshold,
+        .base_ms = v->baseline.ms_per_epoch,
+        .cur_ms = v->current.ms_per_epoch,
+        .lo = v->current.min_ms,
+        .hi = v->current.max_ms,
+        .commit = dup_or_null(ng_html_context(v, "commit")),
+        .run_url = dup_or_null(ng_html_context(v, "run_url")),
+    };
+    g->n++;
+    s->runs++;
+    hold(s, g, g->n - 1, e);
+    return 0;
+}
+
+static void add_warning(struct ng_dashboard_result *r, char *w)
+{
+    r->warnings = ng_xgrow(r->warnings, r->n_warnings, sizeof *r->warnings);
+    r->warnings[r->n_warnings++] = w;
+}
+
+static int read_histories(struct site *s, struct ng_err *err)
+{
+    for (size_t i = 0; i < s->o->n_histories; i++) {
+        struct ng_history h = NG_HISTORY_INIT;
+        s->file = i;
+        int ret = ng_history_read(&h, s->o->histories[i], take_entry, s, err);
+        for (size_t k = 0; k < h.n_warnings; k++) {
+            add_warning(s->r, h.warnings[k]);
+            h.warnings[k] = NULL;
+        }
+        if (ret == 0 && h.verdicts == 0) {
+            struct ng_buf b = NG_BUF_INIT;
+            char *shown = ng_text_cleaned(s->o->histories[i], NG_TEXT_ESCAPE_CONTROLS);
+            ng_buf_addf(&b, "'%s' holds no verdict", shown);
+            free(shown);
+            add_warning(s->r, ng_buf_detach(&b));
+        }
+        ng_history_release(&h);
+        if (ret < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    return run_later(x, y) - run_later(y, x);
+}
+
+static int gate_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct gate *)a)->name, ((const struct gate *)b)->name);
+}
+
+static void order(struct site *s)
+{
+    qsort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
+    for (size_t i = 0; i < s->n_gates; i++) {
+        struct gate *g = &s->gates[i];
+        qsort(g->runs, g->n, sizeof *g->runs, run_cmp);
+        for (size_t k = 0; k < g->n; k++)
+            g->runs[k].seq = k + 1;
+    }
+}
+
+static void site_release(struct site *s)
+{
+    for (size_t i = 0; i < s->n_gates; i++) {
+        struct gate *g = &s->gates[i];
+        for (size_t k = 0; k < g->n; k++) {
+            free(g->runs[k].commit);
+            free(g->runs[k].run_url);
+            if (g->runs[k].doc) {
+                ng_verdict_doc_release(g->runs[k].doc);
+                free(g->runs[k].doc);
+            }
+        }
+        free(g->runs);
+        free(g->held);
+        free(g->name);
+    }
+    free(s->gates);
+    ng_strmap_release(&s->names);
+}
+
+/* ---- charts ---- */
+
+/* Where a point links: its CI run (http or https only), else its commit
+ * through --commit-url, else its section, else nowhere. */
+static char *point_href(const struct site *s, const struct gate *g, const struct run *r,
+                        int on_index)
+{
+    struct ng_buf b = NG_BUF_INIT;
+
+    if (ng_html_url_linkable(r->run_url))
+        return ng_xstrdup(r->run_url);
+    if (s->o->commit_url && r->commit) {
+        const char *t = s->o->commit_url, *at = strstr(t, "{commit}");
+        if (at) {
+            ng_buf_add(&b, t, (size_t)(at - t));
+            ng_buf_adds(&b, r->commit);
+            ng_buf_adds(&b, at + strlen("{commit}"));
+            return ng_buf_detach(&b);
+        }
+    }
+    if (r->doc) {
+        ng_buf_addf(&b, "%s%s.html#run-%zu", on_index ? "g/" : "", g->slug, r->seq);
+        return ng_buf_detach(&b);
+    }
+    return NULL;
+}
+
+static char *point_title(const struct gate *g, const struct run *r)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    char when[32];
+
+    ng_fmt_utc(when, sizeof when, r->ts, 1);
+    ng_buf_addf(&b, "%s run %zu, commit ", g->name, r->seq);
+    if (r->commit)
+        ng_buf_add(&b, r->commit, strlen(r->commit) > 12 ? 12 : strlen(r->commit));
+    else
+        ng_buf_adds(&b, "unknown");
+    ng_buf_addf(&b, ", %s, %s", when, ng_outcome_title(r->outcome));
+    if (r->has_figures)
+        ng_buf_addf(&b, ", ratio %.3fx, %.3f ms/epoch", r->ratio, r->cur_ms);
+    else
+        ng_buf_adds(&b, ", ratio unknown");
+    if (r->has_p)
+        ng_buf_addf(&b, ", p %.3g", r->p);
+    else
+        ng_buf_adds(&b, ", p n/a");
+    return ng_buf_detach(&b);
+}
+
+/* The chart of a gate's runs, thinned to about `budget` points; says how
+ * in the note under it. */
+static void trend(struct ng_buf *out, const struct site *s, const struct gate *g, size_t budget,
+                  int on_index)
+{
+    enum ng_outcome *o = ng_xmalloc((g->n ? g->n : 1) * sizeof *o);
+    unsigned char *keep = ng_xmalloc(g->n ? g->n : 1);
+    size_t every, shown;
+
+    for (size_t i = 0; i < g->n; i++)
+        o[i] = g->runs[i].outcome;
+    shown = ng_dashboard_thin(o, g->n, budget, keep, &every);
+    struct ng_svg_point *p = ng_xcalloc(shown ? shown : 1, sizeof *p);
+    char (*labels)[16] = ng_xcalloc(shown ? shown : 1, sizeof *labels);
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct run *r = &g->runs[i];
+        if (!keep[i])
+            continue;
+        ng_fmt_utc(labels[n], sizeof labels[n], r->ts, 0);
+        labels[n][10] = '\0';   /* the date */
+        p[n] = (struct ng_svg_point){
+            .x = (double)r->seq,
+            .outcome = r->outcome,
+            .has_value = r->has_figures,
+            .value = r->cur_ms,
+            .lo = r->lo,
+            .hi = r->hi,
+            .has_limit = r->has_figures,
+            .limit = r->threshold * r->base_ms,
+            .baseline = r->base_ms,
+            .href = point_href(s, g, r, on_index),
+            .title = point_title(g, r),
+            .x_label = labels[n],
+        };
+        n++;
+    }
+    struct ng_buf label = NG_BUF_INIT;
+    ng_buf_addf(&label, "%s: ms/epoch over %zu runs", g->name, g->n);
+    struct ng_svg_trend_opts to = { 760, 200, label.data, g->name, g->n };
+    ng_svg_trend(out, p, n, &to);
+    ng_buf_release(&label);
+    if (shown < g->n)
+        ng_buf_addf(out, "\n<p class=\"note thinned\">%zu of %zu runs shown: the latest %zu each, "
+                         "of the older runs every %zu%s and up to %zu more that did not pass. "
+                         "%s</p>\n",
+                    shown, g->n, budget / 2, every,
+                    every == 2 ? "nd" : every == 3 ? "rd" : "th", budget / 4,
+                    on_index ? "The gate's page has more." : "");
+    else
+        ng_buf_adds(out, "\n");
+    for (size_t i = 0; i < n; i++) {
+        free((char *)p[i].href);
+        free((char *)p[i].title);
+    }
+    free(labels);
+    free(p);
+    free(keep);
+    free(o);
+}
+
+/* ---- pages ---- */
+
+static void gate_page_href(struct ng_buf *b, const struct gate *g)
+{
+    ng_buf_addf(b, "g/%s.html", g->slug);
+}
+
+static void warnings_block(struct ng_buf *out, const struct ng_dashboard_result *r)
+{
+    if (!r->n_warnings)
+        return;
+    ng_buf_addf(out, "<h2>Warnings</h2>\n<ul class=\"warnings\">\n");
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        ng_buf_adds(out, "<li class=\"warn\">");
+        ng_html_text(out, r->warnings[i]);
+        ng_buf_adds(out, "</li>\n");
+    }
+    ng_buf_adds(out, "</ul>\n");
+}
+
+static void footer(struct ng_buf *out, const struct site *s)
+{
+    char ts[32];
+
+    ng_fmt_utc(ts, sizeof ts, ng_report_time(), 1);
+    ng_buf_addf(out, "<p class=\"note\">Written by %s %s at %s from ", NG_TOOL_NAME, NG_VERSION, ts);
+    for (size_t i = 0; i < s->o->n_histories; i++) {
+        ng_buf_adds(out, i ? ", " : "");
+        ng_buf_adds(out, "<span class=\"mono\">");
+        ng_html_text(out, s->o->histories[i]);
+        ng_buf_adds(out, "</span>");
+    }
+    ng_buf_adds(out, ".</p>\n");
+}
+
+static void index_page(struct ng_buf *out, const struct site *s)
+{
+    struct ng_html_row *rows = ng_xcalloc(s->n_gates ? s->n_gates : 1, sizeof *rows);
+    double *spark = ng_xcalloc(s->n_gates * SPARK_RUNS + 1, sizeof *spark);
+    struct ng_buf hrefs = NG_BUF_INIT;
+    size_t *href_at = ng_xcalloc(s->n_gates + 1, sizeof *href_at);
+    size_t budget = s->n_gates ? INDEX_POINTS / s->n_gates : PAGE_POINTS;
+
+    budget = budget < INDEX_MIN ? INDEX_MIN : budget > PAGE_POINTS ? PAGE_POINTS : budget;
+    ng_html_begin(out, s->o->title);
+    ng_buf_adds(out, "<h1>");
+    ng_html_text(out, s->o->title);
+    ng_buf_addf(out, "</h1>\n<p>%zu gate%s, %zu run%s.</p>\n", s->n_gates,
+                s->n_gates == 1 ? "" : "s", s->runs, s->runs == 1 ? "" : "s");
+    for (size_t i = 0; i < s->n_gates; i++) {
+        const struct gate *g = &s->gates[i];
+        const struct run *last = &g->runs[g->n - 1];
+        size_t first = g->n > SPARK_RUNS ? g->n - SPARK_RUNS : 0;
+        for (size_t k = first; k < g->n; k++)
+            spark[i * SPARK_RUNS + k - first] = g->runs[k].has_figures ? g->runs[k].cur_ms : NAN;
+        href_at[i] = hrefs.len;
+        gate_page_href(&hrefs, g);
+        ng_buf_add(&hrefs, "", 1);
+        rows[i] = (struct ng_html_row){ &last->doc->v, NULL, spark + i * SPARK_RUNS,
+                                        g->n - first, g->n };
+    }
+    for (size_t i = 0; i < s->n_gates; i++)
+        rows[i].href = hrefs.data + href_at[i];
+    if (s->n_gates == 0)
+        ng_buf_adds(out, "<p>No runs yet.</p>\n");
+    ng_html_filter(out);
+    if (s->n_gates)
+        ng_html_overview(out, rows, s->n_gates);
+    ng_html_legend(out);
+    for (size_t i = 0; i < s->n_gates; i++) {
+        const struct gate *g = &s->gates[i];
+        ng_buf_addf(out, "<section class=\"gate\" id=\"g-%s\" data-gate=\"", g->slug);
+        ng_html_attr(out, g->name);
+        ng_buf_adds(out, "\">\n<h2>");
+        ng_html_badge(out, g->runs[g->n - 1].outcome);
+        ng_buf_adds(out, " <a href=\"");
+        gate_page_href(out, g);
+        ng_buf_adds(out, "\">");
+        ng_html_text(out, g->name);
+        ng_buf_adds(out, "</a></h2>\n");
+        trend(out, s, g, budget, 1);
+        ng_buf_adds(out, "</section>\n");
+    }
+    warnings_block(out, s->r);
+    footer(out, s);
+    ng_html_end(out);
+    ng_buf_release(&hrefs);
+    free(href_at);
+    free(spark);
+    free(rows);
+}
+
+static void runs_table(struct ng_buf *out, const struct gate *g)
+{
+    size_t first = g->n > TABLE_RUNS ? g->n - TABLE_RUNS : 0;
+    char when[32];
+
+    ng_buf_addf(out, "<h2>Latest runs</h2>\n<table class=\"runs\">\n<tr><th class=\"n\">run</th>"
+                     "<th>verdict</th><th class=\"n\">ratio</th><th class=\"n\">current ms/epoch</th>"
+                     "<th class=\"n\">baseline</th><th>commit</th><th>date</th><th>CI run</th></tr>\n");
+    for (size_t k = g->n; k-- > first;) {
+        const struct run *r = &g->runs[k];
+        ng_buf_addf(out, "<tr><td class=\"n\">");
+        if (r->doc)
+            ng_buf_addf(out, "<a href=\"#run-%zu\">%zu</a>", r->seq, r->seq);
+        else
+            ng_buf_addf(out, "%zu", r->seq);
+        ng_buf_adds(out, "</td><td>");
+        ng_html_badge(out, r->outcome);
+        if (r->has_figures)
+            ng_buf_addf(out, "</td><td class=\"n\">%.3fx</td><td class=\"n\">%.3f</td>"
+                             "<td class=\"n\">%.3f</td><td>",
+                        r->ratio, r->cur_ms, r->base_ms);
+        else
+            ng_buf_adds(out, "</td><td class=\"n\">-</td><td class=\"n\">-</td>"
+                             "<td class=\"n\">-</td><td>");
+        ng_html_commit(out, r->commit);
+        ng_fmt_utc(when, sizeof when, r->ts, 1);
+        ng_buf_addf(out, "</td><td>%s</td><td>", when);
+        if (ng_html_url_linkable(r->run_url)) {
+            ng_buf_adds(out, "<a href=\"");
+            ng_html_url(out, r->run_url);
+            ng_buf_adds(out, "\">run</a>");
+        } else {
+            ng_buf_adds(out, "<span class=\"note\">unknown</span>");
+        }
+        ng_buf_adds(out, "</td></tr>\n");
+    }
+    ng_buf_adds(out, "</table>\n");
+}
+
+static void gate_page(struct ng_buf *out, const struct site *s, const struct gate *g)
+{
+    struct ng_buf title = NG_BUF_INIT;
+    char id[40];
+
+    ng_buf_addf(&title, "%s: %s", g->name, s->o->title);
+    ng_html_begin(out, title.data);
+    ng_buf_release(&title);
+    ng_buf_adds(out, "<p><a href=\"../index.html\">");
+    ng_html_text(out, s->o->title);
+    ng_buf_adds(out, "</a></p>\n<h1>");
+    ng_html_text(out, g->name);
+    ng_buf_addf(out, "</h1>\n<p>%zu run%s; the latest %zu have a section below.</p>\n", g->n,
+                g->n == 1 ? "" : "s", g->n_held);
+    ng_html_legend(out);
+    ng_buf_adds(out, "<section class=\"gate\" data-gate=\"");
+    ng_html_attr(out, g->name);
+    ng_buf_adds(out, "\">\n");
+    trend(out, s, g, PAGE_POINTS, 0);
+    ng_buf_adds(out, "</section>\n");
+    runs_table(out, g);
+    for (size_t k = g->n; k-- > 0;) {
+        if (!g->runs[k].doc)
+            continue;
+        snprintf(id, sizeof id, "run-%zu", g->runs[k].seq);
+        ng_html_section(out, &g->runs[k].doc->v, id, 2);
+    }
+    footer(out, s);
+    ng_html_end(out);
+}
+
+/* ---- the site on disk ---- */
+
+static int write_file(const char *dir, const char *name, const struct ng_buf *b,
+                      struct ng_err *err)
+{
+    char path[PATH_MAX];
+    int fd = -1;
+    errno = ENAMETOOLONG;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 || ng_write_all(fd, b->data ? b->data : "", b->len) < 0 || fsync(fd) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "unable to write '%s': %s", shown, strerror(e));
+        free(shown);
+        return -1;
+    }
+    return close(fd);
+}
+
+static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    char dir[PATH_MAX], name[96];
+
+    if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
+        return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
+    index_page(&b, s);
+    s->r->index_bytes = b.len;
+    s->r->site_bytes = b.len;
+    int ret = write_file(tmp, "index.html", &b, err);
+    for (size_t i = 0; ret == 0 && i < s->n_gates; i++) {
+        b.len = 0;
+        gate_page(&b, s, &s->gates[i]);
+        s->r->site_bytes += b.len;
+        snprintf(name, sizeof name, "%s.html", s->gates[i].slug);
+        ret = write_file(dir, name, &b, err);
+    }
+    b.len = 0;
+    ng_buf_addf(&b, "A site written by %s dashboard; the command replaces this directory whole.\n",
+                NG_TOOL_NAME);
+    if (ret == 0)
+        ret = write_file(tmp, MARKER, &b, err);
+    ng_buf_release(&b);
+    return ret;
+}
+
+/* The directory the site replaces may be absent, empty or an earlier site. */
+static int replaceable(const char *dir, const char *shown, struct ng_err *err)
+{
+    struct stat st;
+    char marker[PATH_MAX];
+
+    if (lstat(dir, &st) < 0)
+        return errno == ENOENT ? 0 : ng_err_set(err, "unable to use '%s': %s", shown, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ng_err_set(err, "--output '%s' is not a directory", shown);
+    if (snprintf(marker, sizeof marker, "%s/%s", dir, MARKER) < (int)sizeof marker &&
+        access(marker, F_OK) == 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    if (!empty)
+        return ng_err_set(err, "refusing to replace '%s': it is not empty and not a dashboard "
+                               "(no " MARKER " in it)", shown);
+    return 0;
+}
+
+/* A history inside the directory would go with it. */
+static int history_inside(const struct ng_dashboard_opts *o, const char *dir_key,
+                          struct ng_err *err)
+{
+    size_t n = strlen(dir_key);
+
+    for (size_t i = 0; i < o->n_histories; i++) {
+        char *k = ng_file_key(o->histories[i]);
+        int inside = strncmp(k, dir_key, n) == 0 && (k[n] == '/' || k[n] == '\0');
+        free(k);
+        if (inside) {
+            char *h = ng_text_cleaned(o->histories[i], NG_TEXT_ESCAPE_CONTROLS);
+            char *d = ng_text_cleaned(o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "the history '%s' is inside --output '%s', which is replaced whole; "
+                            "keep the history outside it", h, d);
+            free(h);
+            free(d);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The new site takes the old one's place in one step where the
+ * filesystem can swap two names; the old one is removed after. */
+static int swap_in(const char *tmp, const char *dir, char *old, size_t old_size,
+                   struct ng_err *err)
+{
+    if (rename(tmp, dir) == 0)
+        return 0;
+    if (errno != EEXIST && errno != ENOTEMPTY)
+        return ng_err_set(err, "unable to rename '%s' to '%s': %s", tmp, dir, strerror(errno));
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+        snprintf(old, old_size, "%s", tmp);
+        return 0;
+    }
+    if (snprintf(old, old_size, "%s.old", tmp) >= (int)old_size || rename(dir, old) < 0)
+        return ng_err_set(err, "unable to move '%s' aside: %s", dir, strerror(errno));
+    if (rename(tmp, dir) < 0) {
+        int e = errno;
+        (void)rename(old, dir);
+        return ng_err_set(err, "unable to rename '%s' to '%s': %s", tmp, dir, strerror(e));
+    }
+    return 0;
+}
+
+static int publish(const struct site *s, struct ng_err *err)
+{
+    char *dir = ng_file_target(s->o->out_dir);
+    char *key = ng_file_key(s->o->out_dir);
+    char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
+    char tmp[PATH_MAX], old[PATH_MAX] = "";
+    int ret = -1;
+
+    if (!dir) {
+        ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
+        goto out;
+    }
+    if (history_inside(s->o, key, err) < 0 || replaceable(dir, shown, err) < 0)
+        goto out;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", dir) >= (int)sizeof tmp) {
+        ng_err_set(err, "--output '%s' is too long", shown);
+        goto out;
+    }
+    if (!mkdtemp(tmp)) {
+        ng_err_set(err, "unable to create a directory beside '%s': %s", shown, strerror(errno));
+        goto out;
+    }
+    int slot = ng_signal_add_tree(tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)chmod(tmp, 0777 & ~mask);
+    ret = write_site(s, tmp, err);
+    if (ret == 0)
+        ret = swap_in(tmp, dir, old, sizeof old, err);
+    if (ret < 0 || old[0])
+        ng_signal_remove_tree(ret == 0 ? old : tmp);
+    ng_signal_forget(slot);
+out:
+    free(shown);
+    free(key);
+    free(dir);
+    return ret;
+}
+
+int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_result *r,
+                       struct ng_err *err)
+{
+    struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r };
+
+    memset(r, 0, sizeof *r);
+    r->files = o->n_histories;
+    int ret = read_histories(&s, err);
+    if (ret == 0) {
+        order(&s);
+        r->gates = s.n_gates;
+        r->runs = s.runs;
+        ret = publish(&s, err);
+    }
+    site_release(&s);
+    return ret;
+}
+
+void ng_dashboard_result_release(struct ng_dashboard_result *r)
+{
+    for (size_t i = 0; i < r->n_warnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
+    memset(r, 0, sizeof *r);
+}
