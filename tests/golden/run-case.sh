@@ -106,6 +106,10 @@ validate() {
         # GitLab's metrics rule, the runner's output-file syntax
         /usr/bin/python3 "$SRCDIR/tests/ci/validate_output.py" "$SRCDIR" "$f" || status=1
         ;;
+    *.html)
+        # the policy and its hashes, nothing loaded, links, well-formed SVG
+        /usr/bin/python3 "$SRCDIR/tests/html/check_pages.py" "$f" || status=1
+        ;;
     *.xml)
         local xsds=("$SRCDIR/schemas/junit.xsd")
         if [ -n "${SHARED:-}" ] && [ -d "$SHARED/reference/junit" ]; then
