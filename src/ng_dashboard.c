@@ -655,9 +655,9 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
     size_t first = g->n > TABLE_RUNS ? g->n - TABLE_RUNS : 0;
     char when[32];
 
-    ng_buf_addf(out, "<h2>Latest runs</h2>\n<table class=\"runs\">\n<tr><th class=\"n\">run</th>"
-                     "<th>verdict</th><th class=\"n\">ratio</th><th class=\"n\">current ms/epoch</th>"
-                     "<th class=\"n\">baseline</th><th>commit</th><th>date</th><th>CI run</th></tr>\n");
+    ng_buf_addf(out, "<h2>Latest runs</h2>\n<table class=\"runs\">\n<thead><tr><th scope=\"col\" class=\"n\">run</th>"
+                     "<th scope=\"col\">verdict</th><th scope=\"col\" class=\"n\">ratio</th><th scope=\"col\" class=\"n\">current ms/epoch</th>"
+                     "<th scope=\"col\" class=\"n\">baseline</th><th scope=\"col\">commit</th><th scope=\"col\">date</th><th scope=\"col\">CI run</th></tr>\n</thead>\n<tbody>\n");
     for (size_t k = g->n; k-- > first;) {
         const struct run *r = &g->runs[k];
         ng_buf_addf(out, "<tr><td class=\"n\">");
@@ -686,7 +686,7 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
         }
         ng_buf_adds(out, "</td></tr>\n");
     }
-    ng_buf_adds(out, "</table>\n");
+    ng_buf_adds(out, "</tbody>\n</table>\n");
 }
 
 static void gate_page(struct ng_buf *out, const struct site *s, const struct gate *g)

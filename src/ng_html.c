@@ -62,6 +62,24 @@ void ng_html_text(struct ng_buf *out, const char *s)
     ng_html_text_n(out, s, s ? strlen(s) : 0);
 }
 
+void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars)
+{
+    char *clean = ng_text_cleaned(s ? s : "", NG_TEXT_ESCAPE_CONTROLS);
+    size_t i = 0, seen = 0;
+    while (clean[i] && seen < chars) {
+        i++;
+        while ((clean[i] & 0xC0) == 0x80)
+            i++;
+        seen++;
+    }
+    int cut = clean[i] != '\0';
+    clean[i] = '\0';
+    ng_html_text(out, clean);
+    if (cut)
+        ng_buf_adds(out, "...");
+    free(clean);
+}
+
 void ng_html_attr(struct ng_buf *out, const char *s)
 {
     ng_html_text(out, s);
@@ -101,6 +119,10 @@ int ng_html_url_linkable(const char *url)
  * the hashes the policy allows them by, computed by the build
  * (src/html/embed.py) from the same bytes. */
 
+/* Browsers and validators want a short <title>; the page's heading has
+ * the whole name. */
+#define TITLE_CHARS 60
+
 void ng_html_begin(struct ng_buf *out, const char *title)
 {
     ng_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -109,7 +131,7 @@ void ng_html_begin(struct ng_buf *out, const char *title)
                      "img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
-    ng_html_text(out, title);
+    ng_html_text_cut(out, title, TITLE_CHARS);
     ng_buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", ng_html_style);
 }
 
@@ -204,12 +226,12 @@ static void context_table(struct ng_buf *out, const struct ng_verdict *v)
                                         "pipeline", "runner" };
     char when[32];
 
-    ng_buf_adds(out, "<table class=\"context\">\n");
+    ng_buf_adds(out, "<table class=\"context\">\n<tbody>\n");
     ng_fmt_utc(when, sizeof when, v->timestamp, 1);
-    ng_buf_addf(out, "<tr><th>date</th><td>%s</td></tr>\n", when);
+    ng_buf_addf(out, "<tr><th scope=\"row\">date</th><td>%s</td></tr>\n", when);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *val = ng_html_context(v, keys[i]);
-        ng_buf_addf(out, "<tr><th>%s</th><td>", keys[i]);
+        ng_buf_addf(out, "<tr><th scope=\"row\">%s</th><td>", keys[i]);
         if (strcmp(keys[i], "run_url") == 0 && ng_html_url_linkable(val)) {
             ng_buf_adds(out, "<a class=\"run-url\" href=\"");
             ng_html_url(out, val);
@@ -221,7 +243,7 @@ static void context_table(struct ng_buf *out, const struct ng_verdict *v)
         }
         ng_buf_adds(out, "</td></tr>\n");
     }
-    ng_buf_adds(out, "</table>\n");
+    ng_buf_adds(out, "</tbody>\n</table>\n");
 }
 
 /* ---- a verdict's section ---- */
@@ -229,7 +251,7 @@ static void context_table(struct ng_buf *out, const struct ng_verdict *v)
 static void side_row(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
                      int figures)
 {
-    ng_buf_addf(out, "<tr><th>%s</th>", label);
+    ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", label);
     if (figures)
         ng_buf_addf(out, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
                          "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
@@ -252,12 +274,12 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
 {
     char thr[32], alpha[32];
 
-    ng_buf_adds(out, "<table class=\"figures\">\n<tr><th></th><th class=\"n\">median ms/epoch"
-                     "</th><th class=\"n\">min</th><th class=\"n\">max</th><th class=\"n\">mean"
-                     "</th><th class=\"n\">samples</th><th>profiles</th></tr>\n");
+    ng_buf_adds(out, "<table class=\"figures\">\n<thead><tr><td></td><th scope=\"col\" class=\"n\">median ms/epoch"
+                     "</th><th scope=\"col\" class=\"n\">min</th><th scope=\"col\" class=\"n\">max</th><th scope=\"col\" class=\"n\">mean"
+                     "</th><th scope=\"col\" class=\"n\">samples</th><th scope=\"col\">profiles</th></tr>\n</thead>\n<tbody>\n");
     side_row(out, "baseline", &v->baseline, v->has_figures);
     side_row(out, "current", &v->current, v->has_figures);
-    ng_buf_adds(out, "</table>\n<p>");
+    ng_buf_adds(out, "</tbody>\n</table>\n<p>");
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
     if (v->has_figures)
         ng_buf_addf(out, "ratio <strong>%.3fx</strong> (threshold %sx)", v->ratio, thr);
@@ -291,9 +313,9 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
     }
     ng_buf_adds(out, "<h3>Top work items: change of ms/epoch</h3>\n");
     ng_svg_bars(out, bars, v->n_kernels, " ms");
-    ng_buf_adds(out, "\n<table class=\"work\">\n<tr><th>kind</th><th>status</th>"
-                     "<th class=\"n\">baseline ms/epoch</th><th class=\"n\">current</th>"
-                     "<th class=\"n\">delta</th><th class=\"n\">share</th><th>name</th></tr>\n");
+    ng_buf_adds(out, "\n<table class=\"work\">\n<thead><tr><th scope=\"col\">kind</th><th scope=\"col\">status</th>"
+                     "<th scope=\"col\" class=\"n\">baseline ms/epoch</th><th scope=\"col\" class=\"n\">current</th>"
+                     "<th scope=\"col\" class=\"n\">delta</th><th scope=\"col\" class=\"n\">share</th><th scope=\"col\">name</th></tr>\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         ng_buf_adds(out, "<tr><td>");
@@ -306,7 +328,7 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
         ng_buf_adds(out, "</td></tr>\n");
         free(titles[i]);
     }
-    ng_buf_adds(out, "</table>\n");
+    ng_buf_adds(out, "</tbody>\n</table>\n");
     free(titles);
     free(bars);
 }
@@ -411,12 +433,12 @@ void ng_html_overview(struct ng_buf *out, struct ng_html_row *rows, size_t n)
     int spark = n > 0 && rows[0].spark;
 
     qsort(rows, n, sizeof *rows, row_cmp);
-    ng_buf_addf(out, "<table class=\"overview\">\n<tr><th>verdict</th><th>gate</th>"
-                     "<th class=\"n\">ratio</th><th class=\"n\">current ms/epoch</th>"
-                     "<th class=\"n\">baseline</th><th class=\"n\">threshold</th><th>commit</th>"
-                     "<th>date</th>%s</tr>\n",
-                spark ? "<th>trend</th><th class=\"n\">runs</th>" : "");
+    ng_buf_addf(out, "<table class=\"overview\">\n<thead><tr><th scope=\"col\">verdict</th><th scope=\"col\">gate</th>"
+                     "<th scope=\"col\" class=\"n\">ratio</th><th scope=\"col\" class=\"n\">current ms/epoch</th>"
+                     "<th scope=\"col\" class=\"n\">baseline</th><th scope=\"col\" class=\"n\">threshold</th><th scope=\"col\">commit</th>"
+                     "<th scope=\"col\">date</th>%s</tr>\n</thead>\n<tbody>\n",
+                spark ? "<th scope=\"col\">trend</th><th scope=\"col\" class=\"n\">runs</th>" : "");
     for (size_t i = 0; i < n; i++)
         overview_row(out, &rows[i]);
-    ng_buf_adds(out, "</table>\n");
+    ng_buf_adds(out, "</tbody>\n</table>\n");
 }

@@ -31,6 +31,9 @@
 
 void ng_html_text(struct ng_buf *out, const char *s);
 void ng_html_text_n(struct ng_buf *out, const char *s, size_t n);
+/* The first `chars` characters of s (cleaned), escaped, with "..." when
+ * cut: a label that must fit. */
+void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars);
 /* The same escaping, for a double-quoted attribute value. */
 void ng_html_attr(struct ng_buf *out, const char *s);
 /* An href value: percent-encodes what is not a URL character (spaces,

@@ -532,25 +532,6 @@ void ng_svg_strip(struct ng_buf *out, const double *base, size_t nb, const doubl
 #define BARS_ROW 20.0
 #define LABEL_CHARS 40
 
-/* The first `chars` characters of s (cleaned), with "..." when cut. */
-static void cut_label(struct ng_buf *out, const char *s, size_t chars)
-{
-    char *clean = ng_text_cleaned(s ? s : "", NG_TEXT_ESCAPE_CONTROLS);
-    size_t i = 0, seen = 0;
-    while (clean[i] && seen < chars) {
-        i++;
-        while ((clean[i] & 0xC0) == 0x80)
-            i++;
-        seen++;
-    }
-    int cut = clean[i] != '\0';
-    clean[i] = '\0';
-    ng_html_text(out, clean);
-    if (cut)
-        ng_buf_adds(out, "...");
-    free(clean);
-}
-
 void ng_svg_bars(struct ng_buf *out, const struct ng_svg_bar *b, size_t n, const char *unit)
 {
     double lo = 0, hi = 0;
@@ -578,7 +559,7 @@ void ng_svg_bars(struct ng_buf *out, const struct ng_svg_bar *b, size_t n, const
         ng_buf_adds(out, "\" y=\"");
         num(out, y + 12);
         ng_buf_adds(out, "\" text-anchor=\"end\">");
-        cut_label(out, b[i].label, LABEL_CHARS);
+        ng_html_text_cut(out, b[i].label, LABEL_CHARS);
         ng_buf_adds(out, "</text><rect x=\"");
         num(out, left);
         ng_buf_adds(out, "\" y=\"");

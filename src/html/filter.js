@@ -4,7 +4,7 @@
     var f = document.getElementById('filter');
     if (!f)
         return;
-    f.parentNode.hidden = false;
+    f.closest('p').hidden = false;
     f.addEventListener('input', function () {
         var q = f.value.toLowerCase();
         document.querySelectorAll('[data-gate]').forEach(function (e) {

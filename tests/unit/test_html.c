@@ -126,7 +126,7 @@ static void test_page(void **state)
     assert_non_null(strstr(page, "b&lt;1&gt;.sqlite"));
     assert_non_null(strstr(page, "<circle class=\"s\""));
     assert_non_null(strstr(page, "data-kind=\"memcpy\""));
-    assert_non_null(strstr(page, "<th>commit</th><td><span class=\"note\">unknown</span>"));
+    assert_non_null(strstr(page, "<th scope=\"row\">commit</th><td><span class=\"note\">unknown</span>"));
     assert_non_null(strstr(page, "2024-05-01T03:00:00Z"));
     free(page);
 
