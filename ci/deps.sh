@@ -17,6 +17,8 @@ NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
 # the html suite: Debian's chromium driven from node (playwright-core), npm for the node tools
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs npm"
+# the ci suite's workflows: git (the history branch) and curl (GitLab's artifacts API)
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES git curl"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
 NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 

@@ -150,7 +150,7 @@ def test_action():
             "name": "x: y,%z", "json": "v.json", "junit": "j.xml",
             "args": "--metrics 'm m.prom' --top 2"})
         check(rc == 1, f"action, regression: exit {rc}, expected 1")
-        check(out == {"verdict": "fail", "ratio": "1.20000001"}, f"action outputs: {out}")
+        check(out == {"verdict": "fail", "ratio": "1.20000001", "bin": GATE}, f"action outputs: {out}")
         check("::error title=nsys-gate%3A x%3A y%2C%25z::FAIL:" in stdout,
               "action: the ::error annotation, title escaped")
         for f in ("v.json", "j.xml", "m m.prom", "summary.md"):
