@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "ng_file.h"
 #include "ng_history.h"
 #include "ng_html.h"
+#include "ng_oom.h"
 #include "ng_report.h"
 #include "ng_reporter.h"
 #include "ng_signal.h"
@@ -27,12 +29,12 @@
 #define DEFAULT_DETAILS 20
 #define MARKER ".nsys-gate-dashboard"
 /* index.html shares about this many points among the gates' charts
- * (between INDEX_MIN and PAGE_POINTS a gate), which keeps 200 gates of a
- * thousand runs each under 8 MB; a gate's own page draws up to
- * PAGE_POINTS. */
-#define INDEX_POINTS 24000
-#define INDEX_MIN 60
-#define PAGE_POINTS 2000
+ * (between INDEX_MIN and PAGE_POINTS a gate): a point with its link and
+ * tooltip is about 250 bytes, so 200 gates of a thousand runs each stay
+ * well under 8 MB; a gate's own page draws up to PAGE_POINTS. */
+#define INDEX_POINTS 16000
+#define INDEX_MIN 40
+#define PAGE_POINTS 1000
 #define SPARK_RUNS 30
 #define TABLE_RUNS 100
 
@@ -381,25 +383,175 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
     r->warnings[r->n_warnings++] = w;
 }
 
+/* ---- reading, in parallel ----
+ *
+ * Parsing the JSON is nearly all of the time a big history takes, so a
+ * file is read as up to READERS parts at once, each part a run of whole
+ * lines, each through ng_history on its own: a part is a stream over its
+ * byte range, and its line numbers start where the part before it ends,
+ * so warnings name the file's own lines.  What the parts read is put
+ * together under a lock (runs are ordered later, by time, file and line). */
+
+#define READERS 2
+/* Below this a file is read as one part: threads would cost more. */
+#define SPLIT_MIN (4u << 20)
+
+struct part {
+    int fd;
+    int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
+    off_t at, end;             /* the byte range still to read */
+    size_t first_line;         /* lines before the part */
+    const char *path;
+    struct site *s;
+    pthread_mutex_t *lock;
+    struct ng_history h;
+    struct ng_err err;
+    int ret;
+};
+
+static ssize_t part_read(void *cookie, char *buf, size_t size)
+{
+    struct part *p = cookie;
+    size_t left = (size_t)(p->end - p->at);
+    ssize_t n;
+
+    if (size > left)
+        size = left;
+    do
+        n = p->seekable ? pread(p->fd, buf, size, p->at) : read(p->fd, buf, size);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        p->at += n;
+    return n;
+}
+
+static int take_locked(struct ng_history_entry *e, void *ctx)
+{
+    struct part *p = ctx;
+
+    pthread_mutex_lock(p->lock);
+    take_entry(e, p->s);
+    pthread_mutex_unlock(p->lock);
+    return 0;
+}
+
+static void *read_part(void *arg)
+{
+    struct part *p = arg;
+    cookie_io_functions_t io = { .read = part_read };
+    FILE *f = fopencookie(p, "r", io);
+
+    if (!f)
+        ng_oom_fail();
+    ng_oom_doing("reading the history '%s'", p->path);
+    p->h.lines = p->first_line;
+    p->ret = ng_history_read_stream(&p->h, f, p->path, take_locked, p, &p->err);
+    fclose(f);
+    ng_oom_doing(NULL);
+    return NULL;
+}
+
+/* Where the line holding byte `at` ends: the parts split between lines. */
+static off_t boundary(int fd, off_t at, off_t size)
+{
+    char buf[65536];
+    while (at < size) {
+        ssize_t n = pread(fd, buf, sizeof buf, at);
+        if (n <= 0)
+            return size;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl)
+            return at + (nl - buf) + 1;
+        at += n;
+    }
+    return size;
+}
+
+/* The lines before byte `end`. */
+static size_t newlines(int fd, off_t end)
+{
+    char buf[65536];
+    size_t count = 0;
+    for (off_t at = 0; at < end;) {
+        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, at);
+        if (n <= 0)
+            break;
+        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            count++;
+        at += n;
+    }
+    return count;
+}
+
+static int read_file(struct site *s, const char *path, struct ng_err *err)
+{
+    struct part parts[READERS];
+    pthread_t threads[READERS];
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
+        free(shown);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? READERS : 1;
+    off_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
+                              : boundary(fd, st.st_size / (off_t)n * (off_t)(i + 1), st.st_size);
+        parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
+                                  .lock = &lock, .h = NG_HISTORY_INIT };
+        parts[i].first_line = i ? newlines(fd, from) : 0;
+        parts[i].seekable = S_ISREG(st.st_mode);
+        from = to;
+    }
+    for (size_t i = 1; i < n; i++)
+        if (pthread_create(&threads[i], NULL, read_part, &parts[i]) != 0)
+            read_part(&parts[i]), threads[i] = 0;
+    read_part(&parts[0]);
+    int ret = parts[0].ret;
+    size_t verdicts = parts[0].h.verdicts;
+    if (ret < 0)
+        *err = parts[0].err;
+    for (size_t i = 1; i < n; i++) {
+        if (threads[i])
+            pthread_join(threads[i], NULL);
+        verdicts += parts[i].h.verdicts;
+        if (ret == 0 && parts[i].ret < 0) {
+            ret = -1;
+            *err = parts[i].err;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < parts[i].h.n_warnings; k++) {
+            add_warning(s->r, parts[i].h.warnings[k]);
+            parts[i].h.warnings[k] = NULL;
+        }
+        ng_history_release(&parts[i].h);
+    }
+    close(fd);
+    if (ret == 0 && verdicts == 0) {
+        struct ng_buf b = NG_BUF_INIT;
+        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+        ng_buf_addf(&b, "'%s' holds no verdict", shown);
+        free(shown);
+        add_warning(s->r, ng_buf_detach(&b));
+    }
+    return ret;
+}
+
 static int read_histories(struct site *s, struct ng_err *err)
 {
     for (size_t i = 0; i < s->o->n_histories; i++) {
-        struct ng_history h = NG_HISTORY_INIT;
         s->file = i;
-        int ret = ng_history_read(&h, s->o->histories[i], take_entry, s, err);
-        for (size_t k = 0; k < h.n_warnings; k++) {
-            add_warning(s->r, h.warnings[k]);
-            h.warnings[k] = NULL;
-        }
-        if (ret == 0 && h.verdicts == 0) {
-            struct ng_buf b = NG_BUF_INIT;
-            char *shown = ng_text_cleaned(s->o->histories[i], NG_TEXT_ESCAPE_CONTROLS);
-            ng_buf_addf(&b, "'%s' holds no verdict", shown);
-            free(shown);
-            add_warning(s->r, ng_buf_detach(&b));
-        }
-        ng_history_release(&h);
-        if (ret < 0)
+        if (read_file(s, s->o->histories[i], err) < 0)
             return -1;
     }
     return 0;
@@ -474,13 +626,13 @@ static char *point_href(const struct site *s, const struct gate *g, const struct
     return NULL;
 }
 
-static char *point_title(const struct gate *g, const struct run *r)
+static char *point_title(const struct run *r)
 {
     struct ng_buf b = NG_BUF_INIT;
     char when[32];
 
     ng_fmt_utc(when, sizeof when, r->ts, 1);
-    ng_buf_addf(&b, "%s run %zu, commit ", g->name, r->seq);
+    ng_buf_addf(&b, "run %zu, commit ", r->seq);
     if (r->commit)
         ng_buf_add(&b, r->commit, strlen(r->commit) > 12 ? 12 : strlen(r->commit));
     else
@@ -529,7 +681,7 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
             .limit = r->threshold * r->base_ms,
             .baseline = r->base_ms,
             .href = point_href(s, g, r, on_index),
-            .title = point_title(g, r),
+            .title = point_title(r),
             .x_label = labels[n],
         };
         n++;

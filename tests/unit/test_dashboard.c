@@ -213,7 +213,7 @@ static void test_site(void **state)
     assert_non_null(strstr(index, ".html#run-11\">"));
     assert_non_null(strstr(index, ".html#run-9\">"));
     assert_null(strstr(index, ".html#run-8\">"));
-    assert_non_null(strstr(index, "resnet run 11, commit unknown, 2024-05-11T03:00:00Z, FAIL, ratio 1.400x"));
+    assert_non_null(strstr(index, "run 11, commit unknown, 2024-05-11T03:00:00Z, FAIL, ratio 1.400x"));
     free(index);
 
     /* a history that cannot be read: an error, and the site is left as it was */
@@ -265,12 +265,44 @@ static void test_site(void **state)
     assert_int_equal(access(inside, F_OK), 0);
 }
 
+/* A history big enough to be read in parts: every verdict counted once,
+ * and a skipped line named by its line in the file, whichever part it
+ * was in. */
+static void test_parts(void **state)
+{
+    (void)state;
+    char h[256], site[256];
+    struct ng_dashboard_result r;
+    struct ng_err err;
+    size_t lines = 0;
+
+    snprintf(h, sizeof h, "%s/big.jsonl", dir);
+    snprintf(site, sizeof site, "%s/big-site", dir);
+    FILE *f = fopen(h, "w");
+    while (ftell(f) < (9L << 20)) {   /* over 4 MiB: two parts */
+        lines++;
+        if (lines == 10 || lines == 6000)
+            fputs("garbage\n", f);
+        else
+            add_line(f, lines % 2 ? "odd" : "even", 1714532400 + (time_t)lines, 10);
+    }
+    fclose(f);
+    assert_true(lines > 6000);
+    build(site, (const char *const[]){ h }, 1, 2, 0, &r, &err);
+    assert_int_equal(r.runs, lines - 2);
+    assert_int_equal(r.n_warnings, 2);
+    assert_non_null(strstr(r.warnings[0], "big.jsonl' line 10: "));
+    assert_non_null(strstr(r.warnings[1], "big.jsonl' line 6000: "));
+    ng_dashboard_result_release(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thin),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_site),
+        cmocka_unit_test(test_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
