@@ -368,6 +368,105 @@ def markdown(rows, srows, tgts, machine):
     return "\n".join(lines) + "\n"
 
 
+# ---- the dashboard at scale ----
+
+def dashboard_templates(args, work):
+    """History lines as the gate writes them: total and NVTX mode, pass and fail, with the
+    run context of a GitHub run."""
+    gate, gen = os.path.abspath(args.gate), os.path.abspath(args.gentrace)
+    hist = os.path.join(work, "templates.jsonl")
+    env = dict(os.environ, GITHUB_ACTIONS="true", GITHUB_SHA="0" * 40, GITHUB_REF_NAME="main",
+               GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="o/r",
+               GITHUB_RUN_ID="1", NSYS_GATE_GITHUB="0")
+    profiles = [("b", []), ("c", ["--scale", "1.4"])]
+    for name, extra in profiles:
+        subprocess.run([gen, "-o", os.path.join(work, name + ".sqlite"), "--kernels", "3000",
+                        "--names", "8", "--epochs", "10", "--jitter", "0.03"] + extra,
+                       check=True, capture_output=True)
+    for mode in ([], ["--epoch-range", "auto"]):
+        for cur in ("b", "c"):
+            subprocess.run([gate, "--quiet", "--epochs", "10", "--history", hist] + mode +
+                           [os.path.join(work, "b.sqlite"), os.path.join(work, cur + ".sqlite")],
+                           env=env, capture_output=True)
+    with open(hist) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def dashboard_history(args, path, gates, runs):
+    """gates x runs nightly lines made from the gate's own lines: one a gate a night, each
+    gate its own name, a night a day apart, the figures moved a little, a commit and CI run
+    a night."""
+    import hashlib
+    import math
+    work = os.path.dirname(path)
+    templates = dashboard_templates(args, work)
+    start = 1704078000   # 2024-01-01T03:00:00Z
+    with open(path, "w") as f:
+        for night in range(runs):
+            commit = hashlib.sha1(b"%d" % night).hexdigest()
+            when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 86400 * night))
+            for g in range(gates):
+                v = dict(templates[(g + night // 97) % len(templates)])
+                v["name"] = "model-%03d" % g
+                v["timestamp"] = when
+                k = 1 + 0.02 * math.sin(night / 7.0 + g)
+                for key in ("current_ms_per_epoch", "ratio"):
+                    if isinstance(v.get(key), (int, float)):
+                        v[key] = v[key] * k
+                if isinstance(v.get("context"), dict):
+                    v["context"] = dict(v["context"], commit=commit, run_id=str(night),
+                                        run_url="https://github.com/o/r/actions/runs/%d" % night)
+                f.write(json.dumps(v, separators=(",", ":")) + "\n")
+
+
+def run_dashboard(args):
+    gates, runs = 200, 1000
+    work = os.path.join(args.cache, "dashboard")
+    os.makedirs(work, exist_ok=True)
+    hist = os.path.join(work, "history-%dx%d.jsonl" % (gates, runs))
+    log("dashboard: generating a %d x %d history" % (gates, runs))
+    dashboard_history(args, hist, gates, runs)
+    site = os.path.join(work, "site")
+    argv = [os.path.abspath(args.gate), "dashboard", "--quiet", "-o", site, hist]
+    walls, rss = [], []
+    measure(argv)   # warm-up: the history in the page cache
+    for i in range(args.runs):
+        log("dashboard: run %d/%d" % (i + 1, args.runs))
+        w, r = measure(argv)
+        walls.append(w)
+        rss.append(r)
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(site) for f in fs)
+    return [{"command": "dashboard, %d gates x %d runs" % (gates, runs),
+             "history_mib": os.path.getsize(hist) / 1048576.0,
+             "wall_s": statistics.median(walls), "runs": walls, "peak_rss_mib": max(rss) / 1024.0,
+             "index_mib": os.path.getsize(os.path.join(site, "index.html")) / 1048576.0,
+             "site_mib": size / 1048576.0}]
+
+
+def dashboard_targets(drows):
+    t = []
+    for r in drows:
+        t.append({"target": "dashboard wall s, 200 x 1000", "value": r["wall_s"], "limit": 2,
+                  "met": r["wall_s"] <= 2})
+        t.append({"target": "dashboard index.html MiB, 200 x 1000", "value": r["index_mib"],
+                  "limit": 8, "met": r["index_mib"] <= 8})
+    return t
+
+
+def dashboard_markdown(drows, tgts):
+    lines = ["", "| dashboard | history | wall (median) | peak RSS | index.html | site |",
+             "|---|---|---|---|---|---|"]
+    for r in drows:
+        lines.append("| %s | %.1f MiB | %.3f s | %.1f MiB | %.2f MiB | %.1f MiB |" % (
+            r["command"], r["history_mib"], r["wall_s"], r["peak_rss_mib"], r["index_mib"],
+            r["site_mib"]))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        lines.append("| %s | %.2f | <= %s | %s |" % (t["target"], t["value"], t["limit"],
+                                                      "yes" if t["met"] else "NO"))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gate", required=True)
@@ -382,12 +481,18 @@ def main():
                     help="runs of each summary command (each reads 10M rows)")
     ap.add_argument("--no-nsysrep", action="store_true",
                     help="leave out the .nsys-rep rows (parallel exports, cache hits)")
+    ap.add_argument("--no-dashboard", action="store_true",
+                    help="leave out the dashboard row (200 gates x 1000 runs)")
+    ap.add_argument("--dashboard-only", action="store_true",
+                    help="only the dashboard row")
     ap.add_argument("--cache", default=os.environ.get(
         "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
     ap.add_argument("--prototype", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "seed",
         "compare-nsys-profiles.py"))
     args = ap.parse_args()
+    if args.dashboard_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
 
     nsys = None
     if not args.no_nsys:
@@ -410,14 +515,19 @@ def main():
     tgts = (targets(rows) if rows else []) + summary_targets(srows)
     rep_rows = [] if args.no_nsysrep else run_nsysrep(args, nsys)
     rep_tgts = nsysrep_targets(rep_rows)
+    drows = [] if args.no_dashboard else run_dashboard(args)
+    dtgts = dashboard_targets(drows)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
                    "summary_results": srows, "targets": tgts,
-                   "nsysrep": rep_rows, "nsysrep_targets": rep_tgts}, f, indent=2)
+                   "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
+                   "dashboard": drows, "dashboard_targets": dtgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
     if rep_rows:
         md += nsysrep_markdown(rep_rows, rep_tgts)
+    if drows:
+        md += dashboard_markdown(drows, dtgts)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

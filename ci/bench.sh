@@ -6,12 +6,15 @@
 # .nsys-rep path: a pair of real-nsys exports sequential (--jobs 1) and
 # parallel (--jobs 2), wall and the peak RSS of the whole process tree, and
 # the cache key: a cache hit on 1.5 and 2 GB reports (a stand-in nsys; the
-# hit never runs it) against reading the report once.  Ratios come from one
+# hit never runs it) against reading the report once; and the dashboard of
+# a generated history of 200 gates x 1000 nights (wall, index.html size).  Ratios come from one
 # run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
 #               [--summary-runs N] [--no-nsysrep]
-#   ci/bench.sh --sizes "" --no-nsys --no-nsysrep     only the saved-summary rows
+#   ci/bench.sh --sizes "" --no-nsys --no-nsysrep --no-dashboard   only the saved-summary rows
+#   ci/bench.sh --dashboard-only [--runs N]   only `nsys-gate dashboard` on a generated
+#                                             history of 200 gates x 1000 runs
 #
 # Traces and summaries are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
 # Writes build-bench/bench.json and build-bench/bench.md.
