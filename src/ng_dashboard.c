@@ -649,6 +649,14 @@ static char *point_title(const struct run *r)
     return ng_buf_detach(&b);
 }
 
+/* "st" for 21, "nd" for 2, "th" for 12 */
+static const char *ordinal(size_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
 /* The chart of a gate's runs, thinned to about `budget` points; says how
  * in the note under it. */
 static void trend(struct ng_buf *out, const struct site *s, const struct gate *g, size_t budget,
@@ -695,8 +703,7 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
         ng_buf_addf(out, "\n<p class=\"note thinned\">%zu of %zu runs shown: the latest %zu each, "
                          "of the older runs every %zu%s and up to %zu more that did not pass. "
                          "%s</p>\n",
-                    shown, g->n, budget / 2, every,
-                    every == 2 ? "nd" : every == 3 ? "rd" : "th", budget / 4,
+                    shown, g->n, budget / 2, every, ordinal(every), budget / 4,
                     on_index ? "The gate's page has more." : "");
     else
         ng_buf_adds(out, "\n");

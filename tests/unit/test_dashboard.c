@@ -294,6 +294,15 @@ static void test_parts(void **state)
     assert_non_null(strstr(r.warnings[0], "big.jsonl' line 10: "));
     assert_non_null(strstr(r.warnings[1], "big.jsonl' line 6000: "));
     ng_dashboard_result_release(&r);
+    /* a gate's page draws 1000 of its runs at most, and says how it chose them */
+    char cmd[700];
+    snprintf(cmd, sizeof cmd,
+             "f=$(ls '%s'/g/odd-*.html) && grep -q 'data-shown=\"[0-9]*\"' \"$f\" && "
+             "shown=$(grep -o 'data-shown=\"[0-9]*\"' \"$f\" | grep -o '[0-9]*') && "
+             "test \"$(grep -o 'class=\"pt\"' \"$f\" | wc -l)\" = \"$shown\" && test \"$shown\" -le 1250 && "
+             "grep -q \"$shown of [0-9]* runs shown: the latest 500 each, of the older runs every \" \"$f\"",
+             site);
+    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
