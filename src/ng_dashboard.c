@@ -752,6 +752,15 @@ static void footer(struct ng_buf *out, const struct site *s)
     ng_buf_adds(out, ".</p>\n");
 }
 
+static int rank_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct site *s = ctx;
+    const struct gate *x = &s->gates[*(const size_t *)a], *y = &s->gates[*(const size_t *)b];
+    int d = ng_html_outcome_rank(x->runs[x->n - 1].outcome) -
+            ng_html_outcome_rank(y->runs[y->n - 1].outcome);
+    return d ? d : strcmp(x->name, y->name);
+}
+
 static void index_page(struct ng_buf *out, const struct site *s)
 {
     struct ng_html_row *rows = ng_xcalloc(s->n_gates ? s->n_gates : 1, sizeof *rows);
@@ -786,8 +795,13 @@ static void index_page(struct ng_buf *out, const struct site *s)
     if (s->n_gates)
         ng_html_overview(out, rows, s->n_gates);
     ng_html_legend(out);
-    for (size_t i = 0; i < s->n_gates; i++) {
-        const struct gate *g = &s->gates[i];
+    /* the charts in the overview's order: failing first */
+    size_t *by_rank = ng_xcalloc(s->n_gates + 1, sizeof *by_rank);
+    for (size_t i = 0; i < s->n_gates; i++)
+        by_rank[i] = i;
+    qsort_r(by_rank, s->n_gates, sizeof *by_rank, rank_cmp, (void *)s);
+    for (size_t k = 0; k < s->n_gates; k++) {
+        const struct gate *g = &s->gates[by_rank[k]];
         ng_buf_addf(out, "<section class=\"gate\" id=\"g-%s\" data-gate=\"", g->slug);
         ng_html_attr(out, g->name);
         ng_buf_adds(out, "\">\n<h2>");
@@ -800,6 +814,7 @@ static void index_page(struct ng_buf *out, const struct site *s)
         trend(out, s, g, budget, 1);
         ng_buf_adds(out, "</section>\n");
     }
+    free(by_rank);
     warnings_block(out, s->r);
     footer(out, s);
     ng_html_end(out);
@@ -835,7 +850,7 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
                              "<td class=\"n\">-</td><td>");
         ng_html_commit(out, r->commit);
         ng_fmt_utc(when, sizeof when, r->ts, 1);
-        ng_buf_addf(out, "</td><td>%s</td><td>", when);
+        ng_buf_addf(out, "</td><td class=\"date\">%s</td><td>", when);
         if (ng_html_url_linkable(r->run_url)) {
             ng_buf_adds(out, "<a href=\"");
             ng_html_url(out, r->run_url);

@@ -419,7 +419,7 @@ static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
     ng_buf_addf(out, "<td class=\"n\">%sx</td><td>", thr);
     ng_html_commit(out, ng_html_context(v, "commit"));
     ng_fmt_utc(when, sizeof when, v->timestamp, 1);
-    ng_buf_addf(out, "</td><td>%s</td>", when);
+    ng_buf_addf(out, "</td><td class=\"date\">%s</td>", when);
     if (r->spark) {
         ng_buf_adds(out, "<td>");
         ng_svg_sparkline(out, r->spark, r->n_spark, v->outcome);
