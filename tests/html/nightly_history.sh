@@ -4,8 +4,9 @@
 # (SOURCE_DATE_EPOCH), with a step regression (every kernel 1.35x) from
 # night STEP on in the `resnet50` gate; `bert` stays flat, and `hostile`
 # has kernel and gate names written to break HTML (and one night whose
-# profile is missing: an ERROR).  For the dashboard's tests, its bench
-# row and the README's screenshot.
+# profile is missing: an ERROR).  Each night is a GitHub run of its own
+# (GITHUB_SHA, GITHUB_RUN_ID: the run context).  For the dashboard's tests
+# and the README's screenshot.
 #
 #   tests/html/nightly_history.sh OUT.jsonl [NIGHTS [STEP]]
 #
@@ -36,6 +37,10 @@ for night in $(seq 1 "$nights"); do
     hostile=$work/hostile.sqlite
     [ $((night % 11)) -eq 7 ] && hostile=$work/missing.sqlite
     export SOURCE_DATE_EPOCH=$((start + (night - 1) * 86400))
+    # each night a GitHub run of its own commit (the gate's GitHub reporter off)
+    export GITHUB_ACTIONS=true NSYS_GATE_GITHUB=0 GITHUB_REF_NAME=main GITHUB_REPOSITORY=o/r \
+        GITHUB_SERVER_URL=https://github.com GITHUB_RUN_ID=$((9000 + night)) \
+        GITHUB_SHA=$(printf '%040x' $((0xc0ffee00 + night)))
     "$GATE" --quiet --name resnet50 --epoch-range auto "$work/resnet-base.sqlite" "$work/resnet.sqlite" \
         --history "$out" || true
     "$GATE" --quiet --name bert --epochs 8 "$work/bert-base.sqlite" "$work/bert.sqlite" \
