@@ -1043,11 +1043,16 @@ static int publish(const struct site *s, struct ng_err *err)
     umask(mask);
     (void)chmod(tmp, 0777 & ~mask);
     ret = write_site(s, tmp, err);
+    /* no signal between the renames: it would remove the site that is
+     * at the temporary name by then */
+    sigset_t saved;
+    ng_signal_hold(&saved);
     if (ret == 0)
         ret = swap_in(tmp, dir, old, sizeof old, err);
     if (ret < 0 || old[0])
         ng_signal_remove_tree(ret == 0 ? old : tmp);
     ng_signal_forget(slot);
+    ng_signal_resume(&saved);
 out:
     free(shown);
     free(key);
