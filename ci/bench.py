@@ -375,12 +375,14 @@ def dashboard_templates(args, work):
     run context of a GitHub run."""
     gate, gen = os.path.abspath(args.gate), os.path.abspath(args.gentrace)
     hist = os.path.join(work, "templates.jsonl")
+    if os.path.exists(hist):
+        os.remove(hist)
     env = dict(os.environ, GITHUB_ACTIONS="true", GITHUB_SHA="0" * 40, GITHUB_REF_NAME="main",
                GITHUB_SERVER_URL="https://github.com", GITHUB_REPOSITORY="o/r",
                GITHUB_RUN_ID="1", NSYS_GATE_GITHUB="0")
     profiles = [("b", []), ("c", ["--scale", "1.4"])]
     for name, extra in profiles:
-        subprocess.run([gen, "-o", os.path.join(work, name + ".sqlite"), "--kernels", "3000",
+        subprocess.run([gen, "-o", os.path.join(work, name + ".sqlite"), "--force", "--kernels", "3000",
                         "--names", "8", "--epochs", "10", "--jitter", "0.03"] + extra,
                        check=True, capture_output=True)
     for mode in ([], ["--epoch-range", "auto"]):
