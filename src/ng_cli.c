@@ -369,6 +369,11 @@ static int p_current(struct ng_settings *s, const char *v, const char **problem)
     return p_run(v, s->currents, &s->n_currents, problem);
 }
 
+static size_t *c_baselines(struct ng_settings *s) { return &s->n_baselines; }
+static size_t *c_currents(struct ng_settings *s) { return &s->n_currents; }
+static size_t *c_kernels(struct ng_settings *s) { return &s->compare.policy.n_kernels; }
+static size_t *c_exclude(struct ng_settings *s) { return &s->compare.policy.n_exclude; }
+
 static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_path(v, &s->cache.dir, problem);
@@ -449,7 +454,7 @@ static const struct opt_spec specs[] = {
     { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", 3, p_exclude_kernels, NULL, "REGEX",
       "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE },
     { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
-      "a FAIL also needs the per-epoch increase to be at least MS; default 0 (no floor)",
+      "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
       NG_CLI_GATE },
     { "kernel-threshold", "NSYS_GATE_KERNEL_THRESHOLD", 1, p_kernel_threshold, NULL, "R",
       "per-kernel gates: any work item that grew past R (and its floor) fails; default off",
@@ -801,6 +806,26 @@ enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
     if (values)
         *values = sp->takes_value > 2 ? 2 : sp->takes_value;   /* a list either way */
     return has_parser(sp) ? sp->scope : NG_CLI_RUN;
+}
+
+/* The repeatable options' value counts, by parser. */
+static const struct {
+    parse_fn parse;
+    size_t *(*count)(struct ng_settings *s);
+} list_counts[] = {
+    { p_baseline, c_baselines },
+    { p_current, c_currents },
+    { p_kernels, c_kernels },
+    { p_exclude_kernels, c_exclude },
+};
+
+void ng_cli_clear_list(struct ng_settings *s, const char *flag)
+{
+    const struct opt_spec *sp = find_spec(flag, strlen(flag));
+
+    for (size_t i = 0; sp && i < sizeof list_counts / sizeof list_counts[0]; i++)
+        if (list_counts[i].parse == sp->parse)
+            *list_counts[i].count(s) = 0;
 }
 
 int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value,
