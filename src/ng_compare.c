@@ -298,8 +298,8 @@ static double *item_samples(const struct agg *a, int side, const struct ng_profi
     return x;
 }
 
-/* Per-kernel gates: an item that grew past --kernel-threshold and by at
- * least its floor fails, unless the U test on its own samples finds it not
+/* Per-kernel gates: an item that grew past --kernel-threshold and by more
+ * than its floor fails (at either edge it passes, as the total does), unless the U test on its own samples finds it not
  * significant (then INCONCLUSIVE). */
 static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const struct agg *a,
                       const struct ng_profile *b, size_t nb, const struct ng_profile *c,
@@ -310,7 +310,7 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const str
     d->gated = 1;
     d->verdict = NG_OUTCOME_PASS;
     d->ratio = base > 0 ? cur / base : cur > 0 ? INFINITY : 1;
-    if (!(d->ratio > o->policy.kernel_threshold) || cur - base < v->kernel_floor_ms)
+    if (!(d->ratio > o->policy.kernel_threshold) || cur - base <= v->kernel_floor_ms)
         return;
     size_t nx, ny;
     double *x = item_samples(a, 0, b, nb, o, &nx);
@@ -328,7 +328,7 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const str
         v->n_items_inconclusive++;
 }
 
-static int by_current(const void *a, const void *b)
+int ng_kernel_delta_by_current(const void *a, const void *b)
 {
     const struct ng_kernel_delta *x = *(const struct ng_kernel_delta *const *)a;
     const struct ng_kernel_delta *y = *(const struct ng_kernel_delta *const *)b;
@@ -349,7 +349,7 @@ static size_t keep_items(struct ng_kernel_delta *d, size_t n, size_t top, int ga
         const struct ng_kernel_delta **byc = ng_xcalloc(n ? n : 1, sizeof *byc);
         for (size_t i = 0; i < n; i++)
             byc[i] = &d[i];
-        qsort(byc, n, sizeof *byc, by_current);
+        qsort(byc, n, sizeof *byc, ng_kernel_delta_by_current);
         for (size_t i = 0; i < n && i < top; i++)
             keep[byc[i] - d] = 1;
         free(byc);
@@ -632,12 +632,16 @@ static void copy_profile_warnings(struct ng_verdict *v, const struct ng_profile 
 }
 
 static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
-                          const struct ng_verdict_side *s, const char *side)
+                          const struct ng_verdict_side *s, const char *side,
+                          const struct ng_compare_opts *o)
 {
+    int filtered = o->policy.n_kernels + o->policy.n_exclude > 0;
     for (size_t i = 0; i < n; i++)
         if (p[i].empty_epochs)
-            ng_verdict_warn(v, "%zu matching epoch%s of '%s' launched no kernel and %s left out",
+            ng_verdict_warn(v, "%zu matching epoch%s of '%s' %s and %s left out",
                             p[i].empty_epochs, p[i].empty_epochs == 1 ? "" : "s", p[i].path,
+                            filtered ? "had no work the kernel filters select"
+                                     : "launched no kernel",
                             p[i].empty_epochs == 1 ? "was" : "were");
     if (s->n_samples >= 2 && s->min_ms > 0 && s->max_ms > SPREAD_WARN * s->min_ms)
         ng_verdict_warn(v, "the %s samples range from %.3f to %.3f ms: ranges this different "
@@ -720,14 +724,14 @@ static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size
 }
 
 /* The total's own outcome: over the threshold, over the floor, and (when a
- * test ran) significant. */
+ * test ran) significant.  Exactly at the threshold or the floor passes. */
 static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
 {
     double delta = v->current.ms_per_epoch - v->baseline.ms_per_epoch;
 
     if (v->ratio <= o->threshold) {
         v->total_outcome = NG_OUTCOME_PASS;
-    } else if (o->policy.min_delta_ms > 0 && delta < o->policy.min_delta_ms) {
+    } else if (o->policy.min_delta_ms > 0 && delta <= o->policy.min_delta_ms) {
         v->total_outcome = NG_OUTCOME_PASS;
         v->under_floor = 1;
     } else if (v->has_p && v->p_value > o->alpha) {
@@ -759,7 +763,7 @@ static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
     if (p >= 0)
         snprintf(sig, sizeof sig, ", p=%.3g", p);
     v->stale_baseline = 1;
-    ng_verdict_warn(v, "the baseline looks stale: current is %.2fx faster (%.3f -> %.3f "
+    ng_verdict_warn(v, NG_STALE_WARNING ": current is %.2fx faster (%.3f -> %.3f "
                     "ms/epoch%s), past the %sx threshold; a later regression will be measured "
                     "from the old level: refresh the baseline%s", 1 / v->ratio,
                     v->baseline.ms_per_epoch, v->current.ms_per_epoch, sig, thr,
@@ -779,16 +783,18 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     copy_profile_warnings(v, current, nc);
     check_machines(v, baseline, nb, current, nc);
     check_work(v, baseline, nb, current, nc);
+    /* before the samples: a pattern that selects nothing empties every
+     * epoch, and the error says why better than a warning per epoch */
+    if (check_patterns(v, baseline, nb, current, nc, opts) < 0)
+        return;
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);
     if (opts->nvtx) {
         v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
                                ? v->baseline.n_samples : v->current.n_samples);
-        check_samples(v, baseline, nb, &v->baseline, "baseline");
-        check_samples(v, current, nc, &v->current, "current");
+        check_samples(v, baseline, nb, &v->baseline, "baseline", opts);
+        check_samples(v, current, nc, &v->current, "current", opts);
     }
-    if (check_patterns(v, baseline, nb, current, nc, opts) < 0)
-        return;
     for (int side = 0; side < 2; side++) {
         const struct ng_verdict_side *sd = side ? &v->current : &v->baseline;
         if (sd->n_samples > 0)

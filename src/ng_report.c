@@ -154,7 +154,7 @@ static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
     }
 }
 
-static int only_kernels(const struct ng_verdict *v)
+int ng_report_only_kernels(const struct ng_verdict *v)
 {
     for (size_t i = 0; i < v->n_kernels; i++)
         if (v->kernels[i].kind != NG_WORK_KERNEL)
@@ -176,7 +176,7 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
     if (v->n_kernels == 0)
         return;
     ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",
-                only_kernels(v) ? "kernels" : "work items");
+                ng_report_only_kernels(v) ? "kernels" : "work items");
     for (size_t i = 0; i < v->n_top && i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %-7s %.3f -> %.3f ms, %.1f -> %.1f launches  ",
@@ -271,7 +271,7 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
         char floor[32];
         ng_fmt_double(floor, sizeof floor, v->policy ? v->policy->min_delta_ms : 0);
         ng_buf_addf(out, "PASS: per-epoch ratio %.2fx exceeds %sx threshold but the increase, "
-                         "%.3f ms/epoch, is under the %s ms floor", v->ratio, thr,
+                         "%.3f ms/epoch, is within the %s ms floor", v->ratio, thr,
                     v->current.ms_per_epoch - v->baseline.ms_per_epoch, floor);
     } else if (v->outcome == NG_OUTCOME_PASS) {
         ng_buf_addf(out, "PASS: per-epoch within %sx", thr);

@@ -154,6 +154,14 @@ struct ng_verdict {
     double elapsed_s;
 };
 
+/* How the stale-baseline warning starts (reporters that show it as a
+ * notice, not a warning, know it by this). */
+#define NG_STALE_WARNING "the baseline looks stale"
+
+/* qsort order of `const struct ng_kernel_delta *` pointers: most current
+ * time first, ties in array order (stable output). */
+int ng_kernel_delta_by_current(const void *a, const void *b);
+
 const char *ng_outcome_name(enum ng_outcome o);   /* "pass", "fail", ... */
 const char *ng_kernel_status_name(enum ng_kernel_status s);   /* "changed", "new", "gone" */
 
