@@ -41,7 +41,7 @@ static int teardown(void **state)
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
+    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
 };
 
 static struct ng_verdict verdict(const char *name)
@@ -69,6 +69,8 @@ static struct ng_verdict verdict(const char *name)
                                           .min_ms = 300.0, .max_ms = 300.0, .mean_ms = 300.0 };
     v.kernels = kernels;
     v.n_kernels = 1;
+    v.n_top = 1;
+    v.top = (long)1;
     v.timestamp = 1700000000;
     return v;
 }

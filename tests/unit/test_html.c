@@ -71,8 +71,9 @@ static double b_samples[] = { 10, 10.2, 9.9 };
 static double c_samples[] = { 14, 14.1, 13.8 };
 static struct ng_kernel_delta kernels[] = {
     { "</title><script>alert(1)</script><img src=x onerror=alert(2)>", NG_WORK_KERNEL,
-      NG_KERNEL_CHANGED, 5, 9, 4, 0.9, 10, 10 },
-    { "[CUDA memcpy Host-to-Device]", NG_WORK_MEMCPY, NG_KERNEL_NEW, 0, 0.4, 0.4, 0.1, 0, 2 },
+      NG_KERNEL_CHANGED, 5, 9, 4, 0.9, 10, 10, 1, NG_OUTCOME_FAIL, 1.8, 1, 0.01 },
+    { "[CUDA memcpy Host-to-Device]", NG_WORK_MEMCPY, NG_KERNEL_NEW, 0, 0.4, 0.4, 0.1, 0, 2, 0,
+      NG_OUTCOME_PASS, 0, 0, 0 },
 };
 
 static struct ng_verdict verdict(const char *name, enum ng_outcome o)
