@@ -313,17 +313,35 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
     }
     ng_buf_adds(out, "<h3>Top work items: change of ms/epoch</h3>\n");
     ng_svg_bars(out, bars, v->n_kernels, " ms");
-    ng_buf_adds(out, "\n<table class=\"work\">\n<thead><tr><th scope=\"col\">kind</th><th scope=\"col\">status</th>"
-                     "<th scope=\"col\" class=\"n\">baseline ms/epoch</th><th scope=\"col\" class=\"n\">current</th>"
-                     "<th scope=\"col\" class=\"n\">delta</th><th scope=\"col\" class=\"n\">share</th><th scope=\"col\">name</th></tr>\n</thead>\n<tbody>\n");
+    int gated = 0;
+    for (size_t i = 0; i < v->n_kernels; i++)
+        gated |= v->kernels[i].gated;
+    ng_buf_adds(out, "\n<table class=\"work\">\n<thead><tr><th scope=\"col\">kind</th>"
+                     "<th scope=\"col\">status</th><th scope=\"col\" class=\"n\">baseline ms/epoch"
+                     "</th><th scope=\"col\" class=\"n\">current</th><th scope=\"col\" class=\"n\">"
+                     "delta</th><th scope=\"col\" class=\"n\">share</th>");
+    if (gated)   /* per-kernel gates (--kernel-threshold): each item's own verdict */
+        ng_buf_adds(out, "<th scope=\"col\">item gate</th>");
+    ng_buf_adds(out, "<th scope=\"col\">name</th></tr>\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         ng_buf_adds(out, "<tr><td>");
         kind_swatch(out, k->kind);
         ng_buf_addf(out, " %s</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                         "<td class=\"n\">%+.3f</td><td class=\"n\">%.1f%%</td><td class=\"mono\">",
-                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status), k->baseline_ms_per_epoch,
-                    k->current_ms_per_epoch, k->delta_ms_per_epoch, k->share * 100);
+                         "<td class=\"n\">%+.3f</td><td class=\"n\">%.1f%%</td>",
+                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
+                    k->baseline_ms_per_epoch, k->current_ms_per_epoch, k->delta_ms_per_epoch,
+                    k->share * 100);
+        if (gated) {
+            ng_buf_adds(out, "<td>");
+            if (k->gated) {
+                ng_html_badge(out, k->verdict);
+                if (k->has_p)
+                    ng_buf_addf(out, " <span class=\"note\">p %.3g</span>", k->p_value);
+            }
+            ng_buf_adds(out, "</td>");
+        }
+        ng_buf_adds(out, "<td class=\"mono\">");
         ng_html_text(out, k->name);
         ng_buf_adds(out, "</td></tr>\n");
         free(titles[i]);

@@ -127,6 +127,10 @@ static void test_page(void **state)
     assert_non_null(strstr(page, "b&lt;1&gt;.sqlite"));
     assert_non_null(strstr(page, "<circle class=\"s\""));
     assert_non_null(strstr(page, "data-kind=\"memcpy\""));
+    /* the per-kernel gate's verdict of the gated item, nothing for the other */
+    assert_non_null(strstr(page, "<th scope=\"col\">item gate</th>"));
+    assert_non_null(strstr(page, "FAIL</span> <span class=\"note\">p 0.01</span></td>"));
+    assert_non_null(strstr(page, "<td class=\"n\">10.0%</td><td></td>"));
     assert_non_null(strstr(page, "<th scope=\"row\">commit</th><td><span class=\"note\">unknown</span>"));
     assert_non_null(strstr(page, "2024-05-01T03:00:00Z"));
     free(page);
