@@ -267,6 +267,7 @@ struct site {
     size_t n_gates;
     size_t file;               /* the history being read */
     size_t runs;
+    time_t now;                /* when the site is written, on every page */
     struct ng_dashboard_result *r;
 };
 
@@ -386,13 +387,13 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 /* ---- reading, in parallel ----
  *
  * Parsing the JSON is nearly all of the time a big history takes, so a
- * file is read as up to READERS parts at once, each part a run of whole
+ * file is read as up to THREADS parts at once, each part a run of whole
  * lines, each through ng_history on its own: a part is a stream over its
  * byte range, and its line numbers start where the part before it ends,
  * so warnings name the file's own lines.  What the parts read is put
  * together under a lock (runs are ordered later, by time, file and line). */
 
-#define READERS 2
+#define THREADS 2          /* parts read, and pages written, at once */
 /* Below this a file is read as one part: threads would cost more. */
 #define SPLIT_MIN (4u << 20)
 
@@ -486,8 +487,8 @@ static size_t newlines(int fd, off_t end)
 
 static int read_file(struct site *s, const char *path, struct ng_err *err)
 {
-    struct part parts[READERS];
-    pthread_t threads[READERS];
+    struct part parts[THREADS];
+    pthread_t threads[THREADS];
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -501,7 +502,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         return -1;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? READERS : 1;
+    size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? THREADS : 1;
     off_t from = 0;
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
@@ -741,7 +742,7 @@ static void footer(struct ng_buf *out, const struct site *s)
 {
     char ts[32];
 
-    ng_fmt_utc(ts, sizeof ts, ng_report_time(), 1);
+    ng_fmt_utc(ts, sizeof ts, s->now, 1);
     ng_buf_addf(out, "<p class=\"note\">Written by %s %s at %s from ", NG_TOOL_NAME, NG_VERSION, ts);
     for (size_t i = 0; i < s->o->n_histories; i++) {
         ng_buf_adds(out, i ? ", " : "");
@@ -916,10 +917,55 @@ static int write_file(const char *dir, const char *name, const struct ng_buf *b,
     return close(fd);
 }
 
+/* The gates' pages, rendered and written by THREADS threads at once: each
+ * page is its own file, and the first failure is the one reported. */
+struct pages {
+    const struct site *s;
+    const char *dir;
+    pthread_mutex_t lock;
+    size_t next;
+    size_t bytes;
+    int ret;
+    struct ng_err err;
+};
+
+static void *write_pages(void *arg)
+{
+    struct pages *p = arg;
+    struct ng_buf b = NG_BUF_INIT;
+    char name[96];
+    struct ng_err err;
+
+    ng_oom_doing("writing the dashboard's pages");
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next++;
+        int stop = p->ret < 0 || i >= p->s->n_gates;
+        pthread_mutex_unlock(&p->lock);
+        if (stop)
+            break;
+        b.len = 0;
+        gate_page(&b, p->s, &p->s->gates[i]);
+        snprintf(name, sizeof name, "%s.html", p->s->gates[i].slug);
+        int ret = write_file(p->dir, name, &b, &err);
+        pthread_mutex_lock(&p->lock);
+        p->bytes += b.len;
+        if (ret < 0 && p->ret == 0) {
+            p->ret = -1;
+            p->err = err;
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    ng_oom_doing(NULL);
+    ng_buf_release(&b);
+    return NULL;
+}
+
 static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
 {
     struct ng_buf b = NG_BUF_INIT;
-    char dir[PATH_MAX], name[96];
+    char dir[PATH_MAX];
+    pthread_t threads[THREADS];
 
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
@@ -927,12 +973,19 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
     s->r->index_bytes = b.len;
     s->r->site_bytes = b.len;
     int ret = write_file(tmp, "index.html", &b, err);
-    for (size_t i = 0; ret == 0 && i < s->n_gates; i++) {
-        b.len = 0;
-        gate_page(&b, s, &s->gates[i]);
-        s->r->site_bytes += b.len;
-        snprintf(name, sizeof name, "%s.html", s->gates[i].slug);
-        ret = write_file(dir, name, &b, err);
+    if (ret == 0) {
+        struct pages p = { .s = s, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
+        size_t n = s->n_gates > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
+        for (size_t i = 1; i < n; i++)
+            if (pthread_create(&threads[i], NULL, write_pages, &p) != 0)
+                threads[i] = 0;
+        write_pages(&p);
+        for (size_t i = 1; i < n; i++)
+            if (threads[i])
+                pthread_join(threads[i], NULL);
+        s->r->site_bytes += p.bytes;
+        if ((ret = p.ret) < 0)
+            *err = p.err;
     }
     b.len = 0;
     ng_buf_addf(&b, "A site written by %s dashboard; the command replaces this directory whole.\n",
@@ -1063,7 +1116,7 @@ out:
 int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_result *r,
                        struct ng_err *err)
 {
-    struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r };
+    struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r, .now = ng_report_time() };
 
     memset(r, 0, sizeof *r);
     r->files = o->n_histories;
