@@ -78,6 +78,7 @@ void ng_verdict_release(struct ng_verdict *v)
     for (size_t i = 0; i < v->n_warnings; i++)
         free(v->warnings[i]);
     free(v->warnings);
+    ng_context_release(&v->context);
     v->baseline.runs = v->current.runs = NULL;
     v->baseline.samples = v->current.samples = NULL;
     v->kernels = NULL;

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "ng_context.h"
 #include "ng_report.h"
 #include "ng_reporter.h"
 #include "ng_version.h"
@@ -146,6 +147,24 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k)
     return o;
 }
 
+/* {"commit": ..., "branch": ..., ..., "runner": ..., <labels>}: the fixed
+ * fields always (null when unknown), then the other keys in order. */
+static cJSON *context_json(const struct ng_context *c)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    for (size_t i = 0; ng_context_fields[i]; i++)
+        add_text(o, ng_context_fields[i], ng_context_get(c, ng_context_fields[i]));
+    for (size_t i = 0; i < c->n; i++) {
+        int fixed = 0;
+        for (size_t k = 0; ng_context_fields[k] && !fixed; k++)
+            fixed = strcmp(ng_context_fields[k], c->items[i].key) == 0;
+        if (!fixed)
+            add_text(o, c->items[i].key, c->items[i].value);
+    }
+    return o;
+}
+
 static cJSON *verdict_json(const struct ng_verdict *v)
 {
     cJSON *root = cJSON_CreateObject();
@@ -196,6 +215,7 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     add_text(root, "message", message);
     free(message);
     add_text(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL);
+    cJSON_AddItemToObject(root, "context", context_json(&v->context));
     ng_fmt_utc(ts, sizeof ts, v->timestamp, 1);
     cJSON_AddStringToObject(root, "timestamp", ts);
     return root;
@@ -558,6 +578,13 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
+    const cJSON *context = cJSON_GetObjectItemCaseSensitive(root, "context");
+    if (cJSON_IsObject(context))
+        cJSON_ArrayForEach(it, context)
+            if (cJSON_IsString(it))
+                ng_context_set(&v->context, it->string, it->valuestring);
+    if (get_str(root, "timestamp"))
+        (void)ng_parse_utc(get_str(root, "timestamp"), &v->timestamp);
 }
 
 /* Only whitespace after the value: two verdicts glued on one line (a

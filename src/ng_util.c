@@ -537,6 +537,57 @@ void ng_fmt_utc(char *buf, size_t size, time_t t, int zone)
     strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
+/* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil): timegm() without the process's time zone. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at p as a number, or -1 */
+static int digits(const char *p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+int ng_parse_utc(const char *s, time_t *out)
+{
+    static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int y = digits(s, 4), mo, d, h = 0, mi = 0, sec = 0;
+    size_t n = strlen(s);
+
+    if (y < 0 || (n != 10 && n != 20) || s[4] != '-' || s[7] != '-')
+        return -1;
+    mo = digits(s + 5, 2);
+    d = digits(s + 8, 2);
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+        (mo == 2 && d == 29 && (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0))))
+        return -1;
+    if (n == 20) {
+        if (s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+            return -1;
+        h = digits(s + 11, 2);
+        mi = digits(s + 14, 2);
+        sec = digits(s + 17, 2);
+        if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
+            return -1;
+    }
+    *out = (time_t)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
+                    sec);
+    return 0;
+}
+
 double ng_monotonic(void)
 {
     struct timespec ts;

@@ -135,6 +135,10 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
 time_t ng_report_time(void);
 /* "YYYY-MM-DDTHH:MM:SS" in UTC, plus "Z" when zone is non-zero. */
 void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
+/* The other way: "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ"
+ * into *out; -1 for anything else (another zone, a date that does not
+ * exist). */
+int ng_parse_utc(const char *s, time_t *out);
 
 /* Monotonic seconds, for elapsed times. */
 double ng_monotonic(void);

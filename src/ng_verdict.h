@@ -4,8 +4,8 @@
  * Ownership: a verdict borrows the strings it points at (profile paths,
  * kernel names, the gate name, the metric) from the profiles and settings
  * it was made from, which must outlive it.  It owns its arrays (runs,
- * samples, kernels, warnings) and its error text; ng_verdict_release()
- * frees the arrays.  It holds figures, not sentences: the human headline
+ * samples, kernels, warnings), its run context (copies) and its error
+ * text; ng_verdict_release() frees them.  It holds figures, not sentences: the human headline
  * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
  * ng_report_headline(). */
 #ifndef NG_VERDICT_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ng_context.h"
 #include "ng_err.h"
 #include "ng_profile.h"
 
@@ -110,6 +111,8 @@ struct ng_verdict {
     int verbose;               /* show the attribution even on PASS (--verbose) */
     int fail_inconclusive;     /* INCONCLUSIVE counts as a failure (--fail-inconclusive) */
     char error[NG_ERR_MAX];    /* empty unless outcome is ERROR */
+    /* the run it came from: commit, branch, CI run, labels (ng_context) */
+    struct ng_context context;
     time_t timestamp;
     double elapsed_s;
 };

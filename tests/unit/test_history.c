@@ -317,6 +317,32 @@ static void test_callback_and_errors(void **state)
     free(b);
 }
 
+/* The run context and the timestamp come back as written: the fixed
+ * fields and the labels, in their order; a null field is no item. */
+static void test_context_read_back(void **state)
+{
+    struct ng_verdict v = verdict("ctx");
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    ng_context_set(&v.context, "model", "resnet50");
+    ng_context_set(&v.context, "commit", "0123456789abcdef");
+    ng_context_set(&v.context, "run_url", "https://ci.example/run/7");
+    char *s = render("json-line", &v);
+    ng_context_release(&v.context);
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_int_equal(d.v.context.n, 3);
+    assert_string_equal(d.v.context.items[0].key, "commit");
+    assert_string_equal(d.v.context.items[0].value, "0123456789abcdef");
+    assert_string_equal(d.v.context.items[1].key, "run_url");
+    assert_string_equal(d.v.context.items[2].key, "model");
+    assert_string_equal(ng_context_get(&d.v.context, "model"), "resnet50");
+    assert_null(ng_context_get(&d.v.context, "branch"));
+    assert_true(d.v.timestamp == 1700000000);
+    ng_verdict_doc_release(&d);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_huge),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_callback_and_errors),
+        cmocka_unit_test(test_context_read_back),
     };
     return cmocka_run_group_tests_name("history", tests, setup, teardown);
 }
