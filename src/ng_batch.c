@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_context.h"
 #include "ng_oom.h"
 #include "ng_outputs.h"
 #include "ng_progress.h"
@@ -54,6 +55,7 @@ static void gate_error(struct ng_batch_gate *g, const char *fmt, ...)
     v->baseline.path = s->n_baselines ? s->baselines[0] : NULL;
     v->current.path = s->n_currents ? s->currents[0] : NULL;
     ng_verdict_fail_with(v, msg);
+    ng_context_collect(&v->context, s->labels, s->n_labels, NULL, NULL);
     g->verdict = v;
 }
 

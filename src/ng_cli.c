@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ng_context.h"
 #include "ng_outputs.h"
 #include "ng_util.h"
 #include "ng_version.h"
@@ -24,13 +25,19 @@ typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **p
 struct opt_spec {
     const char *flag;      /* without "--" */
     const char *env;       /* NULL: flag only */
-    int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list */
+    int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list;
+                              REPEATABLE_COMMAS: the same, separated by ',' or newline */
     parse_fn parse;        /* NULL for value-less switches handled by `set` */
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
     const char *help;
     enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
 };
+
+/* takes_value of a repeatable option whose variable separates its values
+ * by commas or newlines (KEY=VALUE pairs, as a YAML block writes them):
+ * a value may hold ':' */
+#define REPEATABLE_COMMAS 3
 
 /* Where the output options of ng_outputs go in the table (and in --help). */
 #define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
@@ -302,6 +309,19 @@ static int p_current(struct ng_settings *s, const char *v, const char **problem)
     return p_run(v, s->currents, &s->n_currents, problem);
 }
 
+static int p_label(struct ng_settings *s, const char *v, const char **problem)
+{
+    size_t key_len;
+    if (ng_context_label_check(v, &key_len, problem) < 0)
+        return -1;
+    if (s->n_labels == NG_MAX_RUNS) {
+        *problem = "is one label too many (at most 64)";
+        return -1;
+    }
+    s->labels[s->n_labels++] = v;
+    return 0;
+}
+
 static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_path(v, &s->cache.dir, problem);
@@ -361,6 +381,10 @@ static const struct opt_spec specs[] = {
     { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
       "a current profile, repeatable for repeat runs (instead of the operands)",
       NG_CLI_GATE_PATH },
+    { "label", "NSYS_GATE_LABELS", REPEATABLE_COMMAS, p_label, NULL, "KEY=VALUE",
+      "add KEY=VALUE to the run context (commit, branch, ... come from the CI's variables) "
+      "or override a key; an empty VALUE removes it; repeatable (the variable: comma- or "
+      "newline-separated)", NG_CLI_GATE },
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
       "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
@@ -586,7 +610,7 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         } else if (eq) {
             r->value = eq + 1;   /* --quiet=0 */
         }
-        if (sp->takes_value == 2) {
+        if (sp->takes_value >= 2) {
             if (r->n_all == NG_MAX_RUNS)
                 r->overflow = 1;
             else
@@ -612,19 +636,24 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
         return ret;
     }
     /* the environment's own string must not be split in place: each piece
-     * is a copy the settings own */
+     * is a copy the settings own.  Lists with their own separator (labels:
+     * commas or newlines, as a YAML block writes them) skip empty pieces. */
+    int commas = sp->takes_value == REPEATABLE_COMMAS;
+    const char *sep = commas ? ",\n" : ":";
     for (const char *p = env_value; ; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        size_t n = strcspn(p, sep);
+        const char *end = p[n] ? p + n : NULL;
         if (s->n_owned + 1 >= sizeof s->owned / sizeof s->owned[0])
-            return ret == 0 ? ng_err_set(err, "%s lists too many files", where) : ret;
-        char *piece = ng_xstrndup(p, n);
-        s->owned[s->n_owned++] = piece;
-        if (parse_value(sp, s, piece, &problem) < 0 && ret == 0)
-            ret = bad_value(err, where, env_value, problem);
-        if (!colon)
+            return ret == 0 ? ng_err_set(err, "%s lists too many values", where) : ret;
+        if (n > 0 || !commas) {
+            char *piece = ng_xstrndup(p, n);
+            s->owned[s->n_owned++] = piece;
+            if (parse_value(sp, s, piece, &problem) < 0 && ret == 0)
+                ret = bad_value(err, where, env_value, problem);
+        }
+        if (!end)
             break;
-        p = colon + 1;
+        p = end + 1;
     }
     return ret;
 }
@@ -661,7 +690,7 @@ static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *er
         } else {
             continue;
         }
-        if (sp->takes_value == 2) {
+        if (sp->takes_value >= 2) {
             ret = apply_list(s, sp, &raw[i], where, value, err, ret);
             continue;
         }
@@ -707,7 +736,7 @@ enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
     if (!sp)
         return NG_CLI_UNKNOWN;
     if (values)
-        *values = sp->takes_value;
+        *values = sp->takes_value > 2 ? 2 : sp->takes_value;
     return has_parser(sp) ? sp->scope : NG_CLI_RUN;
 }
 

@@ -4,8 +4,8 @@
  * not read at all.
  *
  * Ownership: the settings point into argv and the environment, so both
- * must outlive them; only the pieces of a ':'-separated list variable are
- * copies, freed by ng_cli_release().  This layer never exits or prints:
+ * must outlive them; only the pieces of a list variable (':'-separated
+ * paths, comma-separated labels) are copies, freed by ng_cli_release().  This layer never exits or prints:
  * a bad value is returned as an error naming the flag or variable and the
  * value, and main prints it. */
 #ifndef NG_CLI_H
@@ -34,11 +34,15 @@ struct ng_settings {
     size_t n_baselines;
     const char *currents[NG_MAX_RUNS];
     size_t n_currents;
+    /* --label KEY=VALUE, in order (a later one wins): the run context's
+     * labels (ng_context) */
+    const char *labels[NG_MAX_RUNS];
+    size_t n_labels;
     /* the .nsys-rep export cache: cache.dir is --cache-dir, else the
      * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */
     struct ng_cache cache;
     int no_cache;
-    char *owned[2 * NG_MAX_RUNS + 1]; /* pieces of ':'-separated variables, the default cache dir */
+    char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;

@@ -46,4 +46,25 @@ void ng_context_merge(struct ng_context *to, const struct ng_context *from);
 
 void ng_context_release(struct ng_context *c);
 
+/* ---- where a context comes from ---- */
+
+/* Looks a variable up (getenv when NULL); an empty value counts as unset. */
+typedef const char *(*ng_context_env_fn)(const char *name, void *ctx);
+
+/* The CI system the environment is in: "github" (GITHUB_ACTIONS=true),
+ * "gitlab" (GITLAB_CI=true), "jenkins" (JENKINS_URL or JENKINS_HOME set),
+ * or NULL.  Only that system's variables are read. */
+const char *ng_context_ci(ng_context_env_fn env, void *ctx);
+
+/* Fills c from the CI system's variables (the table in ng_context.c: each
+ * field from the first of its sources whose variables are all set), then
+ * applies the labels in order ("KEY=VALUE": a later one wins; an empty
+ * VALUE takes the key out). */
+void ng_context_collect(struct ng_context *c, const char *const *labels, size_t n_labels,
+                        ng_context_env_fn env, void *ctx);
+
+/* Checks "KEY=VALUE": KEY is a letter or '_', then letters, digits, '_',
+ * '.' or '-', at most 64 in all.  0 and *key_len, or -1 with *problem. */
+int ng_context_label_check(const char *text, size_t *key_len, const char **problem);
+
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_context.h"
 #include "ng_exports.h"
 #include "ng_oom.h"
 #include "ng_project.h"
@@ -177,6 +178,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     g->exports = NULL;
     g->verdict.verbose = s->verbose;
     g->verdict.fail_inconclusive = s->fail_inconclusive;
+    ng_context_collect(&g->verdict.context, s->labels, s->n_labels, NULL, NULL);
 }
 
 void ng_gate_release(struct ng_gate *g)

@@ -212,6 +212,25 @@ void ng_report_batch_line(const struct ng_batch *b, struct ng_buf *out)
                 c.by_outcome[NG_OUTCOME_INCONCLUSIVE], c.by_outcome[NG_OUTCOME_ERROR]);
 }
 
+void ng_report_batch_context(const struct ng_batch *b, struct ng_context *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b->n == 0)
+        return;
+    const struct ng_context *first = &b->verdicts[0]->context;
+    for (size_t k = 0; k < first->n; k++) {
+        const struct ng_context_item *it = &first->items[k];
+        size_t i = 1;
+        for (; i < b->n; i++) {
+            const char *v = ng_context_get(&b->verdicts[i]->context, it->key);
+            if (!v || strcmp(v, it->value) != 0)
+                break;
+        }
+        if (i == b->n)
+            ng_context_set(out, it->key, it->value);
+    }
+}
+
 int ng_report_known(const char *format)
 {
     return find(format) != NULL;

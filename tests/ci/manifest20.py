@@ -181,7 +181,8 @@ def test_batches(d):
 
 SAMPLES = {"epochs": 3, "threshold": "20%", "epoch_range": "auto", "metric": "kernel-sum",
            "skip_epochs": 0, "alpha": 0.05, "fail_inconclusive": True, "top": 3,
-           "verbose": False, "nsys": "nsys", "nsys_timeout": 60, "work": "kernels,memory"}
+           "verbose": False, "nsys": "nsys", "nsys_timeout": 60, "work": "kernels,memory",
+           "label": ["model=resnet50", "gpu=h100"]}
 
 
 def test_schema_matches_gate(d):
