@@ -75,6 +75,10 @@ void ng_verdict_release(struct ng_verdict *v)
     v->baseline.devices = v->current.devices = NULL;
     v->baseline.processes = v->current.processes = NULL;
     free(v->kernels);
+    free(v->rows);
+    v->rows = NULL;
+    v->n_rows = 0;
+    v->has_rows = 0;
     for (size_t i = 0; i < v->n_warnings; i++)
         free(v->warnings[i]);
     free(v->warnings);

@@ -11,6 +11,7 @@
 #include "ng_exports.h"
 #include "ng_oom.h"
 #include "ng_project.h"
+#include "ng_rows.h"
 #include "ng_slots.h"
 #include "ng_source.h"
 #include "ng_util.h"
@@ -163,6 +164,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     if (ok) {
         ng_oom_doing("comparing '%s' with '%s'", g->baseline[0].path, g->current[0].path);
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_rows_fill(&g->verdict, g->current, g->nc);
         ng_oom_doing(NULL);
     } else {
         note_formats(g->baseline, g->nb);

@@ -23,9 +23,10 @@ const struct ng_output ng_outputs[] = {
     { .reporter = "metrics", .option = "--metrics", .env = "NSYS_GATE_METRICS",
       .dest = NG_OUTPUT_FILE, .meta = "PATH",
       .help = "write OpenMetrics text (Prometheus textfile collector, GitLab metrics report)" },
-    { .reporter = "json-line", .option = "--history", .env = "NSYS_GATE_HISTORY",
+    { .reporter = "history", .option = "--history", .env = "NSYS_GATE_HISTORY",
       .dest = NG_OUTPUT_APPEND, .meta = "PATH",
-      .help = "append the verdict as one JSON line (JSON Lines), for dashboards" },
+      .help = "append the verdict and today's work rows as one JSON line (JSON Lines), for "
+              "dashboards and --baseline-history" },
     { .reporter = "benchmark", .option = "--benchmark-json", .env = "NSYS_GATE_BENCHMARK_JSON",
       .dest = NG_OUTPUT_FILE, .meta = "PATH",
       .help = "write github-action-benchmark customSmallerIsBetter JSON" },

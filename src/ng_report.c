@@ -14,6 +14,7 @@ static const struct ng_reporter *const reporters[] = {
     &ng_reporter_human,
     &ng_reporter_json,
     &ng_reporter_json_line,
+    &ng_reporter_history,
     &ng_reporter_benchmark,
     &ng_reporter_junit,
     &ng_reporter_metrics,

@@ -79,6 +79,12 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
  * that is not pass, fail, inconclusive or error).  The doc owns the
  * strings the verdict points at; a doc memset to 0 is empty and may be
  * released. */
+/* The longest --history line, its newline included: under 64 KiB.  The
+ * gate's name in it is cut (ng_text_cut, hashed) at NG_HISTORY_NAME_MAX
+ * JSON bytes, whatever else the line had to cut. */
+#define NG_HISTORY_LINE_LIMIT 65535
+#define NG_HISTORY_NAME_MAX 1024
+
 struct ng_verdict_doc {
     struct ng_verdict v;
     char **strings;

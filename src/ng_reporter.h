@@ -63,6 +63,7 @@ void ng_report_batch_context(const struct ng_batch *b, struct ng_context *out);
 extern const struct ng_reporter ng_reporter_human;
 extern const struct ng_reporter ng_reporter_json;
 extern const struct ng_reporter ng_reporter_json_line;
+extern const struct ng_reporter ng_reporter_history;
 extern const struct ng_reporter ng_reporter_benchmark;
 extern const struct ng_reporter ng_reporter_junit;
 extern const struct ng_reporter ng_reporter_metrics;

@@ -588,6 +588,51 @@ int ng_parse_utc(const char *s, time_t *out)
     return 0;
 }
 
+/* The JSON length of one character of clean UTF-8 at p (*n: its bytes). */
+static size_t json_char(const unsigned char *p, size_t *n)
+{
+    unsigned char c = p[0];
+    *n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+        return 2;
+    if (c < 0x20 || c == 0x7F || (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+        return 6;   /* \u00XX: cJSON's for C0, the JSON reporter's for DEL and C1 */
+    return *n;
+}
+
+/* How many bytes of s fit in `budget` bytes of JSON text. */
+static size_t json_prefix(const char *s, size_t budget)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t bytes = 0, json = 0, n;
+    while (p[bytes]) {
+        size_t j = json_char(p + bytes, &n);
+        if (json + j > budget)
+            break;
+        json += j;
+        bytes += n;
+    }
+    return bytes;
+}
+
+void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed)
+{
+    static const char ellipsis[] = "\xE2\x80\xA6";
+    char *clean = ng_text_cleaned(s, NG_TEXT_UTF8_ONLY);
+    size_t len = strlen(clean);
+
+    if (json_prefix(clean, max) == len) {
+        ng_buf_add(out, clean, len);
+    } else {
+        size_t tail = sizeof ellipsis - 1 + (hashed ? 16 : 0);
+        ng_buf_add(out, clean, max > tail ? json_prefix(clean, max - tail) : 0);
+        ng_buf_adds(out, ellipsis);
+        if (hashed)
+            ng_buf_addf(out, "%016llx", (unsigned long long)ng_hash(clean, len));
+    }
+    free(clean);
+}
+
 double ng_monotonic(void)
 {
     struct timespec ts;

@@ -4,7 +4,7 @@
  * Ownership: a verdict borrows the strings it points at (profile paths,
  * kernel names, the gate name, the metric) from the profiles and settings
  * it was made from, which must outlive it.  It owns its arrays (runs,
- * samples, kernels, warnings), its run context (copies) and its error
+ * samples, kernels, warnings, rows), its run context (copies) and its error
  * text; ng_verdict_release() frees them.  It holds figures, not sentences: the human headline
  * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
  * ng_report_headline(). */
@@ -90,6 +90,15 @@ struct ng_kernel_delta {
     double current_instances_per_epoch;
 };
 
+/* One row of the current side's counted work, per epoch (ng_rows): what
+ * a history line keeps of today's work. */
+struct ng_work_rate {
+    const char *name;
+    enum ng_work_kind kind;            /* NG_WORK_OTHERS: the rows folded together */
+    double ms_per_epoch;
+    double launches_per_epoch;
+};
+
 struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
@@ -108,6 +117,11 @@ struct ng_verdict {
     size_t n_kernels;
     char **warnings;           /* one line each, e.g. different GPU models */
     size_t n_warnings;
+    /* the current side's counted rows per epoch, largest first, at most
+     * NG_ROWS_CAP and then the others row (ng_rows); has_rows: known */
+    int has_rows;
+    struct ng_work_rate *rows;
+    size_t n_rows;
     int verbose;               /* show the attribution even on PASS (--verbose) */
     int fail_inconclusive;     /* INCONCLUSIVE counts as a failure (--fail-inconclusive) */
     char error[NG_ERR_MAX];    /* empty unless outcome is ERROR */
