@@ -19,6 +19,7 @@
 #define DEFAULT_TOP 5
 #define DEFAULT_CACHE_MAX_MB 10240
 #define DEFAULT_CACHE_MAX_DAYS 30
+#define DEFAULT_HISTORY_WINDOW 10
 
 typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
 
@@ -322,6 +323,50 @@ static int p_label(struct ng_settings *s, const char *v, const char **problem)
     return 0;
 }
 
+static int p_baseline_history(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->baseline_history, problem);
+}
+
+/* At most NG_MAX_RUNS: the runs become the baseline's profiles. */
+static int p_history_window(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (parse_positive_int(v, &s->history_window, problem) < 0)
+        return -1;
+    if (s->history_window > NG_MAX_RUNS) {
+        *problem = "is more than 64 runs";
+        return -1;
+    }
+    return 0;
+}
+
+static int p_history_match(struct ng_settings *s, const char *v, const char **problem)
+{
+    size_t key_len;
+    if (ng_context_label_check(v, &key_len, problem) < 0)
+        return -1;
+    if (!v[key_len + 1]) {
+        *problem = "has no VALUE to match";
+        return -1;
+    }
+    if (s->n_history_match == NG_MAX_RUNS) {
+        *problem = "is one match too many (at most 64)";
+        return -1;
+    }
+    s->history_match[s->n_history_match++] = v;
+    return 0;
+}
+
+static int p_history_since(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (ng_parse_utc(v, &s->history_since) < 0) {
+        *problem = "is not a date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SSZ in UTC)";
+        return -1;
+    }
+    s->has_history_since = 1;
+    return 0;
+}
+
 static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_path(v, &s->cache.dir, problem);
@@ -381,6 +426,17 @@ static const struct opt_spec specs[] = {
     { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
       "a current profile, repeatable for repeat runs (instead of the operands)",
       NG_CLI_GATE_PATH },
+    { "baseline-history", "NSYS_GATE_BASELINE_HISTORY", 1, p_baseline_history, NULL, "FILE",
+      "the baseline is the last runs of this gate (--name) in a --history file, instead of "
+      "profiles", NG_CLI_GATE_PATH },
+    { "history-window", "NSYS_GATE_HISTORY_WINDOW", 1, p_history_window, NULL, "N",
+      "--baseline-history: the last N runs (at most 64); default 10", NG_CLI_GATE },
+    { "history-match", "NSYS_GATE_HISTORY_MATCH", REPEATABLE_COMMAS, p_history_match, NULL,
+      "KEY=VALUE", "--baseline-history: only runs whose context has KEY=VALUE (e.g. "
+      "branch=main); repeatable", NG_CLI_GATE },
+    { "history-since", "NSYS_GATE_HISTORY_SINCE", 1, p_history_since, NULL, "DATE",
+      "--baseline-history: only runs from DATE on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)",
+      NG_CLI_GATE },
     { "label", "NSYS_GATE_LABELS", REPEATABLE_COMMAS, p_label, NULL, "KEY=VALUE",
       "add KEY=VALUE to the run context (commit, branch, ... come from the CI's variables) "
       "or override a key; an empty VALUE removes it; repeatable (the variable: comma- or "
@@ -519,6 +575,7 @@ static void defaults(struct ng_settings *s)
     s->compare.top = DEFAULT_TOP;
     s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
     s->cache.max_age_days = DEFAULT_CACHE_MAX_DAYS;
+    s->history_window = DEFAULT_HISTORY_WINDOW;
     s->github = -1;   /* decided once every option is read */
 }
 
@@ -726,6 +783,9 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
                           ng_metric_name(s->compare.metric));
     if (!s->compare.nvtx && s->compare.skip_epochs > 0)
         return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
+    if (s->baseline_history && s->n_baselines > 0)
+        return ng_err_set(err, "--baseline-history is the baseline: give no baseline profile "
+                               "with it");
     return 0;
 }
 
@@ -764,7 +824,26 @@ static int check_outputs(struct ng_settings *s, struct ng_err *err)
         inputs[n++] = s->currents[i];
     if (s->manifest)
         inputs[n++] = s->manifest;
-    return ng_outputs_refuse(s, inputs, n, err);
+    int ret = ng_outputs_refuse(s, inputs, n, err);
+    struct ng_err history_err;
+    if (ng_outputs_refuse_histories(s, &s->baseline_history, 1, &history_err) < 0 && ret == 0)
+        ret = (*err = history_err, -1);
+    return ret;
+}
+
+/* With --baseline-history the operand (or --current) is the current side only. */
+static int check_history_sides(struct ng_settings *s, int noperands, int lists,
+                               struct ng_err *err)
+{
+    if (noperands > 1 || s->n_baselines > 0)
+        return ng_err_set(err, "--baseline-history is the baseline: give only the current "
+                               "profile (CURRENT or --current), no BASELINE or --baseline");
+    if (lists && noperands > 0)
+        return ng_err_set(err, "use either the CURRENT operand or --current, not both");
+    if (s->n_currents == 0)
+        return ng_err_set(err, "missing operand: expected CURRENT (the baseline is "
+                               "--baseline-history)");
+    return ng_cli_check_gate(s, err);
 }
 
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
@@ -781,12 +860,13 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     applied = apply(s, raw, err);
     github_environment(s);
     int lists = s->n_baselines > 0 || s->n_currents > 0;
+    int from_history = s->baseline_history && !s->print_profile;   /* one operand: CURRENT */
     if (!lists || s->print_profile) {
         for (int i = 0; i < noperands; i++) {
-            if (i == 0 && s->n_baselines < NG_MAX_RUNS)
+            if (i == 0 && !from_history && s->n_baselines < NG_MAX_RUNS)
                 s->baselines[s->n_baselines++] = operands[0];
-            else if (i == 1 && s->n_currents < NG_MAX_RUNS)
-                s->currents[s->n_currents++] = operands[1];
+            else if (i == (from_history ? 0 : 1) && s->n_currents < NG_MAX_RUNS)
+                s->currents[s->n_currents++] = operands[i];
         }
     }
     /* before any other error: a usage error still writes the reports */
@@ -817,6 +897,8 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
         return 0;
     }
+    if (from_history)
+        return check_history_sides(s, noperands, lists, err);
     if (lists && noperands > 0)
         return ng_err_set(err, "use either the BASELINE CURRENT operands or --baseline/--current, "
                                "not both");

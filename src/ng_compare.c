@@ -83,6 +83,7 @@ void ng_verdict_release(struct ng_verdict *v)
         free(v->warnings[i]);
     free(v->warnings);
     ng_context_release(&v->context);
+    ng_verdict_history_release(&v->history);
     v->baseline.runs = v->current.runs = NULL;
     v->baseline.samples = v->current.samples = NULL;
     v->kernels = NULL;

@@ -342,6 +342,7 @@ const char *ng_format_name(enum ng_format f)
     case NG_FORMAT_SQLITE: return "sqlite";
     case NG_FORMAT_NSYS_REP: return "nsys-rep";
     case NG_FORMAT_CSV: return "nsys-stats";
+    case NG_FORMAT_HISTORY: return "history";
     case NG_FORMAT_UNKNOWN: break;
     }
     return "unknown";

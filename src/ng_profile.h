@@ -21,6 +21,7 @@ enum ng_format {
     NG_FORMAT_SQLITE,
     NG_FORMAT_NSYS_REP,
     NG_FORMAT_CSV,
+    NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_window) */
 };
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each

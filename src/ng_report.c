@@ -152,6 +152,39 @@ static void headline_epochs(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
 }
 
+/* A commit as people quote it: its first 7 characters. */
+static void short_commit(struct ng_buf *out, const char *commit)
+{
+    ng_buf_addf(out, "%.7s", commit);
+}
+
+/* " | baseline: last 10 runs of 'resnet50' on main (4f1c2a7..9b2e4d6)":
+ * what a history baseline is, after the figures. */
+static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
+{
+    const struct ng_verdict_history *h = &v->history;
+
+    if (!h->on)
+        return;
+    ng_buf_addf(out, " | baseline: last %zu run%s of '%s'", h->runs, h->runs == 1 ? "" : "s",
+                h->name);
+    if (h->branch)
+        ng_buf_addf(out, " on %s", h->branch);
+    else if (h->branches > 1)
+        ng_buf_addf(out, " on %zu branches", h->branches);
+    if (!h->first.commit || !h->last.commit) {
+        ng_buf_adds(out, " (commits not recorded)");
+        return;
+    }
+    ng_buf_adds(out, " (");
+    short_commit(out, h->first.commit);
+    if (h->runs > 1) {
+        ng_buf_adds(out, "..");
+        short_commit(out, h->last.commit);
+    }
+    ng_buf_adds(out, ")");
+}
+
 /* Byte for byte the Python prototype's line for PASS and FAIL. */
 static void headline(const struct ng_verdict *v, struct ng_buf *out)
 {
@@ -175,6 +208,7 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
                 v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
     headline_epochs(v, out);
     ng_buf_adds(out, ")");
+    headline_history(v, out);
 }
 
 char *ng_report_headline_text(const struct ng_verdict *v)

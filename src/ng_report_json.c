@@ -274,6 +274,48 @@ static cJSON *rows_json(const struct ng_verdict *v, const struct limits *lim)
     return o;
 }
 
+static cJSON *history_run_json(const struct ng_verdict_history_run *r, const struct limits *lim)
+{
+    cJSON *o = cJSON_CreateObject();
+    char ts[32];
+
+    add_number_or_null(o, "line", 1, (double)r->line);
+    add_cut(o, "commit", r->commit, lim->text, 0);
+    ng_fmt_utc(ts, sizeof ts, r->timestamp, 1);
+    cJSON_AddStringToObject(o, "timestamp", ts);
+    return o;
+}
+
+/* {"path", "name", "window", "runs", "match", "since", "branch", "first",
+ * "last"}, or null when the baseline is profiles. */
+static cJSON *baseline_history_json(const struct ng_verdict_history *h, const struct limits *lim)
+{
+    char ts[32];
+
+    if (!h->on)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *match = cJSON_CreateObject();
+    add_cut(o, "path", h->path, lim->text, 0);
+    add_cut(o, "name", h->name, lim->text ? NG_HISTORY_NAME_MAX : 0, 1);
+    add_number_or_null(o, "window", 1, (double)h->window);
+    add_number_or_null(o, "runs", 1, (double)h->runs);
+    for (size_t i = 0; i < h->match.n; i++)
+        add_cut(match, h->match.items[i].key, h->match.items[i].value, lim->text, 0);
+    cJSON_AddItemToObject(o, "match", match);
+    ng_fmt_utc(ts, sizeof ts, h->since, 1);
+    add_text(o, "since", h->has_since ? ts : NULL);
+    add_cut(o, "branch", h->branch, lim->text, 0);
+    add_number_or_null(o, "branches", 1, (double)h->branches);
+    if (h->runs) {
+        cJSON_AddItemToObject(o, "first", history_run_json(&h->first, lim));
+        cJSON_AddItemToObject(o, "last", history_run_json(&h->last, lim));
+    } else {
+        cJSON_AddNullToObject(o, "first");
+        cJSON_AddNullToObject(o, "last");
+    }
+    return o;
+}
+
 static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
 {
     cJSON *root = cJSON_CreateObject();
@@ -301,6 +343,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     add_number_or_null(root, "p_value", v->has_p, v->p_value);
     add_number_or_null(root, "alpha", 1, v->alpha);
     cJSON_AddItemToObject(root, "baseline", side_json(&v->baseline, v->has_figures, lim));
+    cJSON_AddItemToObject(root, "baseline_history", baseline_history_json(&v->history, lim));
     cJSON_AddItemToObject(root, "current", side_json(&v->current, v->has_figures, lim));
     if (v->has_figures) {
         cJSON_AddItemToObject(samples, "baseline", number_array(v->baseline.samples,
@@ -551,7 +594,7 @@ static double num_or_0(const cJSON *o, const char *key)
 
 static enum ng_format format_of(const char *name)
 {
-    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_CSV; f++)
+    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_HISTORY; f++)
         if (name && strcmp(name, ng_format_name((enum ng_format)f)) == 0)
             return (enum ng_format)f;
     return NG_FORMAT_UNKNOWN;
@@ -711,6 +754,47 @@ static void read_rows(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSO
     }
 }
 
+static void read_history_run(struct ng_verdict_history_run *r, const cJSON *o)
+{
+    const char *commit = get_str(o, "commit"), *ts = get_str(o, "timestamp");
+    double line = 0;
+
+    (void)get_num(o, "line", &line);
+    r->line = line >= 0 && line < 1e15 ? (size_t)line : 0;
+    r->commit = commit ? ng_xstrdup(commit) : NULL;
+    if (ts)
+        (void)ng_parse_utc(ts, &r->timestamp);
+}
+
+/* "baseline_history" (null or absent: the baseline was profiles) */
+static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
+{
+    const cJSON *it;
+    double x = 0;
+
+    if (!cJSON_IsObject(o))
+        return;
+    h->on = 1;
+    h->path = ng_xstrdup(str_or_empty(o, "path"));
+    h->name = ng_xstrdup(str_or_empty(o, "name"));
+    h->window = get_num(o, "window", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    h->runs = get_num(o, "runs", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    const cJSON *match = cJSON_GetObjectItemCaseSensitive(o, "match");
+    if (cJSON_IsObject(match))
+        cJSON_ArrayForEach(it, match)
+            if (cJSON_IsString(it))
+                ng_context_set(&h->match, it->string, it->valuestring);
+    if (get_str(o, "since"))
+        h->has_since = ng_parse_utc(get_str(o, "since"), &h->since) == 0;
+    if (get_str(o, "branch"))
+        h->branch = ng_xstrdup(get_str(o, "branch"));
+    h->branches = get_num(o, "branches", &x) && x >= 0 && x < 1e15 ? (size_t)x : h->branch != NULL;
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "first")))
+        read_history_run(&h->first, cJSON_GetObjectItemCaseSensitive(o, "first"));
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "last")))
+        read_history_run(&h->last, cJSON_GetObjectItemCaseSensitive(o, "last"));
+}
+
 static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 {
     struct ng_verdict *v = &d->v;
@@ -748,6 +832,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     if (get_str(root, "timestamp"))
         (void)ng_parse_utc(get_str(root, "timestamp"), &v->timestamp);
     read_rows(d, v, cJSON_GetObjectItemCaseSensitive(root, "rows"));
+    read_baseline_history(&v->history, cJSON_GetObjectItemCaseSensitive(root, "baseline_history"));
 }
 
 /* Only whitespace after the value: two verdicts glued on one line (a

@@ -99,6 +99,32 @@ struct ng_work_rate {
     double launches_per_epoch;
 };
 
+/* When the baseline is past runs of a --history file (ng_window): which,
+ * for the headline ("baseline: last 10 runs of 'resnet50' on main
+ * (4f1c2a7..9b2e4d6)") and the JSON's "baseline_history".  Owns its
+ * strings (ng_verdict_history_release()). */
+struct ng_verdict_history_run {
+    size_t line;               /* its line in the file, from 1 */
+    char *commit;              /* NULL when the run recorded none */
+    time_t timestamp;
+};
+
+struct ng_verdict_history {
+    int on;                    /* 0: the baseline is profiles */
+    char *path;                /* the --baseline-history file */
+    char *name;                /* the gate looked for (--name) */
+    size_t window;             /* --history-window */
+    size_t runs;               /* runs the baseline holds (at most window) */
+    struct ng_context match;   /* --history-match */
+    int has_since;
+    time_t since;              /* --history-since */
+    char *branch;              /* the branch every run names; NULL when none or several */
+    size_t branches;           /* how many distinct branches the runs name */
+    struct ng_verdict_history_run first, last;
+};
+
+void ng_verdict_history_release(struct ng_verdict_history *h);
+
 struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
@@ -127,6 +153,7 @@ struct ng_verdict {
     char error[NG_ERR_MAX];    /* empty unless outcome is ERROR */
     /* the run it came from: commit, branch, CI run, labels (ng_context) */
     struct ng_context context;
+    struct ng_verdict_history history;   /* the baseline's past runs, when on */
     time_t timestamp;
     double elapsed_s;
 };

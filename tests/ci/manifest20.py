@@ -182,7 +182,8 @@ def test_batches(d):
 SAMPLES = {"epochs": 3, "threshold": "20%", "epoch_range": "auto", "metric": "kernel-sum",
            "skip_epochs": 0, "alpha": 0.05, "fail_inconclusive": True, "top": 3,
            "verbose": False, "nsys": "nsys", "nsys_timeout": 60, "work": "kernels,memory",
-           "label": ["model=resnet50", "gpu=h100"]}
+           "label": ["model=resnet50", "gpu=h100"], "baseline_history": "h.jsonl",
+           "history_window": 5, "history_match": ["branch=main"], "history_since": "2024-05-01"}
 
 
 def test_schema_matches_gate(d):
@@ -195,6 +196,8 @@ def test_schema_matches_gate(d):
     base = {"name": "g", "baseline": "base.sqlite", "current": "base.sqlite"}
     for flag in sorted(flags - {"baseline", "current", "name"}):
         gate = dict(base, **{flag: SAMPLES.get(flag, "x")})
+        if flag == "baseline_history":
+            del gate["baseline"]   # it is the baseline
         p = run(d, [gate], 1)
         refused = "manifest '" in p.stderr
         if flag in fields:

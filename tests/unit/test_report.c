@@ -157,6 +157,7 @@ static void test_json(void **state)
         "\t\t\"processes\":\tnull,\n"
         "\t\t\"runs\":\t[]\n"
         "\t},\n"
+        "\t\"baseline_history\":\tnull,\n"
         "\t\"current\":\t{\n"
         "\t\t\"path\":\t\"c\\u001b[31m\xef""\xbf""\xbd"".csv\",\n"
         "\t\t\"format\":\t\"nsys-stats\",\n"
