@@ -922,6 +922,7 @@ void ng_cli_help(FILE *out)
     fprintf(out,
             "usage: %s [OPTIONS] BASELINE CURRENT\n"
             "       %s [OPTIONS] --baseline FILE... --current FILE...\n"
+            "       %s [OPTIONS] --baseline-history HISTORY.jsonl CURRENT\n"
             "       %s [OPTIONS] --manifest FILE.json [-j N]\n"
             "\n"
             "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
@@ -929,7 +930,7 @@ void ng_cli_help(FILE *out)
             "and fails when CURRENT regressed past the threshold.\n"
             "\n"
             "options (each also read from its environment variable; a flag wins):\n",
-            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
+            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
     size_t n;
     const struct opt_spec *opts = options(&n);
     for (size_t i = 0; i < n; i++) {

@@ -115,10 +115,10 @@ static void keep(struct ng_window *w, struct ng_history_entry *e)
     memset(&e->doc, 0, sizeof e->doc);   /* the window's now */
 }
 
-/* 1 when the entry is kept. */
-static int classify(struct ng_window *w, struct ng_history_entry *e)
+/* Counts the verdict for the message, and says whether it is one of the
+ * gate's runs. */
+static int counts(struct ng_window *w, const struct ng_verdict *v)
 {
-    const struct ng_verdict *v = &e->doc.v;
     char eg[160];
 
     w->verdicts++;
@@ -144,7 +144,6 @@ static int classify(struct ng_window *w, struct ng_history_entry *e)
         w->older++;
         return 0;
     }
-    keep(w, e);
     return 1;
 }
 
@@ -153,12 +152,18 @@ struct reading {
     size_t n;
 };
 
+/* Every window counts the line; the first whose run it is keeps it (a
+ * manifest's names are distinct: one gate's run). */
 static int take(struct ng_history_entry *e, void *ctx)
 {
     const struct reading *r = ctx;
+    size_t keeper = r->n;
+
     for (size_t i = 0; i < r->n; i++)
-        if (classify(r->w[i], e))
-            break;   /* a manifest's names are distinct: one gate's run */
+        if (counts(r->w[i], &e->doc.v) && keeper == r->n)
+            keeper = i;
+    if (keeper < r->n)
+        keep(r->w[keeper], e);
     return 0;
 }
 

@@ -15,29 +15,11 @@
 #include <cmocka.h>
 
 #include "render_helper.h"
+#include "temp_helper.h"
 
 #include "ng_history.h"
 #include "ng_reporter.h"
 #include "ng_rows.h"
-
-static char path[] = "/tmp/ng-history-test.XXXXXX";
-
-static int setup(void **state)
-{
-    (void)state;
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unlink(path);
-    return 0;
-}
 
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
@@ -527,5 +509,5 @@ int main(void)
         cmocka_unit_test(test_hostile_sizes),
         cmocka_unit_test(test_lines_before_rows),
     };
-    return cmocka_run_group_tests_name("history", tests, setup, teardown);
+    return cmocka_run_group_tests_name("history", tests, temp_setup, temp_teardown);
 }
