@@ -4,7 +4,8 @@
 #
 #   ng_need_packages build      compiler, meson, libraries
 #   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3,
-#                               valgrind, locales (de_DE for the locale test)
+#                               valgrind, locales (de_DE for the locale test),
+#                               prometheus (promtool), prometheus-node-exporter
 #   ng_need_packages fuzz       the build set plus clang and libFuzzer
 
 NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev"
@@ -13,6 +14,9 @@ NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
+# the ci suite's metrics checks: Prometheus's linter (promtool, in prometheus) and
+# node_exporter's textfile collector scraped on loopback
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES prometheus prometheus-node-exporter"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
 NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 

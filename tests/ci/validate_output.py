@@ -11,8 +11,10 @@ By name:
                     (schemas/history.schema.json: a verdict with its rows), at
                     most 65535 bytes, newline-terminated
   *.prom, metrics.txt
-                    OpenMetrics: Debian's prometheus_client parser, and
-                    GitLab's metrics-report rule (gitlab_metrics() below)
+                    OpenMetrics: Debian's prometheus_client parser,
+                    Prometheus's linter (promtool check metrics, when
+                    installed), and GitLab's metrics-report rule
+                    (gitlab_metrics() below)
   github_output*    $GITHUB_OUTPUT as the runner reads it
   *.md              a step summary: UTF-8, at most 1 MiB
 Anything else passes.  Exit 1 with one line per problem.
@@ -20,6 +22,8 @@ Anything else passes.  Exit 1 with one line per problem.
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import jsonschema
@@ -139,6 +143,12 @@ def check_metrics(path):
     except Exception as e:   # the parser raises ValueError and friends
         problem(path, f"OpenMetrics parser: {e}")
         return
+    promtool = shutil.which("promtool")
+    if promtool:
+        p = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True)
+        if p.returncode != 0 or (p.stdout + p.stderr).strip():
+            problem(path, f"promtool check metrics: {(p.stdout + p.stderr).strip()}")
     gitlab = gitlab_metrics(text)
     samples = [(s, f) for f in families for s in f.samples]
     for s, f in samples:
