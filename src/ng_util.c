@@ -618,19 +618,25 @@ static size_t json_prefix(const char *s, size_t budget)
 void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed)
 {
     static const char ellipsis[] = "\xE2\x80\xA6";
-    char *clean = ng_text_cleaned(s, NG_TEXT_UTF8_ONLY);
-    size_t len = strlen(clean);
+    size_t len = strlen(s);
+    /* every byte is at least one byte of JSON: past max bytes it cannot
+     * fit, and only its start needs cleaning (a 1 MB name is not cleaned
+     * whole to keep 512 bytes of it) */
+    size_t head = len > max ? max + 4 : len;
+    struct ng_buf clean = NG_BUF_INIT;
 
-    if (json_prefix(clean, max) == len) {
-        ng_buf_add(out, clean, len);
+    ng_text_clean(&clean, s, head, NG_TEXT_UTF8_ONLY);
+    ng_buf_adds(&clean, "");
+    if (len <= max && json_prefix(clean.data, max) == clean.len) {
+        ng_buf_add(out, clean.data, clean.len);
     } else {
         size_t tail = sizeof ellipsis - 1 + (hashed ? 16 : 0);
-        ng_buf_add(out, clean, max > tail ? json_prefix(clean, max - tail) : 0);
+        ng_buf_add(out, clean.data, max > tail ? json_prefix(clean.data, max - tail) : 0);
         ng_buf_adds(out, ellipsis);
         if (hashed)
-            ng_buf_addf(out, "%016llx", (unsigned long long)ng_hash(clean, len));
+            ng_buf_addf(out, "%016llx", (unsigned long long)ng_hash(s, len));
     }
-    free(clean);
+    ng_buf_release(&clean);
 }
 
 double ng_monotonic(void)

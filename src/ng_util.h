@@ -108,9 +108,9 @@ char *ng_text_cleaned(const char *s, int flags);
 /* Appends s cleaned (NG_TEXT_UTF8_ONLY) and, when its JSON text (as the
  * JSON reporters escape it: 2 bytes for a quote, 6 for a control) would be
  * longer than max bytes, cut at a character so that it is not: the kept
- * start, then U+2026 "…", then with `hashed` 16 hex digits of the whole
- * text's ng_hash(), so two long names that share their start stay apart.
- * Cutting a cut text again changes nothing. */
+ * start, then U+2026 "…", then with `hashed` 16 hex digits of ng_hash()
+ * of the whole text as given, so two long names that share their start
+ * stay apart.  Cutting a cut text again changes nothing. */
 void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed);
 
 /* Formats a threshold or ratio bound with at least two decimals and as
