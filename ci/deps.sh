@@ -12,6 +12,8 @@ NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev 
 NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
 # the ci suite: YAML of action.yml and the GitLab template, and the OpenMetrics parser
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
+# the ci suite reads the JUnit files with junitparser, as report tools do
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-junitparser"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
 # the ci suite's metrics checks: Prometheus's linter (promtool, in prometheus) and

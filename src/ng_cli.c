@@ -27,7 +27,9 @@ struct opt_spec {
     const char *flag;      /* without "--" */
     const char *env;       /* NULL: flag only */
     int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list;
-                              REPEATABLE_COMMAS: the same, separated by ',' or newline */
+                              3: repeatable, the variable one value a line (patterns,
+                              which may hold ':'); REPEATABLE_COMMAS: repeatable,
+                              separated by ',' or newline */
     parse_fn parse;        /* NULL for value-less switches handled by `set` */
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
@@ -38,7 +40,7 @@ struct opt_spec {
 /* takes_value of a repeatable option whose variable separates its values
  * by commas or newlines (KEY=VALUE pairs, as a YAML block writes them):
  * a value may hold ':' */
-#define REPEATABLE_COMMAS 3
+#define REPEATABLE_COMMAS 4
 
 /* Where the output options of ng_outputs go in the table (and in --help). */
 #define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
@@ -266,6 +268,71 @@ static int p_work(struct ng_settings *s, const char *v, const char **problem)
     return ng_work_parse(v, &s->compare.work, problem);
 }
 
+/* A non-negative decimal number of milliseconds. */
+static int p_ms(double *out, const char *v, const char **problem)
+{
+    if (!is_plain_decimal(v, strlen(v))) {
+        *problem = "is not a number of milliseconds (e.g. 0.5)";
+        return -1;
+    }
+    *out = strtod(v, NULL);
+    return 0;
+}
+
+static int p_pattern(const char *v, const char **list, size_t *n, const char **problem)
+{
+    if (!*v) {
+        *problem = "is empty";
+        return -1;
+    }
+    if (*n == NG_POLICY_PATTERNS) {
+        *problem = "is one pattern too many (at most 16)";
+        return -1;
+    }
+    list[(*n)++] = v;   /* compiled, and refused if bad, by the gate */
+    return 0;
+}
+
+static int p_kernels(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_pattern(v, s->compare.policy.kernels, &s->compare.policy.n_kernels, problem);
+}
+
+static int p_exclude_kernels(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_pattern(v, s->compare.policy.exclude, &s->compare.policy.n_exclude, problem);
+}
+
+static int p_min_delta(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_ms(&s->compare.policy.min_delta_ms, v, problem);
+}
+
+static int p_kernel_threshold(struct ng_settings *s, const char *v, const char **problem)
+{
+    return ng_cli_parse_threshold(v, &s->compare.policy.kernel_threshold, problem);
+}
+
+static int p_kernel_min_delta(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_ms(&s->compare.policy.kernel_min_delta_ms, v, problem);
+}
+
+static int p_fail_on_improvement(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->compare.policy.fail_on_improvement, v, problem);
+}
+
+static int p_kernel_names(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (strcmp(v, "full") != 0 && strcmp(v, "base") != 0) {
+        *problem = "is not a kind of kernel name (expected full or base)";
+        return -1;
+    }
+    s->compare.policy.base_names = strcmp(v, "base") == 0;
+    return 0;
+}
+
 static int p_epoch_range(struct ng_settings *s, const char *v, const char **problem)
 {
     if (!*v) {
@@ -367,6 +434,11 @@ static int p_history_since(struct ng_settings *s, const char *v, const char **pr
     return 0;
 }
 
+static size_t *c_baselines(struct ng_settings *s) { return &s->n_baselines; }
+static size_t *c_currents(struct ng_settings *s) { return &s->n_currents; }
+static size_t *c_kernels(struct ng_settings *s) { return &s->compare.policy.n_kernels; }
+static size_t *c_exclude(struct ng_settings *s) { return &s->compare.policy.n_exclude; }
+
 static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_path(v, &s->cache.dir, problem);
@@ -456,6 +528,25 @@ static const struct opt_spec specs[] = {
       NG_CLI_GATE },
     { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
       "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE },
+    { "kernels", "NSYS_GATE_KERNELS", 3, p_kernels, NULL, "REGEX",
+      "count only work items whose name matches (POSIX extended, case-sensitive; repeatable)",
+      NG_CLI_GATE },
+    { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", 3, p_exclude_kernels, NULL, "REGEX",
+      "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE },
+    { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
+      "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
+      NG_CLI_GATE },
+    { "kernel-threshold", "NSYS_GATE_KERNEL_THRESHOLD", 1, p_kernel_threshold, NULL, "R",
+      "per-kernel gates: any work item that grew past R (and its floor) fails; default off",
+      NG_CLI_GATE },
+    { "kernel-min-delta-ms", "NSYS_GATE_KERNEL_MIN_DELTA_MS", 1, p_kernel_min_delta, NULL, "MS",
+      "per-kernel floor in ms/epoch; default 1% of the baseline epoch", NG_CLI_GATE },
+    { "fail-on-improvement", "NSYS_GATE_FAIL_ON_IMPROVEMENT", 0, p_fail_on_improvement, NULL,
+      NULL, "exit 1 when the baseline looks stale (current faster past the threshold)",
+      NG_CLI_GATE },
+    { "kernel-names", "NSYS_GATE_KERNEL_NAMES", 1, p_kernel_names, NULL, "full|base",
+      "kernel names as demangled (full, default) or without template arguments (base)",
+      NG_CLI_GATE },
     { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5",
       NG_CLI_GATE },
     { "verbose", "NSYS_GATE_VERBOSE", 0, p_verbose, NULL, NULL,
@@ -571,6 +662,7 @@ static void defaults(struct ng_settings *s)
     s->nsys_timeout = DEFAULT_NSYS_TIMEOUT;
     s->compare.metric = NG_METRIC_KERNEL_SUM;
     s->compare.work = NG_WORK_DEFAULT;
+    s->compare.policy.kernel_min_delta_ms = -1;
     s->compare.alpha = DEFAULT_ALPHA;
     s->compare.top = DEFAULT_TOP;
     s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
@@ -678,7 +770,8 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
     return failed ? -1 : 0;
 }
 
-/* A repeatable option: every flag value, or the variable split at ':'. */
+/* A repeatable option: every flag value, or the variable split at ':'
+ * (files), at line ends (patterns) or at commas and line ends (labels). */
 static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const struct raw *r,
                       const char *where, const char *env_value, struct ng_err *err, int ret)
 {
@@ -693,10 +786,10 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
         return ret;
     }
     /* the environment's own string must not be split in place: each piece
-     * is a copy the settings own.  Lists with their own separator (labels:
-     * commas or newlines, as a YAML block writes them) skip empty pieces. */
+     * is a copy the settings own.  Labels (commas or newlines, as a YAML
+     * block writes them) skip empty pieces. */
     int commas = sp->takes_value == REPEATABLE_COMMAS;
-    const char *sep = commas ? ",\n" : ":";
+    const char *sep = commas ? ",\n" : sp->takes_value == 3 ? "\n" : ":";
     for (const char *p = env_value; ; ) {
         size_t n = strcspn(p, sep);
         const char *end = p[n] ? p + n : NULL;
@@ -783,6 +876,9 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
                           ng_metric_name(s->compare.metric));
     if (!s->compare.nvtx && s->compare.skip_epochs > 0)
         return ng_err_set(err, "--skip-epochs needs --epoch-range (NVTX epochs)");
+    if (s->compare.policy.kernel_min_delta_ms >= 0 && s->compare.policy.kernel_threshold == 0)
+        return ng_err_set(err, "--kernel-min-delta-ms needs --kernel-threshold (per-kernel "
+                               "gates)");
     if (s->baseline_history && s->n_baselines > 0)
         return ng_err_set(err, "--baseline-history is the baseline: give no baseline profile "
                                "with it");
@@ -796,8 +892,28 @@ enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
     if (!sp)
         return NG_CLI_UNKNOWN;
     if (values)
-        *values = sp->takes_value > 2 ? 2 : sp->takes_value;
+        *values = sp->takes_value > 2 ? 2 : sp->takes_value;   /* a list either way */
     return has_parser(sp) ? sp->scope : NG_CLI_RUN;
+}
+
+/* The repeatable options' value counts, by parser. */
+static const struct {
+    parse_fn parse;
+    size_t *(*count)(struct ng_settings *s);
+} list_counts[] = {
+    { p_baseline, c_baselines },
+    { p_current, c_currents },
+    { p_kernels, c_kernels },
+    { p_exclude_kernels, c_exclude },
+};
+
+void ng_cli_clear_list(struct ng_settings *s, const char *flag)
+{
+    const struct opt_spec *sp = find_spec(flag, strlen(flag));
+
+    for (size_t i = 0; sp && i < sizeof list_counts / sizeof list_counts[0]; i++)
+        if (list_counts[i].parse == sp->parse)
+            *list_counts[i].count(s) = 0;
 }
 
 int ng_cli_set_option(struct ng_settings *s, const char *flag, const char *value,

@@ -89,6 +89,10 @@ void ng_cli_release(struct ng_settings *s);
  * takes (*values, may be NULL): 0 a switch, 1 one value, 2 repeatable. */
 enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values);
 
+/* Forgets every value of the repeatable option `flag` (a manifest gate's
+ * list replaces the command line's); no-op for other options. */
+void ng_cli_clear_list(struct ng_settings *s, const char *flag);
+
 /* Sets one gate option on s as `--flag=value` would (a repeatable one
  * appends); the value is borrowed.  Returns -1 with *problem, e.g. "is
  * not a positive integer". */

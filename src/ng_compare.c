@@ -1,6 +1,7 @@
 #include "ng_compare.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,14 @@ const char *ng_kernel_status_name(enum ng_kernel_status s)
     case NG_KERNEL_CHANGED: break;
     }
     return "changed";
+}
+
+int ng_verdict_exit_code(const struct ng_verdict *v)
+{
+    int code = ng_outcome_exit_code(v->outcome, v->fail_inconclusive);
+    if (code == 0 && v->stale_baseline && v->policy && v->policy->fail_on_improvement)
+        return 1;
+    return code;
 }
 
 int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive)
@@ -109,6 +118,8 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
         s->loaded &= p[i].loaded;
         s->total_ns += p[i].total_ns;
         s->kernel_count += p[i].launches;
+        s->excluded_ns += p[i].excluded_ns;
+        s->excluded_launches += p[i].excluded_launches;
         for (int k = 0; k < NG_WORK_KINDS; k++) {
             s->kind_ns[k] += p[i].kind_ns[k];
             s->kind_launches[k] += p[i].kind_launches[k];
@@ -137,6 +148,8 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
     v->threshold = opts->threshold;
     v->epochs = opts->nvtx ? 0 : opts->epochs;
     v->alpha = opts->alpha;
+    v->policy = &opts->policy;
+    v->top = opts->top;
     side_begin(&v->baseline, baseline, nb);
     side_begin(&v->current, current, nc);
 }
@@ -187,51 +200,174 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
 
 /* ---- attribution ---- */
 
+/* One item over both sides: its totals, and its row in each profile of
+ * each side (for its per-epoch or per-run times). */
 struct agg {
     const char *name;
     enum ng_work_kind kind;
     int64_t ns[2], inst[2];   /* [0] baseline, [1] current */
     int seen[2];
+    const struct ng_work_row **row[2];   /* [side][profile]: its row there, or NULL */
 };
 
-static void aggregate(struct agg **rows, size_t *n, struct ng_strmap *index,
-                      const struct ng_profile *p, size_t np, int side)
+/* Items by kind and name, the names borrowed from the profiles: a map of
+ * copies would double the memory of a summary with millions of names. */
+struct agg_index {
+    size_t *slots;            /* agg index + 1; 0 free */
+    size_t cap;
+};
+
+static size_t agg_find(struct agg_index *ix, struct agg **rows, size_t *n,
+                       const struct ng_work_row *r, size_t runs[2])
+{
+    if ((*n + 1) * 2 > ix->cap) {
+        size_t cap = ix->cap ? 2 * ix->cap : 64;
+        size_t *slots = ng_xcalloc(cap, sizeof *slots);
+        for (size_t i = 0; i < *n; i++) {
+            size_t j = ng_hash((*rows)[i].name, strlen((*rows)[i].name)) ^ (*rows)[i].kind;
+            for (j &= cap - 1; slots[j]; j = (j + 1) & (cap - 1))
+                ;
+            slots[j] = i + 1;
+        }
+        free(ix->slots);
+        ix->slots = slots;
+        ix->cap = cap;
+    }
+    size_t j = (ng_hash(r->name, strlen(r->name)) ^ r->kind) & (ix->cap - 1);
+    for (; ix->slots[j]; j = (j + 1) & (ix->cap - 1)) {
+        const struct agg *a = &(*rows)[ix->slots[j] - 1];
+        if (a->kind == r->kind && strcmp(a->name, r->name) == 0)
+            return ix->slots[j] - 1;
+    }
+    *rows = ng_xgrow(*rows, *n, sizeof **rows);
+    struct agg *a = &(*rows)[*n];
+    memset(a, 0, sizeof *a);
+    a->name = r->name;
+    a->kind = r->kind;
+    a->row[0] = ng_xcalloc(runs[0] ? runs[0] : 1, sizeof *a->row[0]);
+    a->row[1] = ng_xcalloc(runs[1] ? runs[1] : 1, sizeof *a->row[1]);
+    ix->slots[j] = ++*n;
+    return *n - 1;
+}
+
+static void aggregate(struct agg **rows, size_t *n, struct agg_index *ix,
+                      const struct ng_profile *p, size_t np, int side, size_t runs[2])
 {
     for (size_t i = 0; i < np; i++) {
         for (size_t k = 0; k < p[i].n_rows; k++) {
             const struct ng_work_row *kr = &p[i].rows[k];
-            int added;
             /* one item is a kind and a name: a memcpy and a kernel never merge */
-            struct ng_buf key = NG_BUF_INIT;
-            ng_buf_addf(&key, "%c%s", 'a' + (int)kr->kind, kr->name);
-            size_t at = ng_strmap_get(index, key.data, key.len, *n, &added);
-            ng_buf_release(&key);
-            if (added) {
-                *rows = ng_xrealloc(*rows, (*n + 1) * sizeof **rows);
-                memset(&(*rows)[*n], 0, sizeof **rows);
-                (*rows)[*n].name = kr->name;
-                (*rows)[*n].kind = kr->kind;
-                (*n)++;
-            }
-            (*rows)[at].ns[side] += kr->total_ns;
-            (*rows)[at].inst[side] += kr->instances;
-            (*rows)[at].seen[side] = 1;
+            size_t at = agg_find(ix, rows, n, kr, runs);   /* may move *rows */
+            struct agg *a = &(*rows)[at];
+            a->ns[side] += kr->total_ns;
+            a->inst[side] += kr->instances;
+            a->seen[side] = 1;
+            a->row[side][i] = kr;
         }
     }
 }
 
-static int grows_first;   /* qsort has no context argument; set right before sorting */
-
-static int by_contribution(const void *a, const void *b)
+static int by_contribution(const void *a, const void *b, void *grows_first)
 {
     const struct ng_kernel_delta *x = a, *y = b;
     if (x->delta_ms_per_epoch != y->delta_ms_per_epoch) {
         int x_first = x->delta_ms_per_epoch > y->delta_ms_per_epoch;
-        return (grows_first ? x_first : !x_first) ? -1 : 1;
+        return (*(const int *)grows_first ? x_first : !x_first) ? -1 : 1;
     }
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+/* An item's samples on one side, in ms: NVTX mode one per counted epoch of
+ * every run (0 where it did not run), total mode one per run. */
+static double *item_samples(const struct agg *a, int side, const struct ng_profile *p,
+                            size_t np, const struct ng_compare_opts *o, size_t *n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < np; i++)
+        count += o->nvtx ? p[i].n_epochs : 1;
+    double *x = ng_xcalloc(count ? count : 1, sizeof *x);
+    size_t at = 0;
+    for (size_t i = 0; i < np; i++) {
+        const struct ng_work_row *r = a->row[side][i];
+        if (!o->nvtx) {
+            x[at++] = r ? (double)r->total_ns / 1e6 / (double)o->epochs : 0;
+            continue;
+        }
+        for (size_t c = 0; r && r->cells && c < r->cells->n; c++)
+            if (r->cells->epoch[c] < p[i].n_epochs)
+                x[at + r->cells->epoch[c]] += (double)r->cells->ns[c] / 1e6;
+        at += p[i].n_epochs;
+    }
+    *n = count;
+    return x;
+}
+
+/* Per-kernel gates: an item that grew past --kernel-threshold and by more
+ * than its floor fails (at either edge it passes, as the total does), unless the U test on its own samples finds it not
+ * significant (then INCONCLUSIVE). */
+static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const struct agg *a,
+                      const struct ng_profile *b, size_t nb, const struct ng_profile *c,
+                      size_t nc, const struct ng_compare_opts *o)
+{
+    double base = d->baseline_ms_per_epoch, cur = d->current_ms_per_epoch;
+
+    d->gated = 1;
+    d->verdict = NG_OUTCOME_PASS;
+    d->ratio = base > 0 ? cur / base : cur > 0 ? INFINITY : 1;
+    if (!(d->ratio > o->policy.kernel_threshold) || cur - base <= v->kernel_floor_ms)
+        return;
+    size_t nx, ny;
+    double *x = item_samples(a, 0, b, nb, o, &nx);
+    double *y = item_samples(a, 1, c, nc, o, &ny);
+    if (o->alpha > 0 && nx >= MIN_TEST_SAMPLES && ny >= MIN_TEST_SAMPLES) {
+        d->has_p = 1;
+        d->p_value = ng_stats_mwu_greater(x, nx, y, ny, NULL);
+    }
+    free(x);
+    free(y);
+    d->verdict = d->has_p && d->p_value > o->alpha ? NG_OUTCOME_INCONCLUSIVE : NG_OUTCOME_FAIL;
+    if (d->verdict == NG_OUTCOME_FAIL)
+        v->n_items_failed++;
+    else
+        v->n_items_inconclusive++;
+}
+
+int ng_kernel_delta_by_current(const void *a, const void *b)
+{
+    const struct ng_kernel_delta *x = *(const struct ng_kernel_delta *const *)a;
+    const struct ng_kernel_delta *y = *(const struct ng_kernel_delta *const *)b;
+    if (x->current_ms_per_epoch != y->current_ms_per_epoch)
+        return x->current_ms_per_epoch > y->current_ms_per_epoch ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Which items the verdict keeps: the top --top by contribution; with
+ * per-kernel gates also the top --top by current time (JUnit lists them)
+ * and every item the gates did not pass.  Kept in contribution order. */
+static size_t keep_items(struct ng_kernel_delta *d, size_t n, size_t top, int gates)
+{
+    unsigned char *keep = ng_xcalloc(n ? n : 1, 1);
+    for (size_t i = 0; i < n && i < top; i++)
+        keep[i] = 1;
+    if (gates) {
+        const struct ng_kernel_delta **byc = ng_xcalloc(n ? n : 1, sizeof *byc);
+        for (size_t i = 0; i < n; i++)
+            byc[i] = &d[i];
+        qsort(byc, n, sizeof *byc, ng_kernel_delta_by_current);
+        for (size_t i = 0; i < n && i < top; i++)
+            keep[byc[i] - d] = 1;
+        free(byc);
+        for (size_t i = 0; i < n; i++)
+            keep[i] |= d[i].verdict != NG_OUTCOME_PASS;
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            d[out++] = d[i];
+    free(keep);
+    return out;
 }
 
 /* Per-epoch figures divide by the epochs each side counted: total mode
@@ -240,17 +376,14 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
                       const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
 {
     struct agg *rows = NULL;
-    size_t n = 0;
-    struct ng_strmap index = NG_STRMAP_INIT;
-    double div[2];
+    size_t n = 0, runs[2] = { nb, nc };
+    struct agg_index ix = { NULL, 0 };
+    double div[2] = { v->baseline.epochs_counted, v->current.epochs_counted };
+    int gates = o->policy.kernel_threshold > 0;
 
-    aggregate(&rows, &n, &index, b, nb, 0);
-    aggregate(&rows, &n, &index, c, nc, 1);
-    ng_strmap_release(&index);
-    (void)nb;
-    (void)nc;
-    div[0] = v->baseline.epochs_counted;
-    div[1] = v->current.epochs_counted;
+    aggregate(&rows, &n, &ix, b, nb, 0, runs);
+    aggregate(&rows, &n, &ix, c, nc, 1, runs);
+    free(ix.slots);
 
     struct ng_kernel_delta *d = ng_xcalloc(n ? n : 1, sizeof *d);
     double total_delta = 0;
@@ -265,13 +398,19 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
         d[i].baseline_instances_per_epoch = (double)rows[i].inst[0] / div[0];
         d[i].current_instances_per_epoch = (double)rows[i].inst[1] / div[1];
         total_delta += d[i].delta_ms_per_epoch;
+        if (gates)
+            gate_item(v, &d[i], &rows[i], b, nb, c, nc, o);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         d[i].share = total_delta != 0 ? d[i].delta_ms_per_epoch / total_delta : 0;
-    grows_first = total_delta >= 0;
-    qsort(d, n, sizeof *d, by_contribution);
+        free(rows[i].row[0]);
+        free(rows[i].row[1]);
+    }
+    int grows_first = total_delta >= 0;
+    qsort_r(d, n, sizeof *d, by_contribution, &grows_first);
     free(rows);
-    v->n_kernels = n < (size_t)o->top ? n : (size_t)o->top;
+    v->n_top = n < (size_t)o->top ? n : (size_t)o->top;
+    v->n_kernels = keep_items(d, n, (size_t)o->top, gates);
     v->kernels = d;
 }
 
@@ -499,12 +638,16 @@ static void copy_profile_warnings(struct ng_verdict *v, const struct ng_profile 
 }
 
 static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
-                          const struct ng_verdict_side *s, const char *side)
+                          const struct ng_verdict_side *s, const char *side,
+                          const struct ng_compare_opts *o)
 {
+    int filtered = o->policy.n_kernels + o->policy.n_exclude > 0;
     for (size_t i = 0; i < n; i++)
         if (p[i].empty_epochs)
-            ng_verdict_warn(v, "%zu matching epoch%s of '%s' launched no kernel and %s left out",
+            ng_verdict_warn(v, "%zu matching epoch%s of '%s' %s and %s left out",
                             p[i].empty_epochs, p[i].empty_epochs == 1 ? "" : "s", p[i].path,
+                            filtered ? "had no work the kernel filters select"
+                                     : "launched no kernel",
                             p[i].empty_epochs == 1 ? "was" : "were");
     if (s->n_samples >= 2 && s->min_ms > 0 && s->max_ms > SPREAD_WARN * s->min_ms)
         ng_verdict_warn(v, "the %s samples range from %.3f to %.3f ms: ranges this different "
@@ -513,6 +656,125 @@ static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size
 }
 
 /* ---- the decision ---- */
+
+/* ---- the policy ---- */
+
+/* The largest work items of every profile, counted or left out: what a
+ * pattern that selected nothing could have meant. */
+static void largest_items(const struct ng_profile *const *sides[2], const size_t n[2],
+                          struct ng_buf *out)
+{
+    const struct ng_work_row *top[5] = { NULL };
+    for (int sd = 0; sd < 2; sd++) {
+        for (size_t i = 0; i < n[sd]; i++) {
+            const struct ng_profile *p = &(*sides[sd])[i];
+            for (size_t k = 0; k < p->n_rows + p->n_excluded; k++) {
+                const struct ng_work_row *r = k < p->n_rows ? &p->rows[k]
+                                                            : &p->excluded[k - p->n_rows];
+                int dup = 0;
+                for (size_t t = 0; t < 5 && top[t] && !dup; t++)
+                    dup = strcmp(top[t]->name, r->name) == 0;
+                for (size_t t = 0; t < 5 && !dup; t++) {
+                    if (!top[t] || r->total_ns > top[t]->total_ns) {
+                        memmove(&top[t + 1], &top[t], (4 - t) * sizeof top[0]);
+                        top[t] = r;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    for (size_t t = 0; t < 5 && top[t]; t++) {
+        size_t len = strlen(top[t]->name);
+        ng_buf_addf(out, "%s'", t ? ", " : "");
+        ng_text_clean(out, top[t]->name, len > 80 ? 80 : len, NG_TEXT_ESCAPE_CONTROLS);
+        ng_buf_addf(out, "%s'", len > 80 ? "..." : "");
+    }
+    if (!top[0])
+        ng_buf_adds(out, "none");
+}
+
+/* A pattern that selects nothing in any profile is a mistake (a typo, a
+ * name from another library version): an error that names it. */
+static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                          const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
+{
+    const struct ng_policy *pol = &o->policy;
+    for (int excl = 0; excl < 2; excl++) {
+        size_t n = excl ? pol->n_exclude : pol->n_kernels;
+        for (size_t i = 0; i < n; i++) {
+            size_t hits = 0;
+            for (size_t k = 0; k < nb + nc; k++) {
+                const struct ng_profile *p = k < nb ? &b[k] : &c[k - nb];
+                hits += excl ? p->exclude_hits[i] : p->include_hits[i];
+            }
+            if (hits)
+                continue;
+            const struct ng_profile *const *sides[2] = { &b, &c };
+            size_t counts[2] = { nb, nc };
+            struct ng_buf names = NG_BUF_INIT, msg = NG_BUF_INIT;
+            largest_items(sides, counts, &names);
+            char *pat = ng_text_cleaned(excl ? pol->exclude[i] : pol->kernels[i],
+                                        NG_TEXT_ESCAPE_CONTROLS);
+            ng_buf_addf(&msg, "%s '%s' matches no work item of the baseline or current "
+                        "profiles, so it selects nothing; the largest items are: %s",
+                        excl ? "--exclude-kernels" : "--kernels", pat, names.data);
+            free(pat);
+            ng_verdict_fail_with(v, msg.data);
+            ng_buf_release(&names);
+            ng_buf_release(&msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The total's own outcome: over the threshold, over the floor, and (when a
+ * test ran) significant.  Exactly at the threshold or the floor passes. */
+static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    double delta = v->current.ms_per_epoch - v->baseline.ms_per_epoch;
+
+    if (v->ratio <= o->threshold) {
+        v->total_outcome = NG_OUTCOME_PASS;
+    } else if (o->policy.min_delta_ms > 0 && delta <= o->policy.min_delta_ms) {
+        v->total_outcome = NG_OUTCOME_PASS;
+        v->under_floor = 1;
+    } else if (v->has_p && v->p_value > o->alpha) {
+        char alpha[32];
+        ng_fmt_double(alpha, sizeof alpha, o->alpha);
+        v->total_outcome = NG_OUTCOME_INCONCLUSIVE;
+        ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
+                        "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
+    } else {
+        v->total_outcome = NG_OUTCOME_FAIL;
+    }
+}
+
+/* Current much faster than the baseline: the baseline has gone stale,
+ * and a later regression would be measured from the old level. */
+static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    if (!(v->ratio * o->threshold < 1))
+        return;
+    double p = -1;
+    if (v->has_p) {   /* the same test, the other way */
+        p = ng_stats_mwu_greater(v->current.samples, v->current.n_samples, v->baseline.samples,
+                                 v->baseline.n_samples, NULL);
+        if (p > o->alpha)
+            return;
+    }
+    char thr[32], sig[64] = "";
+    ng_fmt_threshold(thr, sizeof thr, o->threshold);
+    if (p >= 0)
+        snprintf(sig, sizeof sig, ", p=%.3g", p);
+    v->stale_baseline = 1;
+    ng_verdict_warn(v, NG_STALE_WARNING ": current is %.2fx faster (%.3f -> %.3f "
+                    "ms/epoch%s), past the %sx threshold; a later regression will be measured "
+                    "from the old level: refresh the baseline%s", 1 / v->ratio,
+                    v->baseline.ms_per_epoch, v->current.ms_per_epoch, sig, thr,
+                    o->policy.fail_on_improvement ? " (--fail-on-improvement: exit 1)" : "");
+}
 
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                 const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts)
@@ -527,19 +789,35 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     copy_profile_warnings(v, current, nc);
     check_machines(v, baseline, nb, current, nc);
     check_work(v, baseline, nb, current, nc);
+    /* before the samples: a pattern that selects nothing empties every
+     * epoch, and the error says why better than a warning per epoch */
+    if (check_patterns(v, baseline, nb, current, nc, opts) < 0)
+        return;
     collect_samples(&v->baseline, baseline, nb, opts);
     collect_samples(&v->current, current, nc, opts);
     if (opts->nvtx) {
         v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
                                ? v->baseline.n_samples : v->current.n_samples);
-        check_samples(v, baseline, nb, &v->baseline, "baseline");
-        check_samples(v, current, nc, &v->current, "current");
+        check_samples(v, baseline, nb, &v->baseline, "baseline", opts);
+        check_samples(v, current, nc, &v->current, "current", opts);
+    }
+    for (int side = 0; side < 2; side++) {
+        const struct ng_verdict_side *sd = side ? &v->current : &v->baseline;
+        if (sd->n_samples > 0)
+            continue;
+        char msg[NG_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s '%s' has no epoch with counted GPU work%s",
+                 side ? "current" : "baseline", sd->path,
+                 sd->excluded_ns > 0 ? " (the kernel filters left out all of it)" : "");
+        ng_verdict_fail_with(v, msg);
+        return;
     }
     if (v->baseline.ms_per_epoch == 0) {
         char msg[NG_ERR_MAX];
         snprintf(msg, sizeof msg,
-                 "baseline '%s' has 0 ns of kernel time per epoch; no ratio can be formed",
-                 v->baseline.path);
+                 "baseline '%s' has 0 ns of kernel time per epoch%s; no ratio can be formed",
+                 v->baseline.path, v->baseline.excluded_ns > 0 && v->baseline.total_ns == 0
+                                   ? " (the kernel filters left out all of it)" : "");
         ng_verdict_fail_with(v, msg);
         return;
     }
@@ -551,18 +829,16 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
         v->p_value = ng_stats_mwu_greater(v->baseline.samples, v->baseline.n_samples,
                                           v->current.samples, v->current.n_samples, NULL);
     }
+    v->kernel_floor_ms = opts->policy.kernel_min_delta_ms >= 0
+                         ? opts->policy.kernel_min_delta_ms
+                         : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;
     attribute(v, baseline, nb, current, nc, opts);
-
     /* the human headline is the reporters' (ng_report_headline), from these fields */
-    if (v->ratio <= opts->threshold) {
-        v->outcome = NG_OUTCOME_PASS;
-    } else if (v->has_p && v->p_value > opts->alpha) {
-        char alpha[32];
-        ng_fmt_double(alpha, sizeof alpha, opts->alpha);
-        v->outcome = NG_OUTCOME_INCONCLUSIVE;
-        ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
-                        "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
-    } else {
+    decide_total(v, opts);
+    check_stale(v, opts);
+    v->outcome = v->total_outcome;
+    if (v->n_items_failed)
         v->outcome = NG_OUTCOME_FAIL;
-    }
+    else if (v->n_items_inconclusive && v->outcome == NG_OUTCOME_PASS)
+        v->outcome = NG_OUTCOME_INCONCLUSIVE;
 }

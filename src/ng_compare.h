@@ -29,6 +29,7 @@ struct ng_compare_opts {
     long skip_epochs;    /* NVTX mode: warm-up epochs dropped from each run */
     double alpha;        /* significance level; 0 = no test */
     long top;            /* kernels kept in the attribution */
+    struct ng_policy policy;
 };
 
 /* NVIDIA driver versions in either spelling ("470.141.03", 47014103):

@@ -168,6 +168,12 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_profile_init(&g->current[i], s->currents[i]);
     if (ok && s->epoch_range)
         ok = compile_pattern(g, s->epoch_range, &err) == 0;
+    const struct ng_policy *pol = &s->compare.policy;
+    if (ok && (pol->n_kernels || pol->n_exclude)) {
+        ok = ng_filter_init(&g->filter, pol->kernels, pol->n_kernels, pol->exclude,
+                            pol->n_exclude, &err) == 0;
+        g->have_filter = ok;
+    }
 
     struct ng_source_opts src = {
         .nsys = s->nsys,
@@ -178,6 +184,9 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .metric = s->compare.metric,
         .skip_epochs = s->compare.skip_epochs,
         .cache = s->cache.dir ? &s->cache : NULL,
+        .filter = g->have_filter ? &g->filter : NULL,
+        .base_names = pol->base_names,
+        .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
     };
     memset(&own, 0, sizeof own);
     if (ok && s->baseline_history && g->nb == 0)
@@ -228,6 +237,9 @@ void ng_gate_release(struct ng_gate *g)
         ng_profile_release(&g->current[i]);
     if (g->have_re)
         ng_regex_release(&g->epoch_re);
+    if (g->have_filter)
+        ng_filter_release(&g->filter);
+    g->have_filter = 0;
     g->nb = g->nc = 0;
     g->have_re = 0;
 }

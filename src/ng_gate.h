@@ -10,6 +10,7 @@
 
 #include "ng_cli.h"
 #include "ng_profile.h"
+#include "ng_filter.h"
 #include "ng_regex.h"
 #include "ng_verdict.h"
 
@@ -22,6 +23,8 @@ struct ng_gate {
     size_t nc;
     struct ng_regex epoch_re;
     int have_re;
+    struct ng_filter filter;   /* --kernels, --exclude-kernels */
+    int have_filter;
     struct ng_verdict verdict;
     struct ng_exports *exports;   /* while the profiles load */
 };

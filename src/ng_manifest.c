@@ -145,6 +145,7 @@ static int apply_field(const struct entry *e, const cJSON *field, struct ng_err 
         return ng_err_set(err, "is not a per-gate option: give --%s on the command line", flag);
     if (cJSON_IsNull(field))
         return 0;   /* the command line's value, or the default */
+    ng_cli_clear_list(e->s, flag);   /* the gate's own list, not added to the command line's */
     if (!cJSON_IsArray(field))
         return set_value(e, flag, scope, values, field, err);
     if (values != 2)

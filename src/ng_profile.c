@@ -14,9 +14,29 @@ void ng_profile_init(struct ng_profile *p, const char *path)
     p->path = ng_xstrdup(path ? path : "");
 }
 
+static void free_cells(struct ng_epoch_cells *c)
+{
+    if (!c)
+        return;
+    free(c->epoch);
+    free(c->ns);
+    free(c);
+}
+
+static void free_rows(struct ng_work_row *rows, size_t n, int own_names)
+{
+    for (size_t i = 0; i < n; i++) {
+        free_cells(rows[i].cells);
+        if (own_names)
+            free(rows[i].name);
+    }
+    free(rows);
+}
+
 void ng_profile_release(struct ng_profile *p)
 {
-    free(p->rows);
+    free_rows(p->rows, p->n_rows, 0);
+    free_rows(p->excluded, p->n_excluded, 1);
     free(p->merge.slots);
     for (size_t i = 0; i < p->merge.n_blocks; i++)
         free(p->merge.blocks[i]);
@@ -109,9 +129,43 @@ int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char 
         p->rows = ng_xrealloc(p->rows, p->cap_rows * sizeof *p->rows);
     }
     p->rows[p->n_rows] = (struct ng_work_row){ store_name(p, name, name_len), kind, total_ns,
-                                               instances };
+                                               instances, NULL };
     p->merge.slots[j] = (uint32_t)++p->n_rows;
     return 0;
+}
+
+static struct ng_work_row *find_row(struct ng_profile *p, enum ng_work_kind kind,
+                                    const char *name)
+{
+    size_t len = strlen(name);
+    if (!p->merge.slots)
+        index_grow(p);
+    size_t mask = p->merge.cap - 1;
+    for (size_t j = row_hash(kind, name, len) & mask; p->merge.slots[j]; j = (j + 1) & mask) {
+        struct ng_work_row *r = &p->rows[p->merge.slots[j] - 1];
+        if (r->kind == kind && strcmp(r->name, name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+void ng_profile_add_cells(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                          const uint32_t *epoch, const int64_t *ns, size_t n)
+{
+    struct ng_work_row *r = find_row(p, kind, name);
+    if (!r || n == 0)
+        return;
+    if (!r->cells)
+        r->cells = ng_xcalloc(1, sizeof *r->cells);
+    struct ng_epoch_cells *c = r->cells;
+    if (c->n + n > c->cap) {
+        c->cap = (c->n + n) * 2;
+        c->epoch = ng_xrealloc(c->epoch, c->cap * sizeof *c->epoch);
+        c->ns = ng_xrealloc(c->ns, c->cap * sizeof *c->ns);
+    }
+    memcpy(c->epoch + c->n, epoch, n * sizeof *epoch);
+    memcpy(c->ns + c->n, ns, n * sizeof *ns);
+    c->n += n;
 }
 
 /* Few places (GPUs, ranks): a sorted array, searched in order. */
@@ -189,18 +243,11 @@ static void sort_rows(struct ng_profile *p)
     free(order);
 }
 
-int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
+/* The counted totals, by kind and in all, from the rows. */
+static int sum_rows(struct ng_profile *p, struct ng_err *err)
 {
     int64_t total = 0, count = 0;
 
-    if (p->n_rows == 0)
-        return ng_err_set(err, "'%s' has no CUDA kernel data", p->path);
-    if (p->merge.overflow)
-        return ng_err_set(err, "'%s': kernel time overflows 64 bits", p->path);
-    /* every row is in: the index is dead weight from here on */
-    free(p->merge.slots);
-    p->merge.slots = NULL;
-    p->merge.cap = 0;
     memset(p->kind_ns, 0, sizeof p->kind_ns);
     memset(p->kind_launches, 0, sizeof p->kind_launches);
     for (size_t i = 0; i < p->n_rows; i++) {
@@ -213,18 +260,33 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
         p->kind_ns[r->kind] += r->total_ns;   /* bounded by total */
         p->kind_launches[r->kind] += r->instances;
     }
-    sort_rows(p);
     p->total_ns = total;
     p->launches = count;
+    return 0;
+}
+
+int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
+{
+    if (p->n_rows == 0 && p->n_excluded == 0)
+        return ng_err_set(err, "'%s' has no CUDA kernel data", p->path);
+    if (p->merge.overflow)
+        return ng_err_set(err, "'%s': kernel time overflows 64 bits", p->path);
+    /* every row is in: the index is dead weight from here on */
+    free(p->merge.slots);
+    p->merge.slots = NULL;
+    p->merge.cap = 0;
+    if (sum_rows(p, err) < 0)
+        return -1;
+    sort_rows(p);
     if (!p->measured)
-        p->measured_ns = total;   /* kernel-sum, and every source without intervals */
+        p->measured_ns = p->total_ns;   /* kernel-sum, and every source without intervals */
     p->loaded = 1;
     return 0;
 }
 
 void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from)
 {
-    free(p->rows);
+    free_rows(p->rows, p->n_rows, 0);
     free(p->merge.slots);
     for (size_t i = 0; i < p->merge.n_blocks; i++)
         free(p->merge.blocks[i]);
@@ -236,6 +298,102 @@ void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from)
     from->rows = NULL;
     from->n_rows = from->cap_rows = 0;
     memset(&from->merge, 0, sizeof from->merge);
+}
+
+int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
+                      struct ng_filter_account *a, struct ng_err *err)
+{
+    size_t out = 0;
+
+    if (ng_filter_empty(f))
+        return 0;
+    for (size_t i = 0; i < p->n_rows; i++) {
+        struct ng_work_row *r = &p->rows[i];
+        int sel = ng_filter_selects(f, r->name, a);
+        if (sel < 0)
+            return ng_err_set(err, "the --kernels / --exclude-kernels patterns took more than "
+                              "%.0f s of CPU time on the names of '%s'; use simpler patterns",
+                              NG_REGEX_CPU_BUDGET, p->path);
+        if (sel) {
+            p->rows[out++] = *r;
+            continue;
+        }
+        /* the excluded rows own their names: the name blocks stay the rows' */
+        p->excluded = ng_xgrow(p->excluded, p->n_excluded, sizeof *p->excluded);
+        p->excluded[p->n_excluded] = *r;
+        p->excluded[p->n_excluded++].name = ng_xstrdup(r->name);
+        p->excluded_ns += r->total_ns;
+        p->excluded_launches += r->instances;
+    }
+    p->n_rows = out;
+    memcpy(p->include_hits, a->include_hits, sizeof p->include_hits);
+    memcpy(p->exclude_hits, a->exclude_hits, sizeof p->exclude_hits);
+    if (sum_rows(p, err) < 0)
+        return -1;
+    if (!p->measured)
+        p->measured_ns = p->total_ns;
+    return 0;
+}
+
+/* ---- base names ---- */
+
+/* The end of the bracketed group opening at s[i] ('<' or '('), or len. */
+static size_t group_end(const char *s, size_t i, size_t len)
+{
+    int depth = 0;
+    for (; i < len; i++) {
+        if (s[i] == '<' || s[i] == '(' || s[i] == '[')
+            depth++;
+        else if ((s[i] == '>' || s[i] == ')' || s[i] == ']') && --depth == 0)
+            return i;
+    }
+    return len;
+}
+
+void ng_kernel_base_name(const char *demangled, struct ng_buf *out)
+{
+    const char *s = demangled;
+    size_t len = strlen(s), name_start = 0, name_end = len;
+    size_t last_top_paren = len;
+
+    /* the parameter list: the last top-level (...) that ends the name */
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '<' || s[i] == '[') {
+            i = group_end(s, i, len);
+        } else if (s[i] == '(') {
+            size_t e = group_end(s, i, len);
+            if (e + 1 >= len || s[e + 1] == ' ' || s[e + 1] == '\0')
+                last_top_paren = i;
+            i = e;
+        }
+    }
+    name_end = last_top_paren;
+    /* the template arguments right before it */
+    if (name_end > 0 && s[name_end - 1] == '>') {
+        int depth = 0;
+        for (size_t i = name_end; i-- > 0;) {
+            if (s[i] == '>')
+                depth++;
+            else if (s[i] == '<' && --depth == 0) {
+                name_end = i;
+                break;
+            }
+        }
+    }
+    /* the scope and the return type: after the last top-level "::" or space */
+    for (size_t i = 0; i < name_end; i++) {
+        if (s[i] == '<' || s[i] == '(' || s[i] == '[')
+            i = group_end(s, i, name_end);
+        else if (s[i] == ' ')
+            name_start = i + 1;
+        else if (s[i] == ':' && i + 1 < name_end && s[i + 1] == ':')
+            name_start = ++i + 1;
+    }
+    if (name_start >= name_end) {   /* nothing like a function name: keep it whole */
+        ng_buf_adds(out, s);
+        return;
+    }
+    ng_buf_add(out, s + name_start, name_end - name_start);
 }
 
 /* The kinds, and the words of --work that select them. */

@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 #include "ng_err.h"
+#include "ng_filter.h"
 #include "ng_metric.h"
+#include "ng_util.h"
 
 enum ng_format {
     NG_FORMAT_UNKNOWN = 0,
@@ -58,11 +60,20 @@ struct ng_place {
     int64_t launches;
 };
 
+/* An item's time in each counted epoch where it ran (per-kernel gates in
+ * NVTX mode): epoch[i] indexes the profile's epochs. */
+struct ng_epoch_cells {
+    uint32_t *epoch;
+    int64_t *ns;
+    size_t n, cap;
+};
+
 struct ng_work_row {
     char *name;          /* raw bytes from the profile; may be invalid UTF-8 */
     enum ng_work_kind kind;
     int64_t total_ns;
     int64_t instances;
+    struct ng_epoch_cells *cells;   /* NULL unless asked for */
 };
 
 struct ng_profile {
@@ -90,6 +101,12 @@ struct ng_profile {
     } merge;
     int64_t kind_ns[NG_WORK_KINDS];        /* the counted total by kind */
     int64_t kind_launches[NG_WORK_KINDS];
+    /* items --kernels / --exclude-kernels left out (of the counted epochs,
+     * in NVTX mode), their total, and what each pattern selected */
+    struct ng_work_row *excluded;
+    size_t n_excluded;
+    int64_t excluded_ns, excluded_launches;
+    size_t include_hits[NG_FILTER_MAX], exclude_hits[NG_FILTER_MAX];
     /* work of kinds --work does not count: what the profile has, left out */
     int64_t left_out_ns[NG_WORK_KINDS];
     int64_t left_out_launches[NG_WORK_KINDS];
@@ -142,9 +159,27 @@ void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
 int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char *name,
                        size_t name_len, int64_t total_ns, int64_t instances);
 
+/* Adds an item's time in counted epochs to the row of that kind and name
+ * (added before, not yet finished). */
+void ng_profile_add_cells(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                          const uint32_t *epoch, const int64_t *ns, size_t n);
+
+/* Moves the rows the filter does not select to p->excluded (a finished
+ * profile; its totals are recomputed), counting each pattern's hits.
+ * -1 when the matching went over its budget. */
+int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
+                      struct ng_filter_account *a, struct ng_err *err);
+
+/* A kernel's base name as nsys's shortName (`cuda_gpu_kern_sum:base`) has
+ * it, from its demangled name: the function name without its return type,
+ * scope, template arguments and parameter list, e.g.
+ * "void at::native::reduce_kernel<(int)512, ...>(T3)" -> "reduce_kernel". */
+void ng_kernel_base_name(const char *demangled, struct ng_buf *out);
+
 /* With every row added: sorts the rows, sums the totals (refusing an int64
  * overflow, also one met while merging) and refuses a profile without
- * rows. */
+ * rows (unless the kernel filters left every one out: the comparator then
+ * names the pattern). */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
 /* Replaces p's rows with from's (moved: from keeps none), e.g. rows folded

@@ -79,6 +79,10 @@ void ng_project_release(struct ng_project *pj)
     }
     free(pj->pages);
     ng_idmap_release(&pj->spans);
+    ng_idmap_release(&pj->cell_index);
+    free(pj->cell_epoch);
+    free(pj->cell_item);
+    free(pj->cell_ns);
     free(pj->unclosed_names);
     memset(pj, 0, sizeof *pj);
 }
@@ -395,8 +399,29 @@ static int call_ranges(const struct ng_project *pj, int64_t gpid, int64_t corr, 
     return 1;
 }
 
+void ng_project_track_items(struct ng_project *pj)
+{
+    pj->track_items = 1;
+}
+
+static int add_cell(struct ng_project *pj, size_t epoch, size_t item, int64_t ns)
+{
+    int added;
+    size_t c = ng_idmap_get(&pj->cell_index, (int64_t)epoch, (int64_t)item, pj->n_cells, &added);
+    if (added) {
+        pj->cell_epoch = ng_xgrow(pj->cell_epoch, pj->n_cells, sizeof *pj->cell_epoch);
+        pj->cell_item = ng_xgrow(pj->cell_item, pj->n_cells, sizeof *pj->cell_item);
+        pj->cell_ns = ng_xgrow(pj->cell_ns, pj->n_cells, sizeof *pj->cell_ns);
+        pj->cell_epoch[c] = epoch;
+        pj->cell_item[c] = item;
+        pj->cell_ns[c] = 0;
+        pj->n_cells++;
+    }
+    return __builtin_add_overflow(pj->cell_ns[c], ns, &pj->cell_ns[c]) ? -1 : 0;
+}
+
 int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
-                    int64_t start, int64_t end)
+                    int64_t start, int64_t end, size_t item)
 {
     size_t first, last;
     int n = 0;
@@ -404,15 +429,45 @@ int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t d
     if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
         return 0;
     for (size_t i = first; i <= last; i++) {
-        struct ng_project_epoch *e = &pj->epochs[pj->r[i].epoch];
+        size_t epoch = pj->r[i].epoch;
+        struct ng_project_epoch *e = &pj->epochs[epoch];
         if (e->rank < (size_t)pj->skip)
             continue;
         if (ng_acc_add(&e->acc, pj->metric, device, start, end) < 0)
+            return -1;
+        if (pj->track_items && item != SIZE_MAX && add_cell(pj, epoch, item, end - start) < 0)
             return -1;
         n++;
     }
     pj->taken += n;
     return n;
+}
+
+int ng_project_epochs_of(const struct ng_project *pj, int64_t gpid, int64_t corr)
+{
+    size_t first, last;
+    int n = 0;
+
+    if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
+        return 0;
+    for (size_t i = first; i <= last; i++)
+        n += pj->epochs[pj->r[i].epoch].rank >= (size_t)pj->skip;
+    return n;
+}
+
+void ng_project_item_cells(const struct ng_project *pj,
+                           void (*fn)(void *ctx, size_t item, size_t position, int64_t ns),
+                           void *ctx)
+{
+    /* positions as ng_project_results() numbers them: counted epochs with work */
+    size_t *position = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *position);
+    size_t at = 0;
+    for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++)
+        if (pj->epochs[pj->order[k]].acc.launches)
+            position[pj->order[k]] = at++;
+    for (size_t c = 0; c < pj->n_cells; c++)
+        fn(ctx, pj->cell_item[c], position[pj->cell_epoch[c]], pj->cell_ns[c]);
+    free(position);
 }
 
 int ng_project_disordered(const struct ng_project *pj)
@@ -428,6 +483,8 @@ void ng_project_restart_work(struct ng_project *pj)
     for (size_t i = 0; i < pj->n_epochs; i++)
         ng_acc_reset(&pj->epochs[i].acc);
     pj->taken = 0;
+    ng_idmap_release(&pj->cell_index);
+    pj->n_cells = 0;
 }
 
 size_t ng_project_ranges(const struct ng_project *pj)

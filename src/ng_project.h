@@ -72,6 +72,13 @@ struct ng_project {
     struct ng_project_page_set *pages;   /* per process: call -> last containing range */
     size_t n_pages;
     struct ng_idmap spans;      /* calls in several ranges (or past the pages) */
+    /* per item and epoch (per-kernel gates): cell i is item cell_item[i]'s
+     * time in epoch cell_epoch[i] */
+    int track_items;
+    struct ng_idmap cell_index;
+    size_t *cell_epoch, *cell_item;
+    int64_t *cell_ns;
+    size_t n_cells;
     int64_t unclosed;
     char *unclosed_names;       /* the first few, quoted and ", "-joined */
     int64_t taken;              /* work intervals counted, over all epochs */
@@ -103,11 +110,24 @@ size_t ng_project_index(struct ng_project *pj);
 void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
                      int64_t end);
 
-/* A work interval launched by call `corr` of process gpid: the number of
- * counted epochs it went into (0: none), or -1 when a figure would
- * overflow 64 bits. */
+/* Keep each item's time per epoch too (call before ng_project_work). */
+void ng_project_track_items(struct ng_project *pj);
+
+/* A work interval of item `item` (the caller's index; SIZE_MAX: none)
+ * launched by call `corr` of process gpid: the number of counted epochs it
+ * went into (0: none), or -1 when a figure would overflow 64 bits. */
 int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
-                    int64_t start, int64_t end);
+                    int64_t start, int64_t end, size_t item);
+
+/* How many counted epochs a call of process gpid lies in, without adding
+ * anything (work the kernel filters leave out). */
+int ng_project_epochs_of(const struct ng_project *pj, int64_t gpid, int64_t corr);
+
+/* Each item's time per epoch (with ng_project_track_items), as positions
+ * in ng_project_results()'s array: fn(ctx, item, position, ns). */
+void ng_project_item_cells(const struct ng_project *pj,
+                           void (*fn)(void *ctx, size_t item, size_t position, int64_t ns),
+                           void *ctx);
 
 /* gpu-busy saw intervals out of order: feed them again, in order of start,
  * after ng_project_restart_work(). */

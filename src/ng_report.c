@@ -1,6 +1,7 @@
 #include "ng_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,54 @@ static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
     }
 }
 
-static int only_kernels(const struct ng_verdict *v)
+static void item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
+
+static void name_line(struct ng_buf *out, const char *name)
+{
+    size_t len = strlen(name);
+    ng_text_clean(out, name, len > NAME_SHOWN_MAX ? NAME_SHOWN_MAX : len,
+                  NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_adds(out, len > NAME_SHOWN_MAX ? "...\n" : "\n");
+}
+
+/* What --kernels / --exclude-kernels left out, per epoch. */
+static void excluded_line(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    if (b->excluded_launches == 0 && c->excluded_launches == 0)
+        return;
+    ng_buf_addf(out, "  left out by the kernel filters, per epoch: baseline %.3f ms (%.1f "
+                     "launches), current %.3f ms (%.1f launches)\n",
+                (double)b->excluded_ns / 1e6 / b->epochs_counted,
+                (double)b->excluded_launches / b->epochs_counted,
+                (double)c->excluded_ns / 1e6 / c->epochs_counted,
+                (double)c->excluded_launches / c->epochs_counted);
+}
+
+/* The items the per-kernel gates did not pass. */
+static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    char kthr[32];
+    if (v->n_items_failed + v->n_items_inconclusive == 0)
+        return;
+    ng_fmt_threshold(kthr, sizeof kthr, v->policy ? v->policy->kernel_threshold : 0);
+    ng_buf_addf(out, "  per-kernel gates (past %sx and %.3f ms/epoch):\n", kthr,
+                v->kernel_floor_ms);
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        if (!k->gated || k->verdict == NG_OUTCOME_PASS)
+            continue;
+        ng_buf_addf(out, "    %-12s ", ng_outcome_title(k->verdict));
+        item_ratio(out, k);
+        ng_buf_addf(out, " %+.3f ms/epoch", k->delta_ms_per_epoch);
+        if (k->has_p)
+            ng_buf_addf(out, " (p=%.3g)", k->p_value);
+        ng_buf_adds(out, "  ");
+        name_line(out, k->name);
+    }
+}
+
+int ng_report_only_kernels(const struct ng_verdict *v)
 {
     for (size_t i = 0; i < v->n_kernels; i++)
         if (v->kernels[i].kind != NG_WORK_KERNEL)
@@ -125,21 +173,20 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out)
     side_line(out, "baseline", &v->baseline, unit);
     side_line(out, "current ", &v->current, unit);
     work_lines(out, v);
+    excluded_line(out, v);
     if (v->n_kernels == 0)
         return;
     ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",
-                only_kernels(v) ? "kernels" : "work items");
-    for (size_t i = 0; i < v->n_kernels; i++) {
+                ng_report_only_kernels(v) ? "kernels" : "work items");
+    for (size_t i = 0; i < v->n_top && i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
-        size_t len = strlen(k->name);
         ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %-7s %.3f -> %.3f ms, %.1f -> %.1f launches  ",
                     k->delta_ms_per_epoch, k->share * 100.0, ng_kernel_status_name(k->status),
                     k->baseline_ms_per_epoch, k->current_ms_per_epoch,
                     k->baseline_instances_per_epoch, k->current_instances_per_epoch);
-        ng_text_clean(out, k->name, len > NAME_SHOWN_MAX ? NAME_SHOWN_MAX : len,
-                      NG_TEXT_ESCAPE_CONTROLS);
-        ng_buf_adds(out, len > NAME_SHOWN_MAX ? "...\n" : "\n");
+        name_line(out, k->name);
     }
+    gated_lines(out, v);
 }
 
 /* "epochs=10"; in NVTX mode with sides of different sizes, both counts
@@ -185,6 +232,61 @@ static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
     ng_buf_adds(out, ")");
 }
 
+#define HEADLINE_NAME_MAX 60
+
+/* The first item the per-kernel gates did not pass with this outcome. */
+static const struct ng_kernel_delta *first_item(const struct ng_verdict *v, enum ng_outcome o)
+{
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].gated && v->kernels[i].verdict == o)
+            return &v->kernels[i];
+    return NULL;
+}
+
+static void item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
+{
+    if (isfinite(k->ratio))
+        ng_buf_addf(out, "%.2fx", k->ratio);
+    else
+        ng_buf_adds(out, "new");
+}
+
+static void short_name(struct ng_buf *out, const char *name)
+{
+    size_t len = strlen(name);
+    ng_buf_add(out, name, len > HEADLINE_NAME_MAX ? HEADLINE_NAME_MAX : len);
+    if (len > HEADLINE_NAME_MAX)
+        ng_buf_adds(out, "...");
+}
+
+/* The total within its threshold, a work item not: the headline names it. */
+static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
+{
+    char kthr[32], alpha[32];
+    int failed = v->n_items_failed > 0;
+    size_t n = failed ? v->n_items_failed : v->n_items_inconclusive;
+    const struct ng_kernel_delta *k = first_item(v, failed ? NG_OUTCOME_FAIL
+                                                          : NG_OUTCOME_INCONCLUSIVE);
+
+    ng_fmt_threshold(kthr, sizeof kthr, v->policy ? v->policy->kernel_threshold : 0);
+    ng_buf_addf(out, "%s: %zu work item%s %s past the %sx kernel threshold", failed ? "FAIL"
+                : "INCONCLUSIVE", n, n == 1 ? "" : "s", failed ? "regressed" : "grew", kthr);
+    if (!failed)
+        ng_buf_adds(out, " but not significantly");
+    ng_buf_adds(out, n == 1 ? " (" : " (first: ");
+    if (k) {
+        short_name(out, k->name);
+        ng_buf_adds(out, " ");
+        item_ratio(out, k);
+        ng_buf_addf(out, ", %+.3f ms/epoch", k->delta_ms_per_epoch);
+        if (!failed) {
+            ng_fmt_double(alpha, sizeof alpha, v->alpha);
+            ng_buf_addf(out, ", p=%.3g > alpha=%s", k->p_value, alpha);
+        }
+    }
+    ng_buf_adds(out, ")");
+}
+
 /* Byte for byte the Python prototype's line for PASS and FAIL. */
 static void headline(const struct ng_verdict *v, struct ng_buf *out)
 {
@@ -195,7 +297,17 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
         return;
     }
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
-    if (v->outcome == NG_OUTCOME_PASS) {
+    /* the total within its threshold (or not significant), an item not */
+    if ((v->n_items_failed || v->n_items_inconclusive) && v->outcome != NG_OUTCOME_PASS &&
+        v->total_outcome != NG_OUTCOME_FAIL && v->outcome != v->total_outcome) {
+        items_headline(v, out);
+    } else if (v->outcome == NG_OUTCOME_PASS && v->under_floor) {
+        char floor[32];
+        ng_fmt_double(floor, sizeof floor, v->policy ? v->policy->min_delta_ms : 0);
+        ng_buf_addf(out, "PASS: per-epoch ratio %.2fx exceeds %sx threshold but the increase, "
+                         "%.3f ms/epoch, is within the %s ms floor", v->ratio, thr,
+                    v->current.ms_per_epoch - v->baseline.ms_per_epoch, floor);
+    } else if (v->outcome == NG_OUTCOME_PASS) {
         ng_buf_addf(out, "PASS: per-epoch within %sx", thr);
     } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE) {
         ng_fmt_double(alpha, sizeof alpha, v->alpha);
@@ -276,7 +388,7 @@ void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c)
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < b->n; i++) {
         const struct ng_verdict *v = b->verdicts[i];
-        int code = ng_outcome_exit_code(v->outcome, v->fail_inconclusive);
+        int code = ng_verdict_exit_code(v);
         c->by_outcome[v->outcome]++;
         if (code > c->exit_code)
             c->exit_code = code;

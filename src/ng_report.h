@@ -89,6 +89,7 @@ struct ng_verdict_doc {
     struct ng_verdict v;
     char **strings;
     size_t n_strings;
+    struct ng_policy *policy;  /* v.policy points here (allocated: a doc may be moved) */
 };
 int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
                         struct ng_err *err);

@@ -14,6 +14,7 @@
  * :emoji: at once); workflow commands escape % CR LF, and : , in
  * properties, as @actions/core does; output values that could hold a
  * newline use the key<<DELIMITER form. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,22 +142,32 @@ static void md_figures(struct md *m, const struct ng_verdict *v)
     md_add(m, &b);
 }
 
+/* The kernel table; a kind column when other work is in it, and a gate
+ * column when the per-kernel gates judged the items. */
 static void md_kernels(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
+    int kinds = !ng_report_only_kernels(v);
+    int gates = v->policy && v->policy->kernel_threshold > 0;
 
     /* as in the human output: on a PASS they are noise (unless --verbose) */
     if (v->n_kernels == 0 || !ng_report_wants_details(v))
         return;
-    ng_buf_adds(&b, "\nKernels by contribution to the change, per epoch:\n\n"
-                    "| kernel | status | baseline ms | current ms | change ms | share "
-                    "| launches |\n"
-                    "| :-- | :-- | --: | --: | --: | --: | --: |\n");
+    ng_buf_addf(&b, "\n%s by contribution to the change, per epoch:\n\n| %s |%s%s status "
+                    "| baseline ms | current ms | change ms | share | launches |\n"
+                    "| :-- |%s%s :-- | --: | --: | --: | --: | --: |\n",
+                kinds ? "Work items" : "Kernels", kinds ? "work item" : "kernel",
+                kinds ? " kind |" : "", gates ? " gate |" : "", kinds ? " :-- |" : "",
+                gates ? " :-- |" : "");
     md_add(m, &b);
     for (size_t i = 0; i < v->n_kernels && !m->full; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         ng_buf_adds(&b, "| ");
         md_text(&b, k->name, NAME_SHOWN_MAX);
+        if (kinds)
+            ng_buf_addf(&b, " | %s", ng_work_kind_name(k->kind));
+        if (gates)
+            ng_buf_addf(&b, " | %s", k->gated ? ng_outcome_title(k->verdict) : EM_DASH);
         ng_buf_addf(&b, " | %s | %.3f | %.3f | %+.3f | %.1f%% | %.1f " ARROW " %.1f |\n",
                     ng_kernel_status_name(k->status), k->baseline_ms_per_epoch,
                     k->current_ms_per_epoch, k->delta_ms_per_epoch, k->share * 100.0,
@@ -391,14 +402,17 @@ const struct ng_reporter ng_reporter_github_output = {
 
 /* ---- workflow commands ---- */
 
-/* GitHub shows at most 10 error and 10 warning annotations per step: past
- * 9, the 10th says how many more there are. */
+/* GitHub shows at most 10 error, 10 warning and 10 notice annotations per
+ * step: past 9, the 10th says how many more there are. */
 #define ANNOTATIONS_MAX 10
+
+enum { ANN_ERROR, ANN_WARNING, ANN_NOTICE, ANN_KINDS };
+static const char *const ann_kinds[ANN_KINDS] = { "error", "warning", "notice" };
 
 struct annotations {
     struct ng_buf *out;
-    size_t shown[2];      /* 0: error, 1: warning */
-    size_t dropped[2];
+    size_t shown[ANN_KINDS];
+    size_t dropped[ANN_KINDS];
 };
 
 static void escape_command(struct ng_buf *out, const char *s, int property)
@@ -416,26 +430,55 @@ static void escape_command(struct ng_buf *out, const char *s, int property)
 }
 
 /* title "nsys-gate: NAME"; body already cleaned, newlines allowed */
-static void annotate(struct annotations *a, int warning, const char *name, const char *body)
+static void annotate(struct annotations *a, int kind, const char *name, const char *body)
 {
-    static const char *const kinds[] = { "error", "warning" };
     struct ng_buf title = NG_BUF_INIT;
     char *clean_name;
 
-    if (a->shown[warning] + 1 >= ANNOTATIONS_MAX) {
-        a->dropped[warning]++;
+    if (a->shown[kind] + 1 >= ANNOTATIONS_MAX) {
+        a->dropped[kind]++;
         return;
     }
-    a->shown[warning]++;
+    a->shown[kind]++;
     clean_name = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS);
     ng_buf_addf(&title, "nsys-gate: %s", clean_name);
     free(clean_name);
-    ng_buf_addf(a->out, "::%s title=", kinds[warning]);
+    ng_buf_addf(a->out, "::%s title=", ann_kinds[kind]);
     escape_command(a->out, title.data, 1);
     ng_buf_adds(a->out, "::");
     escape_command(a->out, body, 0);
     ng_buf_adds(a->out, "\n");
     ng_buf_release(&title);
+}
+
+/* Each work item the per-kernel gates failed: an error titled with the
+ * gate and the item (an inconclusive one, a warning). */
+static void annotate_items(struct annotations *a, const struct ng_verdict *v)
+{
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        if (!k->gated || k->verdict == NG_OUTCOME_PASS)
+            continue;
+        struct ng_buf title = NG_BUF_INIT, body = NG_BUF_INIT;
+        char kthr[32];
+        ng_fmt_threshold(kthr, sizeof kthr, v->policy ? v->policy->kernel_threshold : 0);
+        ng_buf_addf(&title, "%s/%s", v->name, k->name);
+        ng_buf_addf(&body, "%s: ", ng_outcome_title(k->verdict));
+        ng_text_clean(&body, k->name, strlen(k->name), NG_TEXT_ESCAPE_CONTROLS);
+        if (isfinite(k->ratio))
+            ng_buf_addf(&body, " %.2fx", k->ratio);
+        else
+            ng_buf_adds(&body, " (new)");
+        ng_buf_addf(&body, " past the %sx kernel threshold, %+.3f ms/epoch (%.3f -> %.3f)",
+                    kthr, k->delta_ms_per_epoch, k->baseline_ms_per_epoch,
+                    k->current_ms_per_epoch);
+        if (k->has_p)
+            ng_buf_addf(&body, ", p=%.3g", k->p_value);
+        annotate(a, k->verdict == NG_OUTCOME_FAIL ? ANN_ERROR : ANN_WARNING, title.data,
+                 body.data);
+        ng_buf_release(&title);
+        ng_buf_release(&body);
+    }
 }
 
 static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
@@ -449,11 +492,15 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
             ng_report_details(v, &body);
             body.data[--body.len] = '\0';   /* the last newline */
         }
-        annotate(a, v->outcome == NG_OUTCOME_INCONCLUSIVE, v->name, body.data);
+        annotate(a, v->outcome == NG_OUTCOME_INCONCLUSIVE ? ANN_WARNING : ANN_ERROR, v->name,
+                 body.data);
     }
+    annotate_items(a, v);
+    /* a stale baseline is a notice: nothing regressed, but someone should look */
     for (size_t i = 0; i < v->n_warnings; i++) {
         char *w = ng_text_cleaned(v->warnings[i], NG_TEXT_ESCAPE_CONTROLS);
-        annotate(a, 1, v->name, w);
+        int stale = strncmp(v->warnings[i], NG_STALE_WARNING, strlen(NG_STALE_WARNING)) == 0;
+        annotate(a, stale ? ANN_NOTICE : ANN_WARNING, v->name, w);
         free(w);
     }
     ng_buf_release(&body);
@@ -462,13 +509,13 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
 static int annotations_render_batch(const struct ng_batch *b, struct ng_buf *out,
                                     struct ng_err *err)
 {
-    static const char *const kinds[] = { "error", "warning" };
-    struct annotations a = { out, { 0, 0 }, { 0, 0 } };
+    const char *const *kinds = ann_kinds;
+    struct annotations a = { out, { 0 }, { 0 } };
 
     (void)err;
     for (size_t i = 0; i < b->n; i++)
         annotate_gate(&a, b->verdicts[i]);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < ANN_KINDS; k++)
         if (a.dropped[k] > 0)
             ng_buf_addf(out, "::%s title=nsys-gate::%zu more %s%s not shown: see the step "
                              "summary\n",

@@ -27,22 +27,24 @@
 struct limits {
     int rows;            /* write the current side's rows (JSON lines) */
     size_t text;         /* JSON bytes of any string: paths, warnings, context, message */
-    size_t name;         /* JSON bytes of a kernel or row name (ng_rows_name at level 0) */
+    size_t name;         /* JSON bytes of a kernel or row name (ng_rows_name) */
     size_t n_rows;       /* named rows before the others row */
-    size_t n_kernels, n_warnings, n_samples, n_runs, n_labels;
+    size_t n_kernels, n_warnings, n_samples, n_runs, n_labels, n_patterns;
 };
 
-static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0 };
-static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
-/* Level 0 is every real line (names cut at NG_ROWS_NAME_MAX with a hash,
- * so history baselines match them); the others only for lines that would
- * not fit: thousands of warnings, 64 runs with long paths, hostile names. */
+/* Level 0 is every real line; the others only for lines that would not
+ * fit (thousands of warnings, 64 runs with long paths, hostile names).
+ * Names keep one spelling at every level (NG_ROWS_NAME_MAX, hashed), and
+ * the rows, which later baselines are made of, go last: the attribution's
+ * kernels and the text give way first. */
 static const struct limits line_levels[] = {
-    { 1, 2048, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 50, 20, 0, 0, 0 },
-    { 1, 256, 256, 20, 10, 10, 1000, 16, 32 },
-    { 1, 128, 128, 10, 5, 5, 200, 4, 16 },
-    { 1, 64, 64, 0, 0, 1, 20, 1, 8 },
+    { 1, 2048, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 50, 20, 0, 0, 0, 0 },
+    { 1, 256, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 10, 10, 1000, 16, 32, 16 },
+    { 1, 128, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 5, 5, 200, 4, 16, 8 },
+    { 1, 64, NG_ROWS_NAME_MAX, 20, 0, 1, 20, 1, 8, 2 },
 };
 
 /* at most `cap` of n (0: no limit) */
@@ -181,6 +183,9 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures, const stru
     cJSON_AddItemToObject(o, "left_out_launches",
                           by_kind_json(s->left_out_launches, s->loaded, 1));
     add_number_or_null(o, "epochs", figures && s->epochs_counted > 0, s->epochs_counted);
+    add_number_or_null(o, "excluded_ms_per_epoch", figures && s->epochs_counted > 0,
+                       (double)s->excluded_ns / 1e6 / s->epochs_counted);
+    add_number_or_null(o, "excluded_launches", s->loaded, (double)s->excluded_launches);
     add_number_or_null(o, "overlap_ms_per_epoch", figures && s->has_overlap,
                        s->overlap_ms_per_epoch);
     double per = figures ? s->epochs_counted : 0;
@@ -211,6 +216,44 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k, const struct limits *
     add_number_or_null(o, "share", 1, k->share);
     add_number_or_null(o, "baseline_instances_per_epoch", 1, k->baseline_instances_per_epoch);
     add_number_or_null(o, "current_instances_per_epoch", 1, k->current_instances_per_epoch);
+    if (k->gated)
+        cJSON_AddStringToObject(o, "verdict", ng_outcome_name(k->verdict));
+    else
+        cJSON_AddNullToObject(o, "verdict");
+    add_number_or_null(o, "ratio", k->gated, k->ratio);
+    add_number_or_null(o, "p_value", k->has_p, k->p_value);
+    return o;
+}
+
+static cJSON *string_array(const char *const *s, size_t n, const struct limits *lim)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < upto(n, lim->n_patterns); i++)
+        cJSON_AddItemToArray(a, cut_item(s[i], lim->text, 0));
+    return a;
+}
+
+/* What the verdict was decided under, so a dashboard can tell why a run
+ * passed: the thresholds, the filters, the floors, the per-kernel gates. */
+static cJSON *policy_json(const struct ng_verdict *v, const struct limits *lim)
+{
+    static const struct ng_policy none = { .kernel_min_delta_ms = -1 };
+    const struct ng_policy *p = v->policy ? v->policy : &none;
+    cJSON *o = cJSON_CreateObject();
+
+    add_number_or_null(o, "threshold", v->threshold > 0, v->threshold);
+    add_number_or_null(o, "alpha", 1, v->alpha);
+    cJSON_AddBoolToObject(o, "fail_inconclusive", v->fail_inconclusive);
+    cJSON_AddItemToObject(o, "kernels", string_array(p->kernels, p->n_kernels, lim));
+    cJSON_AddItemToObject(o, "exclude_kernels", string_array(p->exclude, p->n_exclude, lim));
+    add_number_or_null(o, "min_delta_ms", 1, p->min_delta_ms);
+    add_number_or_null(o, "kernel_threshold", p->kernel_threshold > 0, p->kernel_threshold);
+    /* the floor applied (the default is a share of the baseline epoch) */
+    add_number_or_null(o, "kernel_min_delta_ms", p->kernel_threshold > 0 && v->has_figures,
+                       v->kernel_floor_ms);
+    cJSON_AddBoolToObject(o, "fail_on_improvement", p->fail_on_improvement);
+    cJSON_AddStringToObject(o, "kernel_names", p->base_names ? "base" : "full");
+    add_number_or_null(o, "top", 1, (double)v->top);
     return o;
 }
 
@@ -342,6 +385,11 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     add_number_or_null(root, "epochs", v->epochs > 0, (double)v->epochs);
     add_number_or_null(root, "p_value", v->has_p, v->p_value);
     add_number_or_null(root, "alpha", 1, v->alpha);
+    cJSON_AddItemToObject(root, "policy", policy_json(v, lim));
+    cJSON_AddStringToObject(root, "total_verdict",
+                            ng_outcome_name(v->has_figures ? v->total_outcome : v->outcome));
+    cJSON_AddBoolToObject(root, "under_floor", v->under_floor);
+    cJSON_AddBoolToObject(root, "stale_baseline", v->stale_baseline);
     cJSON_AddItemToObject(root, "baseline", side_json(&v->baseline, v->has_figures, lim));
     cJSON_AddItemToObject(root, "baseline_history", baseline_history_json(&v->history, lim));
     cJSON_AddItemToObject(root, "current", side_json(&v->current, v->has_figures, lim));
@@ -689,6 +737,8 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->max_ms = num_or_0(o, "max_ms");
     s->mean_ms = num_or_0(o, "mean_ms");
     s->epochs_counted = num_or_0(o, "epochs");
+    s->excluded_ns = ns_of(num_or_0(o, "excluded_ms_per_epoch") * s->epochs_counted);
+    s->excluded_launches = (int64_t)num_or_0(o, "excluded_launches");
     s->has_overlap = get_num(o, "overlap_ms_per_epoch", &s->overlap_ms_per_epoch);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_ms"), s->kind_ns, 1e6);
     read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_launches"), s->kind_launches, 1);
@@ -725,6 +775,14 @@ static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const c
             k->name = keep(d, "");
         k->kind = kind_of(get_str(it, "kind"));
         k->status = status_of(get_str(it, "status"));
+        k->gated = outcome_of(get_str(it, "verdict"), &k->verdict) == 0;
+        k->has_p = get_num(it, "p_value", &k->p_value);
+        if (!get_num(it, "ratio", &k->ratio))
+            k->ratio = k->gated ? INFINITY : 0;   /* a new item's ratio is written as null */
+        if (k->gated && k->verdict == NG_OUTCOME_FAIL)
+            v->n_items_failed++;
+        else if (k->gated && k->verdict == NG_OUTCOME_INCONCLUSIVE)
+            v->n_items_inconclusive++;
         k->baseline_ms_per_epoch = num_or_0(it, "baseline_ms_per_epoch");
         k->current_ms_per_epoch = num_or_0(it, "current_ms_per_epoch");
         k->delta_ms_per_epoch = num_or_0(it, "delta_ms_per_epoch");
@@ -795,6 +853,43 @@ static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
         read_history_run(&h->last, cJSON_GetObjectItemCaseSensitive(o, "last"));
 }
 
+static void read_patterns(struct ng_verdict_doc *d, const cJSON *a, const char **out,
+                          size_t *n)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+        if (cJSON_IsString(it) && *n < NG_POLICY_PATTERNS)
+            out[(*n)++] = keep(d, it->valuestring);
+}
+
+/* The policy as the verdict recorded it; a line from before policies has
+ * none (the defaults). */
+static void read_policy(struct ng_verdict_doc *d, const cJSON *root)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "policy");
+    struct ng_policy *p = d->policy = ng_xcalloc(1, sizeof *d->policy);
+    struct ng_verdict *v = &d->v;
+    double x;
+
+    p->kernel_min_delta_ms = -1;
+    v->policy = p;
+    v->top = (long)v->n_kernels;
+    if (!cJSON_IsObject(o))
+        return;
+    read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "kernels"), p->kernels, &p->n_kernels);
+    read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "exclude_kernels"), p->exclude,
+                  &p->n_exclude);
+    p->min_delta_ms = num_or_0(o, "min_delta_ms");
+    p->kernel_threshold = num_or_0(o, "kernel_threshold");
+    if (get_num(o, "kernel_min_delta_ms", &x))
+        v->kernel_floor_ms = x;
+    p->fail_on_improvement = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+                                                                           "fail_on_improvement"));
+    p->base_names = str_or_empty(o, "kernel_names")[0] == 'b';
+    if (get_num(o, "top", &x))
+        v->top = (long)x;
+}
+
 static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 {
     struct ng_verdict *v = &d->v;
@@ -820,6 +915,12 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     if (get_num(root, "current_ms_per_epoch", &x))
         v->current.ms_per_epoch = x;
     read_kernels(d, v, cJSON_GetObjectItemCaseSensitive(root, "kernels"));
+    read_policy(d, root);
+    v->n_top = v->top >= 0 && (size_t)v->top < v->n_kernels ? (size_t)v->top : v->n_kernels;
+    v->under_floor = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "under_floor"));
+    if (outcome_of(get_str(root, "total_verdict"), &v->total_outcome) < 0)
+        v->total_outcome = v->outcome;   /* lines from before per-kernel gates */
+    v->stale_baseline = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stale_baseline"));
     cJSON_ArrayForEach(it, warnings)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
@@ -873,6 +974,9 @@ void ng_verdict_doc_release(struct ng_verdict_doc *d)
     for (size_t i = 0; i < d->n_strings; i++)
         free(d->strings[i]);
     free(d->strings);
+    free(d->policy);
     d->strings = NULL;
     d->n_strings = 0;
+    d->policy = NULL;
+    d->v.policy = NULL;
 }

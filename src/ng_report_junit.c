@@ -8,6 +8,7 @@
  * a <testsuites> root is refused by the strict Ant schema, and the
  * figures of each gate are in its failure text (a <testcase> cannot hold
  * properties there); the suite's properties count the outcomes. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,108 @@ static void fmt_seconds(char *buf, size_t size, double s)
     snprintf(buf, size, "%.3f", s > 0 ? s : 0.0);
 }
 
+/* ---- per-kernel gates: a testcase per item ---- */
+
+static int item_fails(const struct ng_verdict *v, const struct ng_kernel_delta *k)
+{
+    return k->verdict == NG_OUTCOME_FAIL ||
+           (k->verdict == NG_OUTCOME_INCONCLUSIVE && v->fail_inconclusive);
+}
+
+/* The items JUnit lists with per-kernel gates: the top --top by current
+ * time, passed or failed, and every item the gates did not pass; in order
+ * of current time.  *n gets how many. */
+static const struct ng_kernel_delta **listed_items(const struct ng_verdict *v, size_t *n)
+{
+    const struct ng_kernel_delta **k = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *k);
+    size_t m = 0, out = 0;
+
+    *n = 0;
+    if (!v->has_figures || !v->policy || v->policy->kernel_threshold <= 0)
+        return k;
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].gated)
+            k[m++] = &v->kernels[i];
+    qsort(k, m, sizeof *k, ng_kernel_delta_by_current);
+    for (size_t i = 0; i < m; i++)
+        if (i < (size_t)v->top || k[i]->verdict != NG_OUTCOME_PASS)
+            k[out++] = k[i];
+    *n = out;
+    return k;
+}
+
+static size_t item_failures(const struct ng_verdict *v)
+{
+    size_t n, failed = 0;
+    const struct ng_kernel_delta **k = listed_items(v, &n);
+    for (size_t i = 0; i < n; i++)
+        failed += (size_t)item_fails(v, k[i]);
+    free(k);
+    return failed;
+}
+
+static size_t item_count(const struct ng_verdict *v)
+{
+    size_t n;
+    free(listed_items(v, &n));
+    return n;
+}
+
+/* "FAIL: NAME 2.00x past the 1.50x kernel threshold (+1.234 ms/epoch,
+ * floor 0.150 ms, p=0.001) | baseline 1.234 ms/epoch, current 2.468" */
+static char *item_text(const struct ng_verdict *v, const struct ng_kernel_delta *k)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    char kthr[32];
+
+    ng_fmt_threshold(kthr, sizeof kthr, v->policy->kernel_threshold);
+    ng_buf_addf(&b, "%s: %s ", ng_outcome_title(k->verdict), k->name);
+    if (isfinite(k->ratio))
+        ng_buf_addf(&b, "%.2fx", k->ratio);
+    else
+        ng_buf_adds(&b, "new");
+    ng_buf_addf(&b, " %s the %sx kernel threshold (%+.3f ms/epoch, floor %.3f ms",
+                k->verdict == NG_OUTCOME_PASS ? "within" : "past", kthr, k->delta_ms_per_epoch,
+                v->kernel_floor_ms);
+    if (k->has_p)
+        ng_buf_addf(&b, ", p=%.3g", k->p_value);
+    ng_buf_addf(&b, ") | %s %s, baseline %.3f ms/epoch, current %.3f ms/epoch",
+                ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
+                k->baseline_ms_per_epoch, k->current_ms_per_epoch);
+    return ng_buf_detach(&b);
+}
+
+/* Named "<gate>/<item>", under the gate (classname nsys-gate.<gate>, which
+ * Jenkins reads as package and class, GitLab shows as the suite), so a
+ * merge request's test report lists which kernel regressed. */
+static void add_item_testcases(xmlNodePtr suite, const struct ng_verdict *v)
+{
+    size_t n;
+    const struct ng_kernel_delta **k = listed_items(v, &n);
+    struct ng_buf cls = NG_BUF_INIT;
+
+    ng_buf_addf(&cls, "%s.%s", NG_TOOL_NAME, v->name);
+    for (size_t i = 0; i < n; i++) {
+        struct ng_buf name = NG_BUF_INIT;
+        ng_buf_addf(&name, "%s/%s", v->name, k[i]->name);
+        xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
+        set_attr(tc, "classname", cls.data);
+        set_attr(tc, "name", name.data);
+        set_attr(tc, "time", "0.000");
+        if (item_fails(v, k[i])) {
+            char *text = item_text(v, k[i]);
+            xmlNodePtr f = add_text_child(tc, "failure", text);
+            set_attr(f, "type", k[i]->verdict == NG_OUTCOME_FAIL ? "kernel-regression"
+                                                                 : "inconclusive");
+            set_attr(f, "message", text);
+            free(text);
+        }
+        ng_buf_release(&name);
+    }
+    ng_buf_release(&cls);
+    free(k);
+}
+
 static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
 {
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
@@ -147,10 +250,16 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
         }
         break;
     case NG_OUTCOME_PASS:
+        if (ng_verdict_exit_code(v) != 0) {   /* a stale baseline, --fail-on-improvement */
+            n = add_text_child(tc, "failure", text);
+            set_attr(n, "type", "stale-baseline");
+            set_attr(n, "message", headline);
+        }
         break;
     }
     free(headline);
     free(text);
+    add_item_testcases(suite, v);
 }
 
 static void host_name(char *buf, size_t size)
@@ -216,15 +325,22 @@ static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
 /* What fails the job: INCONCLUSIVE only with --fail-inconclusive. */
 static int is_failure(const struct ng_verdict *v)
 {
-    return v->outcome == NG_OUTCOME_FAIL ||
-           (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->fail_inconclusive);
+    return v->outcome != NG_OUTCOME_ERROR && ng_verdict_exit_code(v) == 1;
 }
 
 static size_t count_failures(const struct ng_batch *b)
 {
     size_t n = 0;
     for (size_t i = 0; i < b->n; i++)
-        n += (size_t)is_failure(b->verdicts[i]);
+        n += (size_t)is_failure(b->verdicts[i]) + item_failures(b->verdicts[i]);
+    return n;
+}
+
+static size_t count_tests(const struct ng_batch *b)
+{
+    size_t n = b->n;
+    for (size_t i = 0; i < b->n; i++)
+        n += item_count(b->verdicts[i]);
     return n;
 }
 
@@ -246,7 +362,7 @@ static int junit_render_batch(const struct ng_batch *b, struct ng_buf *out, stru
     set_attr(suite, "name", NG_TOOL_NAME);
     set_attr(suite, "timestamp", ts);
     set_attr(suite, "hostname", host);
-    set_count(suite, "tests", b->n);
+    set_count(suite, "tests", count_tests(b));
     set_count(suite, "failures", count_failures(b));
     set_count(suite, "errors", c.by_outcome[NG_OUTCOME_ERROR]);
     set_attr(suite, "skipped", "0");

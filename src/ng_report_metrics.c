@@ -42,7 +42,7 @@ struct family {
 
 static int get_pass(const struct ng_verdict *v, double *out)
 {
-    *out = ng_outcome_exit_code(v->outcome, v->fail_inconclusive) == 0 ? 1 : 0;
+    *out = ng_verdict_exit_code(v) == 0 ? 1 : 0;
     return 1;
 }
 

@@ -48,6 +48,10 @@ void ng_report_details(const struct ng_verdict *v, struct ng_buf *out);
  * with --verbose. */
 int ng_report_wants_details(const struct ng_verdict *v);
 
+/* Whether every item in the attribution is a kernel (then they are
+ * "kernels"; otherwise "work items", with their kinds). */
+int ng_report_only_kernels(const struct ng_verdict *v);
+
 /* "PASS", "FAIL", "INCONCLUSIVE", "ERROR": as the human line spells them. */
 const char *ng_outcome_title(enum ng_outcome o);
 

@@ -11,6 +11,7 @@ struct sum {
     const char *name;
     enum ng_work_kind kind;
     int64_t ns, launches;
+    const struct ng_epoch_cells *cells;   /* a row's (one profile merged), else NULL */
 };
 
 static int by_time(const void *a, const void *b)
@@ -44,7 +45,8 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
                 ng_buf_release(&key);
                 if (added) {
                     rows = ng_xgrow(rows, *count, sizeof *rows);
-                    rows[(*count)++] = (struct sum){ r->name, r->kind, 0, 0 };
+                    rows[(*count)++] = (struct sum){ r->name, r->kind, 0, 0, n == 1 ? r->cells
+                                                                               : NULL };
                 }
                 to = &rows[at];
             }
@@ -60,7 +62,7 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
 
 void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
 {
-    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0 };
+    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0, NULL };
     size_t count;
     double per = v->current.epochs_counted;
 
@@ -89,41 +91,44 @@ void ng_rows_name(struct ng_buf *out, const char *name)
     ng_text_cut(out, name, NG_ROWS_NAME_MAX, 1);
 }
 
+/* Adds a row to p with the epoch cells (per-kernel gates in NVTX mode)
+ * it had: rows that merge, merge their cells too. */
+static void add_with_cells(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                           size_t len, int64_t ns, int64_t launches,
+                           const struct ng_epoch_cells *cells)
+{
+    ng_profile_add_row(p, kind, name, len, ns, launches);
+    if (cells && cells->n)
+        ng_profile_add_cells(p, kind, name, cells->epoch, cells->ns, cells->n);
+}
+
 void ng_rows_fold(struct ng_profile *p)
 {
-    struct ng_profile named;
-    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0 };
+    struct ng_profile named, folded;
+    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0, NULL };
     size_t count;
 
     ng_profile_init(&named, p->path);
+    ng_profile_init(&folded, p->path);
     for (size_t i = 0; i < p->n_rows; i++) {
         const struct ng_work_row *r = &p->rows[i];
-        if (r->kind == NG_WORK_OTHERS) {
-            others.ns += r->total_ns;
-            others.launches += r->instances;
-            continue;
-        }
         struct ng_buf name = NG_BUF_INIT;
-        ng_rows_name(&name, r->name);
-        ng_profile_add_row(&named, r->kind, name.data ? name.data : "", name.len, r->total_ns,
-                           r->instances);
+        if (r->kind == NG_WORK_OTHERS)
+            ng_buf_adds(&name, ng_rows_others);
+        else
+            ng_rows_name(&name, r->name);
+        add_with_cells(r->kind == NG_WORK_OTHERS ? &folded : &named, r->kind,
+                       name.data ? name.data : "", name.len, r->total_ns, r->instances, r->cells);
         ng_buf_release(&name);
     }
     struct sum *rows = merged(&named, 1, &count, &others);
-    struct ng_profile folded;
-    ng_profile_init(&folded, p->path);
     for (size_t i = 0; i < count; i++) {
-        if (i < NG_ROWS_CAP) {
-            ng_profile_add_row(&folded, rows[i].kind, rows[i].name, strlen(rows[i].name),
-                               rows[i].ns, rows[i].launches);
-            continue;
-        }
-        others.ns += rows[i].ns;
-        others.launches += rows[i].launches;
+        int kept = i < NG_ROWS_CAP;
+        add_with_cells(&folded, kept ? rows[i].kind : NG_WORK_OTHERS,
+                       kept ? rows[i].name : ng_rows_others,
+                       strlen(kept ? rows[i].name : ng_rows_others), rows[i].ns,
+                       rows[i].launches, rows[i].cells);
     }
-    if (count > NG_ROWS_CAP || others.ns > 0 || others.launches > 0)
-        ng_profile_add_row(&folded, NG_WORK_OTHERS, ng_rows_others, sizeof ng_rows_others - 1,
-                           others.ns, others.launches);
     free(rows);
     ng_profile_take_rows(p, &folded);
     ng_profile_release(&folded);

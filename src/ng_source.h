@@ -13,6 +13,7 @@
 #include "ng_profile.h"
 
 #include "ng_cache.h"
+#include "ng_filter.h"
 #include "ng_metric.h"
 #include "ng_regex.h"
 
@@ -29,6 +30,10 @@ struct ng_source_opts {
     enum ng_metric metric;
     long skip_epochs;
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
+    const struct ng_filter *filter;   /* --kernels / --exclude-kernels; NULL: every item */
+    int base_names;            /* --kernel-names base */
+    int item_samples;          /* NVTX mode: keep each item's time per epoch (per-kernel
+                                  gates test them) */
     int64_t sql_budget_ops;    /* SQLite VM operations a file may cost; 0: the default,
                                   which grows with the file's size */
     /* the run's exports: operands naming one report share its export;

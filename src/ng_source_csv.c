@@ -149,6 +149,7 @@ struct parser {
     struct ng_profile *p;
     struct ng_err *err;
     unsigned work;
+    int base_names;          /* --kernel-names base: derive each kernel's base name */
     long lineno;
     enum state state;
     enum layout layout;
@@ -465,7 +466,18 @@ static int count_row(struct parser *ps, enum ng_work_kind kind, const char *name
                               ng_work_kind_name(kind));
         return 0;
     }
-    int merged = ng_profile_add_row(p, kind, name, len, total, inst);
+    int merged;
+    if (ps->base_names && kind == NG_WORK_KERNEL) {
+        /* saved text has no short name: the same rule as nsys's shortName */
+        struct ng_buf full = NG_BUF_INIT, base = NG_BUF_INIT;
+        ng_buf_add(&full, name, len);
+        ng_kernel_base_name(full.data, &base);
+        merged = ng_profile_add_row(p, kind, base.data, base.len, total, inst);
+        ng_buf_release(&full);
+        ng_buf_release(&base);
+    } else {
+        merged = ng_profile_add_row(p, kind, name, len, total, inst);
+    }
     if (ps->layout == LAY_COLUMN || ps->layout == LAY_TABLE) {
         if (ends_with(name, len, ELLIPSIS)) {
             ps->cut_rows++;
@@ -1367,6 +1379,7 @@ int ng_csv_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
     int ret = 0;
 
     ps.work = opts && opts->work ? opts->work : NG_WORK_DEFAULT;
+    ps.base_names = opts && opts->base_names;
     while ((n = getline(&line, &cap, f)) >= 0) {
         ps.lineno++;
         if (memchr(line, '\0', (size_t)n)) {
@@ -1411,6 +1424,10 @@ static int csv_load(struct ng_profile *p, const char *path,
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
     ret = ng_csv_parse_stream(p, f, path, opts, err);
     fclose(f);
+    /* the kernel filters: a summary's rows are its items, so after the fact */
+    struct ng_filter_account account = { { 0 }, { 0 }, 0, 0 };
+    if (ret == 0 && opts && opts->filter)
+        ret = ng_profile_filter(p, opts->filter, &account, err);
     return ret;
 }
 

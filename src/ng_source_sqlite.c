@@ -70,6 +70,7 @@ struct item {
     enum ng_work_kind kind;
     int64_t key;
     int64_t total_ns, count;
+    int state;               /* the filter's choice: 0 not asked yet, 1 counted, -1 left out */
 };
 
 /* Where work ran: one (process, device) pair, summed row by row; the
@@ -149,6 +150,9 @@ struct reader {
     double cpu_start, max_cpu;          /* the time budget (thread CPU seconds) */
     int over_budget;
     sqlite3_stmt *string_st;            /* StringIds look-up, prepared once */
+    const char *kernel_key;             /* demangledName, or shortName (--kernel-names base) */
+    int derive_base;                    /* --kernel-names base without a shortName column */
+    struct ng_filter_account account;   /* what the kernel filters matched */
 };
 
 static int string_name(struct reader *rd, int64_t key, struct ng_buf *out);
@@ -166,6 +170,14 @@ static const struct work_table work_tables[] = {
     { NG_WORK_MEMSET, "CUPTI_ACTIVITY_KIND_MEMSET", NULL, memset_name, "memset operations" },
 };
 #define N_WORK_TABLES (sizeof work_tables / sizeof work_tables[0])
+
+static const struct work_table *table_of_kind(enum ng_work_kind kind)
+{
+    for (size_t k = 0; k < N_WORK_TABLES; k++)
+        if (work_tables[k].kind == kind)
+            return &work_tables[k];
+    return &work_tables[0];
+}
 
 /* ---- errors ---- */
 
@@ -370,10 +382,48 @@ static void fail_row(struct reader *rd, const char *problem)
     }
 }
 
+static const struct work_table *table_of_kind(enum ng_work_kind kind);
+
+/* An item's name as the verdict shows it: by its kind's rule, and with
+ * --kernel-names base on an export without shortName, derived from the
+ * demangled name by the rule saved text also uses. */
+static void item_name(struct reader *rd, const struct item *it, struct ng_buf *out)
+{
+    struct ng_buf full = NG_BUF_INIT;
+    table_of_kind(it->kind)->name(rd, it->key, &full);
+    if (rd->derive_base && it->kind == NG_WORK_KERNEL)
+        ng_kernel_base_name(full.data ? full.data : "", out);
+    else
+        ng_buf_add(out, full.data ? full.data : "", full.len);
+    ng_buf_release(&full);
+}
+
+/* The filter's choice for an item, on its first row: its name is looked
+ * up then (a query inside the aggregate's callback, on the same
+ * connection, which SQLite allows). */
+static int choose(struct reader *rd, struct item *it)
+{
+    if (ng_filter_empty(rd->opts->filter)) {
+        it->state = 1;
+        return 0;
+    }
+    struct ng_buf name = NG_BUF_INIT;
+    item_name(rd, it, &name);
+    int sel = ng_filter_selects(rd->opts->filter, name.data ? name.data : "", &rd->account);
+    ng_buf_release(&name);
+    if (sel < 0) {
+        fail_row(rd, "kernel names the --kernels / --exclude-kernels patterns took over their "
+                 "CPU budget on");
+        return -1;
+    }
+    it->state = sel ? 1 : -1;
+    return 0;
+}
+
 static size_t new_item(struct reader *rd, int64_t key)
 {
     rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
-    rd->items[rd->n_items] = (struct item){ rd->cur->kind, key, 0, 0 };
+    rd->items[rd->n_items] = (struct item){ rd->cur->kind, key, 0, 0, 0 };
     return rd->n_items++;
 }
 
@@ -433,24 +483,33 @@ static int take_row(struct reader *rd, const struct row *r)
         return fail_row(rd, "a duration that overflows 64 bits"), -1;
     if (r->in_graph)
         rd->graph_node_kernels++;
+    struct item *it = item_for(rd, r->key);
+    size_t item = (size_t)(it - rd->items);
+    if (it->state == 0 && choose(rd, it) < 0)
+        return -1;
+    int counted = it->state > 0;
     /* NVTX mode: only work launched inside a counted epoch (work without a
-     * correlation id was launched by no call we know) */
+     * correlation id was launched by no call we know); work the filters
+     * leave out is only measured, for the "left out" figure */
     if (rd->pj) {
-        int taken = r->has_corr
-                    ? ng_project_work(rd->pj, r->gpid, r->corr, r->device, r->start, r->end) : 0;
+        int taken = !r->has_corr ? 0
+                    : counted ? ng_project_work(rd->pj, r->gpid, r->corr, r->device, r->start,
+                                                r->end, item)
+                              : ng_project_epochs_of(rd->pj, r->gpid, r->corr);
         if (taken < 0)
             return fail_row(rd, "epoch times that overflow 64 bits"), -1;
         if (taken == 0)
             return 0;
-    } else if (rd->metric == NG_METRIC_GPU_BUSY &&
+    } else if (counted && rd->metric == NG_METRIC_GPU_BUSY &&
                ng_acc_add(&rd->whole, rd->metric, r->device, r->start, r->end) < 0) {
         return fail_row(rd, "GPU busy time that overflows 64 bits"), -1;
     }
-    struct item *it = item_for(rd, r->key);
+    it = &rd->items[item];
     if (__builtin_add_overflow(it->total_ns, dur, &it->total_ns))
         return fail_row(rd, "work time that overflows 64 bits"), -1;
     it->count++;
-    add_pair(rd, r->gpid, r->device, dur);   /* bounded by the item totals */
+    if (counted)
+        add_pair(rd, r->gpid, r->device, dur);   /* bounded by the item totals */
     return 0;
 }
 
@@ -479,11 +538,12 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
             return ng_err_set(err, "'%s': table %s has no column '%s'", rd->shown, table,
                               needed[i]);
     }
-    int key = t->key_col ? has_column(rd, table, t->key_col, err) : 0;
+    const char *key_col = t->kind == NG_WORK_KERNEL ? rd->kernel_key : t->key_col;
+    int key = key_col ? has_column(rd, table, key_col, err) : 0;
     if (key < 0)
         return -1;
-    if (t->key_col && !key)
-        return ng_err_set(err, "'%s': table %s has no column '%s'", rd->shown, table, t->key_col);
+    if (key_col && !key)
+        return ng_err_set(err, "'%s': table %s has no column '%s'", rd->shown, table, key_col);
     int dev = has_column(rd, table, "deviceId", err);
     int gpid = has_column(rd, table, "globalPid", err);
     int corr = has_column(rd, table, "correlationId", err);
@@ -492,7 +552,7 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
         return -1;
     rd->cur_graph = graph;
     if (!rd->places) {   /* ng_sum's arguments */
-        add_col(sql, t->key_col != NULL, t->key_col ? t->key_col : "", "0");
+        add_col(sql, key_col != NULL, key_col ? key_col : "", "0");
         ng_buf_adds(sql, ", start, \"end\"");
         if (graph)
             ng_buf_adds(sql, ", \"graphId\"");
@@ -501,7 +561,7 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
-    add_col(sql, t->key_col != NULL, t->key_col ? t->key_col : "", "0");
+    add_col(sql, key_col != NULL, key_col ? key_col : "", "0");
     ng_buf_adds(sql, ", start, \"end\", ");
     add_col(sql, dev, "deviceId", "0");
     ng_buf_adds(sql, ", ");
@@ -1018,7 +1078,10 @@ static int memset_name(struct reader *rd, int64_t key, struct ng_buf *out)
     return 0;
 }
 
-static int name_items(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+/* The StringIds look-up (names are looked up while rows are read, when a
+ * kernel filter decides on an item's first row), and which column names a
+ * kernel: shortName with --kernel-names base where the table has one. */
+static int prepare_names(struct reader *rd, struct ng_err *err)
 {
     int strings = need_table(rd, "StringIds", err);
     if (strings < 0)
@@ -1026,19 +1089,103 @@ static int name_items(struct reader *rd, struct ng_profile *p, struct ng_err *er
     if (strings && sqlite3_prepare_v2(rd->db, "SELECT value FROM StringIds WHERE id = ?", -1,
                                       &rd->string_st, NULL) != SQLITE_OK)
         rd->string_st = NULL;
-    for (size_t i = 0; i < rd->n_items; i++) {
-        const struct item *it = &rd->items[i];
-        const struct work_table *t = NULL;
-        for (size_t k = 0; k < N_WORK_TABLES; k++)
-            if (work_tables[k].kind == it->kind)
-                t = &work_tables[k];
-        struct ng_buf name = NG_BUF_INIT;
-        t->name(rd, it->key, &name);
-        ng_profile_add_row(p, it->kind, name.data ? name.data : "", name.len, it->total_ns,
-                           it->count);
-        ng_buf_release(&name);
+    rd->kernel_key = work_tables[0].key_col;
+    if (rd->opts->base_names && rd->kernel_table) {
+        int has = has_column(rd, rd->kernel_table, "shortName", err);
+        if (has < 0)
+            return -1;
+        if (has)
+            rd->kernel_key = "shortName";
+        else
+            rd->derive_base = 1;
     }
     return 0;
+}
+
+static int name_items(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+{
+    for (size_t i = 0; i < rd->n_items; i++) {
+        struct item *it = &rd->items[i];
+        if (it->count == 0)
+            continue;   /* seen only outside the counted epochs */
+        if (it->state == 0 && choose(rd, it) < 0)
+            return ng_err_set(err, "the --kernels / --exclude-kernels patterns took more than "
+                              "%.0f s of CPU time on the names of '%s'; use simpler patterns",
+                              NG_REGEX_CPU_BUDGET, rd->shown);
+        struct ng_buf name = NG_BUF_INIT;
+        item_name(rd, it, &name);
+        if (it->state > 0) {
+            ng_profile_add_row(p, it->kind, name.data ? name.data : "", name.len, it->total_ns,
+                               it->count);
+        } else {
+            p->excluded = ng_xgrow(p->excluded, p->n_excluded, sizeof *p->excluded);
+            p->excluded[p->n_excluded++] = (struct ng_work_row){
+                ng_buf_detach(&name), it->kind, it->total_ns, it->count, NULL };
+            p->excluded_ns += it->total_ns;
+            p->excluded_launches += it->count;
+        }
+        ng_buf_release(&name);
+    }
+    memcpy(p->include_hits, rd->account.include_hits, sizeof p->include_hits);
+    memcpy(p->exclude_hits, rd->account.exclude_hits, sizeof p->exclude_hits);
+    return 0;
+}
+
+/* Each counted item's time per epoch, for per-kernel gates: the cells of
+ * the projection, grouped by item, onto the item's row. */
+struct cells_ctx {
+    struct reader *rd;
+    struct ng_profile *p;
+    size_t *item, *position;
+    int64_t *ns;
+    size_t n;
+};
+
+static void collect_cell(void *ctx, size_t item, size_t position, int64_t ns)
+{
+    struct cells_ctx *c = ctx;
+    c->item = ng_xgrow(c->item, c->n, sizeof *c->item);
+    c->position = ng_xgrow(c->position, c->n, sizeof *c->position);
+    c->ns = ng_xgrow(c->ns, c->n, sizeof *c->ns);
+    c->item[c->n] = item;
+    c->position[c->n] = position;
+    c->ns[c->n++] = ns;
+}
+
+static void attach_cells(struct reader *rd, struct ng_profile *p)
+{
+    struct cells_ctx c = { rd, p, NULL, NULL, NULL, 0 };
+    ng_project_item_cells(rd->pj, collect_cell, &c);
+    /* one call per item: the cells of an item are gathered first */
+    size_t *first = ng_xcalloc(rd->n_items + 1, sizeof *first);
+    for (size_t i = 0; i < c.n; i++)
+        first[c.item[i] + 1]++;
+    for (size_t i = 0; i < rd->n_items; i++)
+        first[i + 1] += first[i];
+    uint32_t *epochs = ng_xcalloc(c.n ? c.n : 1, sizeof *epochs);
+    int64_t *ns = ng_xcalloc(c.n ? c.n : 1, sizeof *ns);
+    size_t *fill = ng_xcalloc(rd->n_items + 1, sizeof *fill);
+    for (size_t i = 0; i < c.n; i++) {
+        size_t at = first[c.item[i]] + fill[c.item[i]]++;
+        epochs[at] = (uint32_t)c.position[i];
+        ns[at] = c.ns[i];
+    }
+    for (size_t i = 0; i < rd->n_items; i++) {
+        if (first[i + 1] == first[i] || rd->items[i].state <= 0)
+            continue;
+        struct ng_buf name = NG_BUF_INIT;
+        item_name(rd, &rd->items[i], &name);
+        ng_profile_add_cells(p, rd->items[i].kind, name.data ? name.data : "", epochs + first[i],
+                             ns + first[i], first[i + 1] - first[i]);
+        ng_buf_release(&name);
+    }
+    free(first);
+    free(fill);
+    free(epochs);
+    free(ns);
+    free(c.item);
+    free(c.position);
+    free(c.ns);
 }
 
 /* ---- NVTX epochs ---- */
@@ -1383,7 +1530,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     rd.metric = rd.opts->metric;
     rd.places = rd.opts->epoch_re || rd.metric == NG_METRIC_GPU_BUSY;
     if (open_db(&rd, db_path, err) < 0 || read_schema(&rd, err) < 0 ||
-        find_kernel_table(&rd, p, err) < 0 || survey_work(&rd, p, &present, err) < 0)
+        find_kernel_table(&rd, p, err) < 0 || prepare_names(&rd, err) < 0 ||
+        survey_work(&rd, p, &present, err) < 0)
         goto out;
     /* a profile with nothing countable is an error before anything else */
     if (!(present & rd.work)) {
@@ -1392,13 +1540,15 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     }
     if (rd.opts->epoch_re && nvtx_prepare(&rd, &pj, p, err) < 0)
         goto out;
+    if (rd.pj && rd.opts->item_samples)
+        ng_project_track_items(rd.pj);
     if (read_work(&rd, present, err) < 0 || name_items(&rd, p, err) < 0)
         goto out;
     if (rd.rows_total == 0) {
         nothing_counted(&rd, p, present, err);
         goto out;
     }
-    if (rd.pj && ng_project_taken(rd.pj) == 0) {
+    if (rd.pj && ng_project_taken(rd.pj) == 0 && p->n_excluded == 0) {
         ng_err_set(err, "'%s': no counted GPU work was launched inside the %zu epoch range%s "
                    "matching --epoch-range", shown, ng_project_ranges(rd.pj),
                    ng_project_ranges(rd.pj) == 1 ? "" : "s");
@@ -1406,6 +1556,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     }
     if (rd.pj)
         emit_epochs(&rd, p);
+    if (rd.pj && rd.opts->item_samples)
+        attach_cells(&rd, p);
     keep_places(&rd, p);
     if (read_machine(&rd, p, err) == 0)
         ret = ng_profile_finish(p, err);

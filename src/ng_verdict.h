@@ -19,6 +19,24 @@
 #include "ng_err.h"
 #include "ng_profile.h"
 
+/* Gate policy: what is gated, and the rules past the threshold.  The
+ * pattern texts are borrowed from the settings. */
+#define NG_POLICY_PATTERNS 16
+#define NG_KERNEL_FLOOR_SHARE 0.01   /* default per-kernel floor: 1% of the baseline epoch */
+
+struct ng_policy {
+    const char *kernels[NG_POLICY_PATTERNS];    /* --kernels: count only these */
+    size_t n_kernels;
+    const char *exclude[NG_POLICY_PATTERNS];    /* --exclude-kernels */
+    size_t n_exclude;
+    double min_delta_ms;          /* --min-delta-ms: a FAIL also needs this much more; 0: none */
+    double kernel_threshold;      /* --kernel-threshold: per-item gates; 0: off */
+    double kernel_min_delta_ms;   /* --kernel-min-delta-ms; < 0: NG_KERNEL_FLOOR_SHARE */
+    int fail_on_improvement;      /* a stale baseline (much faster current) exits 1 */
+    int base_names;               /* --kernel-names base */
+};
+
+
 enum ng_outcome {
     NG_OUTCOME_PASS = 0,
     NG_OUTCOME_FAIL,
@@ -57,6 +75,8 @@ struct ng_verdict_side {
     int64_t kind_launches[NG_WORK_KINDS];
     int64_t left_out_ns[NG_WORK_KINDS];
     int64_t left_out_launches[NG_WORK_KINDS];
+    /* what --kernels / --exclude-kernels left out, over the runs */
+    int64_t excluded_ns, excluded_launches;
     /* gpu-busy: the counted work that ran while other counted work did (the
      * sum of its durations minus the busy time), per epoch */
     int has_overlap;
@@ -88,6 +108,14 @@ struct ng_kernel_delta {
     double share;                      /* delta / total delta (signed); 0 when total is 0 */
     double baseline_instances_per_epoch;
     double current_instances_per_epoch;
+    /* per-kernel gates (--kernel-threshold): whether the item was judged,
+     * and how; its ratio (infinite when new) and the U test on its
+     * per-epoch (total mode: per-run) times */
+    int gated;
+    enum ng_outcome verdict;
+    double ratio;
+    int has_p;
+    double p_value;
 };
 
 /* One row of the current side's counted work, per epoch (ng_rows): what
@@ -139,8 +167,20 @@ struct ng_verdict {
     double p_value;
     double alpha;              /* 0: test off */
     struct ng_verdict_side baseline, current;
-    struct ng_kernel_delta *kernels;   /* the top kernels, by contribution to the change */
+    /* the attribution, by contribution to the change: the first n_top are
+     * the top --top; with per-kernel gates the items JUnit lists follow (the
+     * top --top by current time, and every item the gates did not pass) */
+    struct ng_kernel_delta *kernels;
     size_t n_kernels;
+    size_t n_top;
+    long top;                      /* --top */
+    /* the policy it was decided under (borrowed) and what came of it */
+    const struct ng_policy *policy;
+    enum ng_outcome total_outcome; /* the total's own outcome, before per-kernel gates */
+    double kernel_floor_ms;        /* the per-kernel floor applied (ms/epoch) */
+    int under_floor;               /* over the threshold, but the increase under --min-delta-ms */
+    int stale_baseline;            /* current faster than baseline past the threshold */
+    size_t n_items_failed, n_items_inconclusive;
     char **warnings;           /* one line each, e.g. different GPU models */
     size_t n_warnings;
     /* the current side's counted rows per epoch, largest first, at most
@@ -158,12 +198,24 @@ struct ng_verdict {
     double elapsed_s;
 };
 
+/* How the stale-baseline warning starts (reporters that show it as a
+ * notice, not a warning, know it by this). */
+#define NG_STALE_WARNING "the baseline looks stale"
+
+/* qsort order of `const struct ng_kernel_delta *` pointers: most current
+ * time first, ties in array order (stable output). */
+int ng_kernel_delta_by_current(const void *a, const void *b);
+
 const char *ng_outcome_name(enum ng_outcome o);   /* "pass", "fail", ... */
 const char *ng_kernel_status_name(enum ng_kernel_status s);   /* "changed", "new", "gone" */
 
 /* Exit status for an outcome: 0 pass, 1 fail, 2 error; inconclusive is 0
  * unless fail_inconclusive. */
 int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive);
+
+/* A verdict's exit status: its outcome's, and 1 for a stale baseline with
+ * --fail-on-improvement (the outcome stays pass). */
+int ng_verdict_exit_code(const struct ng_verdict *v);
 
 /* Adds a warning line (copied). */
 void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)

@@ -31,6 +31,7 @@ void ng_window_init(struct ng_window *w, const struct ng_settings *s)
     ng_text_cut(&name, w->name, NG_HISTORY_NAME_MAX, 1);
     w->line_name = ng_buf_detach(&name);
     w->mode = s->epoch_range ? "nvtx" : "total";
+    w->policy = &s->compare.policy;
     w->metric = ng_metric_name(s->compare.metric);
     ng_work_format(s->compare.work ? s->compare.work : NG_WORK_DEFAULT, w->work, sizeof w->work);
     ng_context_collect(&w->match, s->history_match, s->n_history_match, no_env, NULL);
@@ -50,6 +51,30 @@ static const char *or_default(const char *v, const char *dflt)
     return v && *v ? v : dflt;
 }
 
+static int same_patterns(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The kernel filters and names decide which rows count and how they are
+ * called (a line from before policies had none: the defaults). */
+static int same_policy(const struct ng_policy *a, const struct ng_policy *b)
+{
+    static const struct ng_policy none;
+    if (!a)
+        a = &none;
+    if (!b)
+        b = &none;
+    return same_patterns(a->kernels, a->n_kernels, b->kernels, b->n_kernels) &&
+           same_patterns(a->exclude, a->n_exclude, b->exclude, b->n_exclude) &&
+           !a->base_names == !b->base_names;
+}
+
 /* Whether v was measured as w measures; else an example of the difference. */
 static int same_setup(const struct ng_window *w, const struct ng_verdict *v, char *eg,
                       size_t size)
@@ -57,7 +82,9 @@ static int same_setup(const struct ng_window *w, const struct ng_verdict *v, cha
     const char *metric = or_default(v->metric, "kernel-sum");
     const char *work = or_default(v->work, "kernels,graphs");
 
-    if (strcmp(v->mode, w->mode) != 0)
+    if (!same_policy(v->policy, w->policy))
+        snprintf(eg, size, "other --kernels, --exclude-kernels or --kernel-names");
+    else if (strcmp(v->mode, w->mode) != 0)
         snprintf(eg, size, "mode %s", v->mode);
     else if (strcmp(metric, w->metric) != 0)
         snprintf(eg, size, "metric %s", metric);
@@ -212,6 +239,10 @@ static void looked_for(const struct ng_window *w, struct ng_buf *b)
 {
     ng_buf_addf(b, "looked for: verdict not error, mode %s, metric %s, work %s", w->mode,
                 w->metric, w->work);
+    if (w->policy && (w->policy->n_kernels || w->policy->n_exclude))
+        ng_buf_adds(b, ", these --kernels/--exclude-kernels");
+    if (w->policy && w->policy->base_names)
+        ng_buf_adds(b, ", --kernel-names base");
     for (size_t i = 0; i < w->match.n; i++)
         ng_buf_addf(b, ", %s=%s", w->match.items[i].key, w->match.items[i].value);
     if (w->has_since) {
@@ -338,6 +369,27 @@ static void add_rows(struct ng_profile *p, const struct ng_verdict *r, double e,
                            llround(rest * 1e6 * e), 0);
 }
 
+/* Per-kernel gates in NVTX mode test each item on its epoch samples; a
+ * history line keeps an item's mean per epoch, not its epochs, so each of
+ * the run's epochs gets that mean. */
+static void even_cells(struct ng_profile *p)
+{
+    size_t n = p->n_epochs;
+    uint32_t *epoch = ng_xcalloc(n ? n : 1, sizeof *epoch);
+    int64_t *ns = ng_xcalloc(n ? n : 1, sizeof *ns);
+
+    for (size_t e = 0; e < n; e++)
+        epoch[e] = (uint32_t)e;
+    for (size_t i = 0; n && i < p->n_rows; i++) {
+        const struct ng_work_row *r = &p->rows[i];
+        for (size_t e = 0; e < n; e++)
+            ns[e] = r->total_ns / (int64_t)n;
+        ng_profile_add_cells(p, r->kind, r->name, epoch, ns, n);
+    }
+    free(epoch);
+    free(ns);
+}
+
 static void run_profile(struct ng_profile *p, const struct ng_window *w, size_t i,
                         const struct ng_compare_opts *o)
 {
@@ -362,6 +414,8 @@ static void run_profile(struct ng_profile *p, const struct ng_window *w, size_t 
         p->measured = 1;
     }
     add_rows(p, r, e, per);
+    if (o->nvtx && o->policy.kernel_threshold > 0)
+        even_cells(p);
     p->total_ns = scaled(c->total_ns, e / per);
     p->launches = scaled(c->kernel_count, e / per);
     for (int k = 0; k < NG_WORK_KINDS; k++) {

@@ -3,8 +3,9 @@
  * baseline side's profiles.
  *
  * A run counts when its line names the gate (--name), its verdict is not
- * error, it was measured the same way (mode, --metric, --work: a run of
- * another metric is another quantity), its context holds every
+ * error, it was measured the same way (mode, --metric, --work, the kernel
+ * filters and --kernel-names: a run of another metric is another
+ * quantity), its context holds every
  * --history-match KEY=VALUE, and it is not older than --history-since.
  * The window is the last `size` such runs in file order (the order they
  * were appended).  The file is read once for every gate that uses it
@@ -18,7 +19,8 @@
  * history line's rows, or for a line written before rows its kernels
  * and one others row for the rest) as many epochs' worth as today's run
  * counts, so the attribution compares today against the mean of the past
- * runs' rows per epoch.
+ * runs' rows per epoch.  A line keeps no item's epochs: with per-kernel
+ * gates in NVTX mode each of a run's epochs holds the item's mean.
  *
  * Ownership: a window owns the runs it keeps, its counts and messages;
  * ng_window_release() frees them.  It borrows the settings it was made
@@ -44,6 +46,7 @@ struct ng_window {
     char *line_name;           /* --name as history lines spell it */
     const char *mode, *metric;
     char work[48];
+    const struct ng_policy *policy;   /* its kernel filters and names */
     struct ng_context match;
     int has_since;
     time_t since;

@@ -2162,6 +2162,45 @@ def check_memory_rows(ctx):
                    lambda: "left-out lines %r; %s" % (left, r2.describe()))
 
 
+def check_base_names(ctx):
+    """16. --kernel-names base: on every SQLite sample with kernels, the gate's rows (from
+    shortName) equal nsys 2023.4's cuda_gpu_kern_sum:base; and the gate's rule for saved
+    text, reading nsys's full-name cuda_gpu_kern_sum CSV with --kernel-names base, gives the
+    same rows (names, totals, launches)."""
+    res = ctx.results
+    for rel in kernel_sqlite_samples(ctx):
+        tag = rel
+        r, parsed, problem = ctx.nsys_stats(
+            "2023.4", rel, ["--report", "cuda_gpu_kern_sum:base", "--format", "csv", "-q"],
+            "base")
+        if problem or len(parsed.summaries) != 1:
+            res.not_ok("%s: nsys 2023.4 cuda_gpu_kern_sum:base" % tag,
+                       problem or "%d kernel summaries found" % len(parsed.summaries))
+            continue
+        base = parsed.summaries[0]
+        _, prof, problem = ctx.gate_profile(ctx.path(rel), ["--kernel-names", "base"])
+        if problem:
+            res.not_ok("%s: gate --kernel-names base --print-profile" % tag, problem)
+        else:
+            expect_profile_matches(ctx, "%s: gate --kernel-names base rows (%d) == nsys 2023.4 "
+                                   "cuda_gpu_kern_sum:base" % (tag, len(base.rows)), prof, base)
+        r, full, problem = ctx.nsys_kern_sum_csv(rel)
+        if problem:
+            res.not_ok("%s: nsys 2023.4 cuda_gpu_kern_sum --format csv -q" % tag, problem)
+            continue
+        d = ctx.fresh_dir("base-from-text")
+        saved = os.path.join(d, "kern_sum.csv")
+        with open(saved, "w", encoding="utf-8") as f:
+            f.write(r.out)
+        _, prof, problem = ctx.gate_profile(saved, ["--kernel-names", "base"])
+        if problem:
+            res.not_ok("%s: gate --kernel-names base on nsys's saved CSV" % tag, problem)
+        else:
+            expect_profile_matches(ctx, "%s: the base-name rule on %d full names of nsys's "
+                                   "saved CSV == nsys 2023.4 cuda_gpu_kern_sum:base"
+                                   % (tag, len(full.rows)), prof, base)
+
+
 CHECKS = [
     check_sqlite_against_nsys_stats,
     check_no_kernel_samples,
@@ -2178,6 +2217,7 @@ CHECKS = [
     check_nvtx_saved_outputs,
     check_nvtx_gate_end_to_end,
     check_memory_rows,
+    check_base_names,
 ]
 
 

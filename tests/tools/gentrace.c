@@ -153,7 +153,11 @@
  *                         skipped.  Line j (0-based, counting non-empty lines)
  *                         is name index j; all lines are used; overrides
  *                         --names; cannot be combined with --name-offset.
- *                         shortName = demangledName = mangledName for them.
+ *                         shortName = demangledName = mangledName for them,
+ *                         unless --short-names-from gives the shortNames.
+ *       --short-names-from FILE  shortName of each --names-from name, in the
+ *                         same format and order (as many lines); what
+ *                         nsys's :base and --kernel-names base read.
  *       --name-offset N   use built-in name indices N..N+K-1 instead of
  *                         0..K-1 (e.g. base: --names 8, current: --names 8
  *                         --name-offset 1 -> current has index 8, a kernel the
@@ -1321,6 +1325,7 @@ static struct {
     int force;
     int64_t kernels, names, name_offset;
     const char *names_from;
+    const char *short_names_from;
     int64_t epochs, warmup, epoch_base;
     double warmup_scale;
     const char *epoch_format, *epoch_text;
@@ -2205,6 +2210,7 @@ static void usage(FILE *fp)
         "      --kernels N          launches; all kernels without the shares below (default 1000)\n"
         "      --names K            distinct built-in kernel names (default 8)\n"
         "      --names-from FILE    kernel names, one per line, escapes \\xNN \\n \\r \\t \\\\\n"
+        "      --short-names-from FILE  their shortNames, one per line (default: the names)\n"
         "      --name-offset N      use built-in name indices N..N+K-1\n"
         "      --epochs E           measured epochs (default 5)\n"
         "      --warmup W           warmup epochs before them (default 0)\n"
@@ -2252,7 +2258,7 @@ static void usage(FILE *fp)
 }
 
 enum {
-    O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
+    O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_SHORT_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
     O_WARMUP_SCALE, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
     O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
@@ -2319,6 +2325,7 @@ static void parse_options(int argc, char **argv)
         {"kernels", required_argument, NULL, O_KERNELS},
         {"names", required_argument, NULL, O_NAMES},
         {"names-from", required_argument, NULL, O_NAMES_FROM},
+        {"short-names-from", required_argument, NULL, O_SHORT_NAMES_FROM},
         {"name-offset", required_argument, NULL, O_NAME_OFFSET},
         {"epochs", required_argument, NULL, O_EPOCHS},
         {"warmup", required_argument, NULL, O_WARMUP},
@@ -2390,6 +2397,7 @@ static void parse_options(int argc, char **argv)
         case O_KERNELS: opt.kernels = parse_int("--kernels", optarg, 0, INT64_C(1) << 40); break;
         case O_NAMES: opt.names = parse_int("--names", optarg, 1, INT64_C(1) << 24); break;
         case O_NAMES_FROM: opt.names_from = optarg; break;
+        case O_SHORT_NAMES_FROM: opt.short_names_from = optarg; break;
         case O_NAME_OFFSET: opt.name_offset = parse_int("--name-offset", optarg, 0, INT64_C(1) << 24); offset_set = 1; break;
         case O_EPOCHS: opt.epochs = parse_int("--epochs", optarg, 0, 1000000); break;
         case O_WARMUP: opt.warmup = parse_int("--warmup", optarg, 0, 1000000); break;
@@ -2484,6 +2492,8 @@ static void parse_options(int argc, char **argv)
                   opt.epoch_format);
     if (opt.names_from && offset_set)
         die_usage("--name-offset cannot be combined with --names-from");
+    if (opt.short_names_from && !opt.names_from)
+        die_usage("--short-names-from needs --names-from");
     if (opt.outside > opt.kernels)
         die_usage("--outside %lld exceeds --kernels %lld", (long long)opt.outside,
                   (long long)opt.kernels);
@@ -2528,6 +2538,14 @@ static void setup_names(void)
         size_t *lens;
         int64_t n;
         char **names = read_names_file(opt.names_from, &lens, &n);
+        size_t *short_lens = NULL;
+        int64_t n_short = n;
+        char **shorts = opt.short_names_from
+                            ? read_names_file(opt.short_names_from, &short_lens, &n_short)
+                            : NULL;
+        if (n_short != n)
+            die_usage("--short-names-from: '%s' has %lld names, --names-from %lld",
+                      opt.short_names_from, (long long)n_short, (long long)n);
         g_nslots = n;
         g_slots = xcalloc((size_t)(n + ncomm), sizeof *g_slots);
         for (int64_t i = 0; i < n; i++) {
@@ -2535,6 +2553,10 @@ static void setup_names(void)
             const name_family_t *f = &FAMILIES[i % 16];
             sl->index = i;
             sl->demangled = sl->shortname = sl->mangled = intern(names[i], lens[i]);
+            if (shorts) {
+                sl->shortname = intern(shorts[i], short_lens[i]);
+                free(shorts[i]);
+            }
             sl->gridX = f->grid;
             sl->gridY = 1;
             sl->blockX = f->block;
@@ -2543,6 +2565,8 @@ static void setup_names(void)
             free(names[i]);
         }
         free(names);
+        free(shorts);
+        free(short_lens);
         free(lens);
     } else {
         g_nslots = opt.names;

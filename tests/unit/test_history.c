@@ -24,7 +24,7 @@
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
+    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
 };
 static struct ng_work_rate rows[] = {
     { "gemm", NG_WORK_KERNEL, 240.0, 10.0 },
@@ -59,6 +59,8 @@ static struct ng_verdict verdict(const char *name)
     v.has_rows = 1;
     v.rows = rows;
     v.n_rows = 2;
+    v.n_top = 1;
+    v.top = (long)1;
     v.timestamp = 1700000000;
     return v;
 }

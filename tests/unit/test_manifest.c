@@ -101,6 +101,44 @@ static void test_fields(void **state)
     ng_cli_release(&cli);
 }
 
+/* The gate policy fields; a gate's pattern list replaces the command
+ * line's rather than adding to it, and a gate without one keeps it. */
+static void test_policy_fields(void **state)
+{
+    struct ng_settings cli;
+    struct ng_manifest m;
+    struct ng_err err;
+    (void)state;
+    write_manifest(
+        "{\"gates\": [\n"
+        " {\"name\": \"a\", \"baseline\": \"b.sqlite\", \"current\": \"c.sqlite\"},\n"
+        " {\"name\": \"b\", \"baseline\": \"b.sqlite\", \"current\": \"c.sqlite\",\n"
+        "  \"exclude_kernels\": [\"^ncclKernel\", \"^ncclDev\"], \"kernels\": \"gemm\",\n"
+        "  \"min_delta_ms\": 0.5, \"kernel_threshold\": \"50%\", \"kernel_min_delta_ms\": \"0.25\",\n"
+        "  \"fail_on_improvement\": true, \"kernel_names\": \"base\"}\n"
+        "]}\n");
+    parse_cli(&cli, "--exclude-kernels=^nccl", NULL);
+    assert_int_equal(ng_manifest_load(&m, &cli, &err), 0);
+
+    const struct ng_policy *a = &m.gates[0].compare.policy, *b = &m.gates[1].compare.policy;
+    assert_int_equal(a->n_exclude, 1);
+    assert_string_equal(a->exclude[0], "^nccl");
+    assert_int_equal(a->n_kernels, 0);
+    assert_true(a->kernel_threshold == 0);
+    assert_int_equal(b->n_exclude, 2);
+    assert_string_equal(b->exclude[0], "^ncclKernel");
+    assert_string_equal(b->exclude[1], "^ncclDev");
+    assert_int_equal(b->n_kernels, 1);
+    assert_string_equal(b->kernels[0], "gemm");
+    assert_true(b->min_delta_ms == 0.5);
+    assert_true(b->kernel_threshold == 1.5);
+    assert_true(b->kernel_min_delta_ms == 0.25);
+    assert_int_equal(b->fail_on_improvement, 1);
+    assert_int_equal(b->base_names, 1);
+    ng_manifest_release(&m);
+    ng_cli_release(&cli);
+}
+
 struct bad_case {
     const char *json;
     const char *err;     /* after "manifest '<path>': " */
@@ -246,6 +284,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_policy_fields),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_github_switch),

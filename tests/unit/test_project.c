@@ -148,7 +148,7 @@ static void launch(struct fixture *f, int64_t tid, int64_t corr, int64_t t, int6
                    int64_t start, int64_t end)
 {
     ng_project_call(&f->pj, tid, corr, t, t + 1);
-    (void)ng_project_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end);
+    (void)ng_project_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end, SIZE_MAX);
 }
 
 static void test_repeated_steps_are_occurrences(void **state)
@@ -199,12 +199,12 @@ static void test_outermost_boundary_and_thread(void **state)
     ng_project_range(&f.pj, 100, 200, TID(1, 0), "e1");       /* touches e0 */
     assert_int_equal(ng_project_index(&f.pj), 2);
     ng_project_call(&f.pj, TID(1, 0), 1, 100, 100);   /* zero-length, on the boundary */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 1, 0, 0, 4), 2);
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 1, 0, 0, 4, SIZE_MAX), 2);
     ng_project_call(&f.pj, TID(1, 1), 2, 20, 30);     /* another thread: no range of its own */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 2, 0, 0, 100), 0);
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 2, 0, 0, 100, SIZE_MAX), 0);
     ng_project_call(&f.pj, TID(1, 0), 3, 90, 110);    /* straddles two ranges: in neither */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 3, 0, 0, 100), 0);
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 99, 0, 0, 100), 0);   /* no such call */
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 3, 0, 0, 100, SIZE_MAX), 0);
+    assert_int_equal(ng_project_work(&f.pj, GPID(1), 99, 0, 0, 100, SIZE_MAX), 0);   /* no such call */
     expect_results(&f, "e0=4/1;e1=4/1", 0);
     end(&f);
 }
@@ -265,7 +265,7 @@ static void test_overlapping_ranges_linear(void **state)
     assert_int_equal(ng_project_index(&f.pj), (size_t)k);
     for (int64_t c = 0; c < 200; c++) {
         ng_project_call(&f.pj, TID(1, 0), c, k + c, k + c);
-        assert_int_equal(ng_project_work(&f.pj, GPID(1), c, 0, 0, 1), (int)k);
+        assert_int_equal(ng_project_work(&f.pj, GPID(1), c, 0, 0, 1, SIZE_MAX), (int)k);
     }
     assert_int_equal(ng_project_taken(&f.pj), 200 * k);
     end(&f);

@@ -15,8 +15,8 @@
 static double base_samples[] = { 190.0, 200.0, 210.0 };
 static double cur_samples[] = { 290.0, 300.0, 310.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm<\x1b[1m&>", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0 },
-    { "fresh_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0 },
+    { "gemm<\x1b[1m&>", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+    { "fresh_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
 };
 static char warning[] = "baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless";
 static char *warnings[] = { warning };
@@ -61,6 +61,8 @@ static struct ng_verdict fail_verdict(void)
     v.alpha = 0.05;
     v.kernels = kernels;
     v.n_kernels = 2;
+    v.n_top = 2;
+    v.top = (long)2;
     v.warnings = warnings;
     v.n_warnings = 1;
     v.timestamp = 86400 * 365;
@@ -118,6 +120,22 @@ static void test_json(void **state)
         "\t\"epochs\":\t5,\n"
         "\t\"p_value\":\t0.05,\n"
         "\t\"alpha\":\t0.05,\n"
+        "\t\"policy\":\t{\n"
+        "\t\t\"threshold\":\t1.2,\n"
+        "\t\t\"alpha\":\t0.05,\n"
+        "\t\t\"fail_inconclusive\":\tfalse,\n"
+        "\t\t\"kernels\":\t[],\n"
+        "\t\t\"exclude_kernels\":\t[],\n"
+        "\t\t\"min_delta_ms\":\t0,\n"
+        "\t\t\"kernel_threshold\":\tnull,\n"
+        "\t\t\"kernel_min_delta_ms\":\tnull,\n"
+        "\t\t\"fail_on_improvement\":\tfalse,\n"
+        "\t\t\"kernel_names\":\t\"full\",\n"
+        "\t\t\"top\":\t2\n"
+        "\t},\n"
+        "\t\"total_verdict\":\t\"pass\",\n"
+        "\t\"under_floor\":\tfalse,\n"
+        "\t\"stale_baseline\":\tfalse,\n"
         "\t\"baseline\":\t{\n"
         "\t\t\"path\":\t\"b.sqlite\",\n"
         "\t\t\"format\":\t\"sqlite\",\n"
@@ -152,6 +170,8 @@ static void test_json(void **state)
         "\t\t\t\"memset\":\t0\n"
         "\t\t},\n"
         "\t\t\"epochs\":\t5,\n"
+        "\t\t\"excluded_ms_per_epoch\":\t0,\n"
+        "\t\t\"excluded_launches\":\t0,\n"
         "\t\t\"overlap_ms_per_epoch\":\tnull,\n"
         "\t\t\"devices\":\tnull,\n"
         "\t\t\"processes\":\tnull,\n"
@@ -192,6 +212,8 @@ static void test_json(void **state)
         "\t\t\t\"memset\":\t0\n"
         "\t\t},\n"
         "\t\t\"epochs\":\t5,\n"
+        "\t\t\"excluded_ms_per_epoch\":\t0,\n"
+        "\t\t\"excluded_launches\":\t0,\n"
         "\t\t\"overlap_ms_per_epoch\":\tnull,\n"
         "\t\t\"devices\":\tnull,\n"
         "\t\t\"processes\":\tnull,\n"
@@ -210,7 +232,10 @@ static void test_json(void **state)
         "\t\t\t\"delta_ms_per_epoch\":\t90,\n"
         "\t\t\t\"share\":\t0.9,\n"
         "\t\t\t\"baseline_instances_per_epoch\":\t10,\n"
-        "\t\t\t\"current_instances_per_epoch\":\t10\n"
+        "\t\t\t\"current_instances_per_epoch\":\t10,\n"
+        "\t\t\t\"verdict\":\tnull,\n"
+        "\t\t\t\"ratio\":\tnull,\n"
+        "\t\t\t\"p_value\":\tnull\n"
         "\t\t}, {\n"
         "\t\t\t\"name\":\t\"fresh_kernel\",\n"
         "\t\t\t\"kind\":\t\"kernel\",\n"
@@ -220,7 +245,10 @@ static void test_json(void **state)
         "\t\t\t\"delta_ms_per_epoch\":\t10,\n"
         "\t\t\t\"share\":\t0.1,\n"
         "\t\t\t\"baseline_instances_per_epoch\":\t0,\n"
-        "\t\t\t\"current_instances_per_epoch\":\t2\n"
+        "\t\t\t\"current_instances_per_epoch\":\t2,\n"
+        "\t\t\t\"verdict\":\tnull,\n"
+        "\t\t\t\"ratio\":\tnull,\n"
+        "\t\t\t\"p_value\":\tnull\n"
         "\t\t}],\n"
         "\t\"warnings\":\t[\"baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless\"],\n"
         "\t\"message\":\t\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\",\n"

@@ -21,8 +21,8 @@ static double c_samples[] = { 14.0, 15.0, 16.0 };
 /* Names that break every format that does not escape them. */
 static struct ng_kernel_delta hostile[] = {
     { "k|pipe`tick`*em*_u_ [l](x) <b>&amp; @u #1 :x: $m$ 100% a,b\nline\\", NG_WORK_KERNEL, NG_KERNEL_CHANGED,
-      9.0, 13.0, 4.0, 0.8, 2.0, 2.0 },
-    { "new_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0 },
+      9.0, 13.0, 4.0, 0.8, 2.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+    { "new_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
 };
 
 /* Three samples x-1, x, x+1: median and mean x. */
@@ -67,6 +67,8 @@ static struct ng_verdict verdict(enum ng_outcome o)
     samples(&v.current, c_samples);
     v.kernels = hostile;
     v.n_kernels = 2;
+    v.n_top = 2;
+    v.top = (long)2;
     return v;
 }
 
@@ -123,9 +125,11 @@ static void test_summary_cap(void **state)
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
     for (size_t i = 0; i < N; i++)
-        k[i] = (struct ng_kernel_delta){ long_name, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1 };
+        k[i] = (struct ng_kernel_delta){ long_name, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1, 0, NG_OUTCOME_PASS, 0, 0, 0 };
     v.kernels = k;
     v.n_kernels = N;
+    v.n_top = N;
+    v.top = (long)N;
     char *s = render("github-summary", &v);
     size_t len = strlen(s);
     assert_true(len <= 1024 * 1024);
@@ -203,6 +207,8 @@ static void test_annotations(void **state)
     (void)state;
     v.kernels = hostile;
     v.n_kernels = 1;
+    v.n_top = 1;
+    v.top = (long)1;
     char *s = render("github-annotations", &v);
     assert_string_equal(s,
         "::error title=nsys-gate%3A train%3A resnet%2C50%25::"

@@ -231,6 +231,17 @@ static void test_no_run(void **state)
              "lines it skipped (see the warnings)", path);
     expect_message(&s, want);
 
+    /* filtered today, not then: another quantity */
+    settings(&s, "resnet", NULL);
+    s.compare.policy.kernels[s.compare.policy.n_kernels++] = "gemm";
+    snprintf(want, sizeof want,
+             "--baseline-history '%s' has no run of 'resnet' to compare with (looked for: verdict "
+             "not error, mode total, metric kernel-sum, work kernels,graphs, these "
+             "--kernels/--exclude-kernels); the file holds 30 verdicts: 'resnet' 16 (1 error, 15 "
+             "measured otherwise, e.g. other --kernels, --exclude-kernels or --kernel-names), "
+             "'bert' 14, and lines it skipped (see the warnings)", path);
+    expect_message(&s, want);
+
     FILE *f = fopen(path, "wb");
     fclose(f);
     settings(&s, "resnet", NULL);
