@@ -4,7 +4,8 @@
 #
 #   ng_need_packages build      compiler, meson, libraries
 #   ng_need_packages test       the above plus cmocka, xmllint, jsonschema, sqlite3,
-#                               valgrind, locales (de_DE for the locale test)
+#                               valgrind, locales (de_DE for the locale test),
+#                               prometheus (promtool), prometheus-node-exporter
 #   ng_need_packages fuzz       the build set plus clang and libFuzzer
 #   ng_need_node_modules        the node tools of tests/html/package.json (exact
 #                               versions) in .cache/node/node_modules, once per change
@@ -24,6 +25,9 @@ NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs"
 command -v npm >/dev/null 2>&1 || NG_TEST_PACKAGES="$NG_TEST_PACKAGES npm"
 # the ci suite's workflows: git (the history branch) and curl (GitLab's artifacts API)
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES git curl"
+# the ci suite's metrics checks: Prometheus's linter (promtool, in prometheus) and
+# node_exporter's textfile collector scraped on loopback
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES prometheus prometheus-node-exporter"
 # libFuzzer is libclang_rt.fuzzer in the compiler-rt package
 NG_FUZZ_PACKAGES="$NG_BUILD_PACKAGES clang libclang-rt-dev"
 

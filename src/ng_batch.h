@@ -33,6 +33,7 @@
 #include "ng_gate.h"
 #include "ng_manifest.h"
 #include "ng_report.h"
+#include "ng_window.h"
 
 struct ng_batch_gate {
     const struct ng_settings *settings;   /* the command line's, or its manifest entry's */
@@ -48,6 +49,8 @@ struct ng_batch_run {
     struct ng_batch_gate *gates;
     size_t n_gates;
     struct ng_manifest manifest;      /* with --manifest: every gate's settings */
+    struct ng_window *windows;        /* gate i's --baseline-history runs, read once a
+                                         file before the gates start (NULL: none) */
     struct ng_settings outputs;       /* whose outputs to write: the command line's, less
                                          any refused path */
     char error[NG_ERR_MAX];           /* the run's own ERROR (empty if none): the single

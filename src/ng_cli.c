@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ng_context.h"
 #include "ng_outputs.h"
 #include "ng_util.h"
 #include "ng_version.h"
@@ -18,6 +19,7 @@
 #define DEFAULT_TOP 5
 #define DEFAULT_CACHE_MAX_MB 10240
 #define DEFAULT_CACHE_MAX_DAYS 30
+#define DEFAULT_HISTORY_WINDOW 10
 
 typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
 
@@ -26,13 +28,19 @@ struct opt_spec {
     const char *env;       /* NULL: flag only */
     int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list;
                               3: repeatable, the variable one value a line (patterns,
-                              which may hold ':') */
+                              which may hold ':'); REPEATABLE_COMMAS: repeatable,
+                              separated by ',' or newline */
     parse_fn parse;        /* NULL for value-less switches handled by `set` */
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
     const char *help;
     enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
 };
+
+/* takes_value of a repeatable option whose variable separates its values
+ * by commas or newlines (KEY=VALUE pairs, as a YAML block writes them):
+ * a value may hold ':' */
+#define REPEATABLE_COMMAS 4
 
 /* Where the output options of ng_outputs go in the table (and in --help). */
 #define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
@@ -369,6 +377,63 @@ static int p_current(struct ng_settings *s, const char *v, const char **problem)
     return p_run(v, s->currents, &s->n_currents, problem);
 }
 
+static int p_label(struct ng_settings *s, const char *v, const char **problem)
+{
+    size_t key_len;
+    if (ng_context_label_check(v, &key_len, problem) < 0)
+        return -1;
+    if (s->n_labels == NG_MAX_RUNS) {
+        *problem = "is one label too many (at most 64)";
+        return -1;
+    }
+    s->labels[s->n_labels++] = v;
+    return 0;
+}
+
+static int p_baseline_history(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_path(v, &s->baseline_history, problem);
+}
+
+/* At most NG_MAX_RUNS: the runs become the baseline's profiles. */
+static int p_history_window(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (parse_positive_int(v, &s->history_window, problem) < 0)
+        return -1;
+    if (s->history_window > NG_MAX_RUNS) {
+        *problem = "is more than 64 runs";
+        return -1;
+    }
+    return 0;
+}
+
+static int p_history_match(struct ng_settings *s, const char *v, const char **problem)
+{
+    size_t key_len;
+    if (ng_context_label_check(v, &key_len, problem) < 0)
+        return -1;
+    if (!v[key_len + 1]) {
+        *problem = "has no VALUE to match";
+        return -1;
+    }
+    if (s->n_history_match == NG_MAX_RUNS) {
+        *problem = "is one match too many (at most 64)";
+        return -1;
+    }
+    s->history_match[s->n_history_match++] = v;
+    return 0;
+}
+
+static int p_history_since(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (ng_parse_utc(v, &s->history_since) < 0) {
+        *problem = "is not a date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SSZ in UTC)";
+        return -1;
+    }
+    s->has_history_since = 1;
+    return 0;
+}
+
 static size_t *c_baselines(struct ng_settings *s) { return &s->n_baselines; }
 static size_t *c_currents(struct ng_settings *s) { return &s->n_currents; }
 static size_t *c_kernels(struct ng_settings *s) { return &s->compare.policy.n_kernels; }
@@ -433,6 +498,21 @@ static const struct opt_spec specs[] = {
     { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
       "a current profile, repeatable for repeat runs (instead of the operands)",
       NG_CLI_GATE_PATH },
+    { "baseline-history", "NSYS_GATE_BASELINE_HISTORY", 1, p_baseline_history, NULL, "FILE",
+      "the baseline is the last runs of this gate (--name) in a --history file, instead of "
+      "profiles", NG_CLI_GATE_PATH },
+    { "history-window", "NSYS_GATE_HISTORY_WINDOW", 1, p_history_window, NULL, "N",
+      "--baseline-history: the last N runs (at most 64); default 10", NG_CLI_GATE },
+    { "history-match", "NSYS_GATE_HISTORY_MATCH", REPEATABLE_COMMAS, p_history_match, NULL,
+      "KEY=VALUE", "--baseline-history: only runs whose context has KEY=VALUE (e.g. "
+      "branch=main); repeatable", NG_CLI_GATE },
+    { "history-since", "NSYS_GATE_HISTORY_SINCE", 1, p_history_since, NULL, "DATE",
+      "--baseline-history: only runs from DATE on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)",
+      NG_CLI_GATE },
+    { "label", "NSYS_GATE_LABELS", REPEATABLE_COMMAS, p_label, NULL, "KEY=VALUE",
+      "add KEY=VALUE to the run context (commit, branch, ... come from the CI's variables) "
+      "or override a key; an empty VALUE removes it; repeatable (the variable: comma- or "
+      "newline-separated)", NG_CLI_GATE },
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
       "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
@@ -587,6 +667,7 @@ static void defaults(struct ng_settings *s)
     s->compare.top = DEFAULT_TOP;
     s->cache.max_bytes = (uint64_t)DEFAULT_CACHE_MAX_MB << 20;
     s->cache.max_age_days = DEFAULT_CACHE_MAX_DAYS;
+    s->history_window = DEFAULT_HISTORY_WINDOW;
     s->github = -1;   /* decided once every option is read */
 }
 
@@ -690,7 +771,7 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
 }
 
 /* A repeatable option: every flag value, or the variable split at ':'
- * (files) or at line ends (patterns). */
+ * (files), at line ends (patterns) or at commas and line ends (labels). */
 static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const struct raw *r,
                       const char *where, const char *env_value, struct ng_err *err, int ret)
 {
@@ -705,20 +786,24 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
         return ret;
     }
     /* the environment's own string must not be split in place: each piece
-     * is a copy the settings own */
-    int sep = sp->takes_value == 3 ? '\n' : ':';
+     * is a copy the settings own.  Labels (commas or newlines, as a YAML
+     * block writes them) skip empty pieces. */
+    int commas = sp->takes_value == REPEATABLE_COMMAS;
+    const char *sep = commas ? ",\n" : sp->takes_value == 3 ? "\n" : ":";
     for (const char *p = env_value; ; ) {
-        const char *colon = strchr(p, sep);
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        size_t n = strcspn(p, sep);
+        const char *end = p[n] ? p + n : NULL;
         if (s->n_owned + 1 >= sizeof s->owned / sizeof s->owned[0])
-            return ret == 0 ? ng_err_set(err, "%s lists too many files", where) : ret;
-        char *piece = ng_xstrndup(p, n);
-        s->owned[s->n_owned++] = piece;
-        if (parse_value(sp, s, piece, &problem) < 0 && ret == 0)
-            ret = bad_value(err, where, env_value, problem);
-        if (!colon)
+            return ret == 0 ? ng_err_set(err, "%s lists too many values", where) : ret;
+        if (n > 0 || !commas) {
+            char *piece = ng_xstrndup(p, n);
+            s->owned[s->n_owned++] = piece;
+            if (parse_value(sp, s, piece, &problem) < 0 && ret == 0)
+                ret = bad_value(err, where, env_value, problem);
+        }
+        if (!end)
             break;
-        p = colon + 1;
+        p = end + 1;
     }
     return ret;
 }
@@ -794,6 +879,9 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
     if (s->compare.policy.kernel_min_delta_ms >= 0 && s->compare.policy.kernel_threshold == 0)
         return ng_err_set(err, "--kernel-min-delta-ms needs --kernel-threshold (per-kernel "
                                "gates)");
+    if (s->baseline_history && s->n_baselines > 0)
+        return ng_err_set(err, "--baseline-history is the baseline: give no baseline profile "
+                               "with it");
     return 0;
 }
 
@@ -852,7 +940,26 @@ static int check_outputs(struct ng_settings *s, struct ng_err *err)
         inputs[n++] = s->currents[i];
     if (s->manifest)
         inputs[n++] = s->manifest;
-    return ng_outputs_refuse(s, inputs, n, err);
+    int ret = ng_outputs_refuse(s, inputs, n, err);
+    struct ng_err history_err;
+    if (ng_outputs_refuse_histories(s, &s->baseline_history, 1, &history_err) < 0 && ret == 0)
+        ret = (*err = history_err, -1);
+    return ret;
+}
+
+/* With --baseline-history the operand (or --current) is the current side only. */
+static int check_history_sides(struct ng_settings *s, int noperands, int lists,
+                               struct ng_err *err)
+{
+    if (noperands > 1 || s->n_baselines > 0)
+        return ng_err_set(err, "--baseline-history is the baseline: give only the current "
+                               "profile (CURRENT or --current), no BASELINE or --baseline");
+    if (lists && noperands > 0)
+        return ng_err_set(err, "use either the CURRENT operand or --current, not both");
+    if (s->n_currents == 0)
+        return ng_err_set(err, "missing operand: expected CURRENT (the baseline is "
+                               "--baseline-history)");
+    return ng_cli_check_gate(s, err);
 }
 
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
@@ -869,12 +976,13 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     applied = apply(s, raw, err);
     github_environment(s);
     int lists = s->n_baselines > 0 || s->n_currents > 0;
+    int from_history = s->baseline_history && !s->print_profile;   /* one operand: CURRENT */
     if (!lists || s->print_profile) {
         for (int i = 0; i < noperands; i++) {
-            if (i == 0 && s->n_baselines < NG_MAX_RUNS)
+            if (i == 0 && !from_history && s->n_baselines < NG_MAX_RUNS)
                 s->baselines[s->n_baselines++] = operands[0];
-            else if (i == 1 && s->n_currents < NG_MAX_RUNS)
-                s->currents[s->n_currents++] = operands[1];
+            else if (i == (from_history ? 0 : 1) && s->n_currents < NG_MAX_RUNS)
+                s->currents[s->n_currents++] = operands[i];
         }
     }
     /* before any other error: a usage error still writes the reports */
@@ -905,6 +1013,8 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
         return 0;
     }
+    if (from_history)
+        return check_history_sides(s, noperands, lists, err);
     if (lists && noperands > 0)
         return ng_err_set(err, "use either the BASELINE CURRENT operands or --baseline/--current, "
                                "not both");
@@ -928,6 +1038,7 @@ void ng_cli_help(FILE *out)
     fprintf(out,
             "usage: %s [OPTIONS] BASELINE CURRENT\n"
             "       %s [OPTIONS] --baseline FILE... --current FILE...\n"
+            "       %s [OPTIONS] --baseline-history HISTORY.jsonl CURRENT\n"
             "       %s [OPTIONS] --manifest FILE.json [-j N]\n"
             "\n"
             "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
@@ -935,7 +1046,7 @@ void ng_cli_help(FILE *out)
             "and fails when CURRENT regressed past the threshold.\n"
             "\n"
             "options (each also read from its environment variable; a flag wins):\n",
-            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
+            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
     size_t n;
     const struct opt_spec *opts = options(&n);
     for (size_t i = 0; i < n; i++) {

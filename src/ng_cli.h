@@ -4,14 +4,15 @@
  * not read at all.
  *
  * Ownership: the settings point into argv and the environment, so both
- * must outlive them; only the pieces of a ':'-separated list variable are
- * copies, freed by ng_cli_release().  This layer never exits or prints:
+ * must outlive them; only the pieces of a list variable (':'-separated
+ * paths, comma-separated labels) are copies, freed by ng_cli_release().  This layer never exits or prints:
  * a bad value is returned as an error naming the flag or variable and the
  * value, and main prints it. */
 #ifndef NG_CLI_H
 #define NG_CLI_H
 
 #include <stdio.h>
+#include <time.h>
 
 #include "ng_cache.h"
 #include "ng_compare.h"
@@ -19,6 +20,8 @@
 #include "ng_outputs.h"
 
 #define NG_MAX_RUNS 64
+
+struct ng_window;
 
 struct ng_settings {
     struct ng_compare_opts compare;   /* name, threshold, epochs, statistics */
@@ -34,11 +37,25 @@ struct ng_settings {
     size_t n_baselines;
     const char *currents[NG_MAX_RUNS];
     size_t n_currents;
+    /* --label KEY=VALUE, in order (a later one wins): the run context's
+     * labels (ng_context) */
+    const char *labels[NG_MAX_RUNS];
+    size_t n_labels;
+    /* a history baseline: the baseline is the last history_window runs of
+     * this gate in a --history file (ng_window), instead of profiles */
+    const char *baseline_history;
+    long history_window;
+    const char *history_match[NG_MAX_RUNS];   /* KEY=VALUE the runs' context must hold */
+    size_t n_history_match;
+    int has_history_since;
+    time_t history_since;             /* runs from then on (--history-since) */
+    const struct ng_window *window;   /* the runs, read by the batch before its gates
+                                         start; NULL: the gate reads the file itself */
     /* the .nsys-rep export cache: cache.dir is --cache-dir, else the
      * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */
     struct ng_cache cache;
     int no_cache;
-    char *owned[2 * NG_MAX_RUNS + 1]; /* pieces of ':'-separated variables, the default cache dir */
+    char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
     int show_help;

@@ -84,9 +84,15 @@ void ng_verdict_release(struct ng_verdict *v)
     v->baseline.devices = v->current.devices = NULL;
     v->baseline.processes = v->current.processes = NULL;
     free(v->kernels);
+    free(v->rows);
+    v->rows = NULL;
+    v->n_rows = 0;
+    v->has_rows = 0;
     for (size_t i = 0; i < v->n_warnings; i++)
         free(v->warnings[i]);
     free(v->warnings);
+    ng_context_release(&v->context);
+    ng_verdict_history_release(&v->history);
     v->baseline.runs = v->current.runs = NULL;
     v->baseline.samples = v->current.samples = NULL;
     v->kernels = NULL;

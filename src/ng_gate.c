@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include "ng_compare.h"
+#include "ng_context.h"
 #include "ng_exports.h"
 #include "ng_oom.h"
 #include "ng_project.h"
+#include "ng_rows.h"
 #include "ng_slots.h"
 #include "ng_source.h"
 #include "ng_util.h"
+#include "ng_window.h"
 
 /* threads loading one gate's profiles (exports are bounded by the slots) */
 #define MAX_LOAD_THREADS 64
@@ -131,10 +134,28 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     return ret;
 }
 
+/* --baseline-history: the runs the batch read for this gate, or the file
+ * read here; -1 with err when it cannot be read or holds no run. */
+static int history_window(const struct ng_settings *s, struct ng_window *own,
+                          const struct ng_window **w, struct ng_err *err)
+{
+    if (s->window) {
+        *w = s->window;
+    } else {
+        struct ng_window *one = own;
+        ng_window_init(own, s);
+        *w = own;
+        (void)ng_window_read(&one, 1, err);
+    }
+    return ng_window_check(*w, err);
+}
+
 void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err)
 {
     struct ng_err err;
     int ok = usage_err == NULL;
+    struct ng_window own;
+    const struct ng_window *w = NULL;
 
     memset(g, 0, sizeof *g);
     if (usage_err)
@@ -167,10 +188,20 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .base_names = pol->base_names,
         .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
     };
+    memset(&own, 0, sizeof own);
+    if (ok && s->baseline_history && g->nb == 0)
+        ok = history_window(s, &own, &w, &err) == 0;
     ok = ok && load_all(g, &src, s->jobs, &err) == 0;
+    if (ok && w) {
+        /* today's rows spelled and folded as the history lines' (ng_rows) */
+        for (size_t i = 0; i < g->nc; i++)
+            ng_rows_fold(&g->current[i]);
+        ng_window_profiles(w, g->baseline, &g->nb, &s->compare);
+    }
     if (ok) {
         ng_oom_doing("comparing '%s' with '%s'", g->baseline[0].path, g->current[0].path);
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_rows_fill(&g->verdict, g->current, g->nc);
         ng_oom_doing(NULL);
     } else {
         note_formats(g->baseline, g->nb);
@@ -186,6 +217,15 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     g->exports = NULL;
     g->verdict.verbose = s->verbose;
     g->verdict.fail_inconclusive = s->fail_inconclusive;
+    ng_context_collect(&g->verdict.context, s->labels, s->n_labels, NULL, NULL);
+    if (s->baseline_history) {
+        /* the side is the file, whatever its runs' own paths */
+        g->verdict.baseline.path = s->baseline_history;
+        g->verdict.baseline.format = NG_FORMAT_HISTORY;
+        if (w && w->n_runs)
+            ng_window_describe(w, &g->verdict);
+    }
+    ng_window_release(&own);
 }
 
 void ng_gate_release(struct ng_gate *g)

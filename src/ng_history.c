@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 #include "ng_util.h"
 
@@ -142,6 +143,11 @@ int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, vo
 {
     FILE *f = fopen(path, "rb");
 
+    /* a shared lock: appends (ng_file_append(), under an exclusive one) are
+     * whole when read; where locks do not work the file is read as is */
+    if (f)
+        while (flock(fileno(f), LOCK_SH) < 0 && errno == EINTR)
+            ;
     if (!f) {
         char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
         ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));

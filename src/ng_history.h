@@ -16,7 +16,9 @@
  *   time (at most line_max bytes; a longer line is skipped with a
  *   warning) plus whatever the caller keeps.
  * At most NG_HISTORY_WARNINGS_MAX warnings are kept, then one that counts
- * the rest.
+ * the rest.  ng_history_read() holds a shared lock on the file while it
+ * reads, so an append made under the exclusive one (ng_file_append()) is
+ * seen whole or not at all.
  *
  * Ownership: struct ng_history owns its warnings and, after
  * ng_history_load(), its entries; ng_history_release() frees them.  The

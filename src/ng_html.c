@@ -192,9 +192,8 @@ void ng_html_legend(struct ng_buf *out)
 
 const char *ng_html_context(const struct ng_verdict *v, const char *key)
 {
-    (void)v;
-    (void)key;
-    return NULL;   /* verdicts carry no run context yet */
+    const char *val = ng_context_get(&v->context, key);
+    return val && *val ? val : NULL;
 }
 
 void ng_html_commit(struct ng_buf *out, const char *commit)
@@ -220,28 +219,40 @@ static void value_or_unknown(struct ng_buf *out, const char *v)
     }
 }
 
+static void context_row(struct ng_buf *out, const char *key, const char *val)
+{
+    ng_buf_adds(out, "<tr><th scope=\"row\">");
+    ng_html_text(out, key);
+    ng_buf_adds(out, "</th><td>");
+    if (strcmp(key, "run_url") == 0 && ng_html_url_linkable(val)) {
+        ng_buf_adds(out, "<a class=\"run-url\" href=\"");
+        ng_html_url(out, val);
+        ng_buf_adds(out, "\">");
+        ng_html_text(out, val);
+        ng_buf_adds(out, "</a>");
+    } else {
+        value_or_unknown(out, val);
+    }
+    ng_buf_adds(out, "</td></tr>\n");
+}
+
+/* The run's date, the fixed context fields (unknown when the CI did not
+ * say), then its labels (--label) in their order. */
 static void context_table(struct ng_buf *out, const struct ng_verdict *v)
 {
-    static const char *const keys[] = { "commit", "branch", "run_url", "run_id", "job",
-                                        "pipeline", "runner" };
     char when[32];
 
     ng_buf_adds(out, "<table class=\"context\">\n<tbody>\n");
     ng_fmt_utc(when, sizeof when, v->timestamp, 1);
     ng_buf_addf(out, "<tr><th scope=\"row\">date</th><td>%s</td></tr>\n", when);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *val = ng_html_context(v, keys[i]);
-        ng_buf_addf(out, "<tr><th scope=\"row\">%s</th><td>", keys[i]);
-        if (strcmp(keys[i], "run_url") == 0 && ng_html_url_linkable(val)) {
-            ng_buf_adds(out, "<a class=\"run-url\" href=\"");
-            ng_html_url(out, val);
-            ng_buf_adds(out, "\">");
-            ng_html_text(out, val);
-            ng_buf_adds(out, "</a>");
-        } else {
-            value_or_unknown(out, val);
-        }
-        ng_buf_adds(out, "</td></tr>\n");
+    for (size_t i = 0; ng_context_fields[i]; i++)
+        context_row(out, ng_context_fields[i], ng_html_context(v, ng_context_fields[i]));
+    for (size_t i = 0; i < v->context.n; i++) {
+        size_t k = 0;
+        while (ng_context_fields[k] && strcmp(ng_context_fields[k], v->context.items[i].key) != 0)
+            k++;
+        if (!ng_context_fields[k])
+            context_row(out, v->context.items[i].key, v->context.items[i].value);
     }
     ng_buf_adds(out, "</tbody>\n</table>\n");
 }

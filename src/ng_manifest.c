@@ -165,9 +165,11 @@ static const char *entry_name(const cJSON *entry)
     return cJSON_IsString(name) ? name->valuestring : NULL;
 }
 
-/* The fields every gate must have, and names must be distinct. */
+/* The fields every gate must have, and names must be distinct.  With a
+ * --baseline-history (the entry's or the command line's) the baseline is
+ * its runs and no "baseline" is needed. */
 static int check_entry(const struct ng_manifest *m, size_t index, const cJSON *entry,
-                       struct ng_err *err)
+                       const struct ng_settings *s, struct ng_err *err)
 {
     static const char *const required[] = { "name", "baseline", "current" };
     const char *name = entry_name(entry);
@@ -176,6 +178,8 @@ static int check_entry(const struct ng_manifest *m, size_t index, const cJSON *e
      * with no current profile would compare against nothing */
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         const cJSON *f = cJSON_GetObjectItemCaseSensitive(entry, required[i]);
+        if (i == 1 && s->baseline_history)
+            continue;
         if (!f || cJSON_IsNull(f))
             return ng_err_set(err, "is missing"), at(err, m, index, name, required[i]);
     }
@@ -198,12 +202,16 @@ static int load_gate(struct ng_manifest *m, size_t index, const cJSON *entry, co
     s->n_owned = 0;   /* what the command line's settings own stays theirs */
     s->n_baselines = s->n_currents = 0;
     s->manifest = NULL;
+    /* a gate with its own baseline profiles does not take the command
+     * line's --baseline-history */
+    if (cJSON_IsObject(entry) && cJSON_GetObjectItemCaseSensitive(entry, "baseline"))
+        s->baseline_history = NULL;
     if (!cJSON_IsObject(entry))
         return ng_err_set(err, "is not an object"), at(err, m, index, NULL, NULL);
     cJSON_ArrayForEach(field, entry)
         if (apply_field(&e, field, err) < 0)
             return at(err, m, index, entry_name(entry), field->string);
-    if (check_entry(m, index, entry, err) < 0)
+    if (check_entry(m, index, entry, s, err) < 0)
         return -1;
     if (ng_cli_check_gate(s, err) < 0)
         return at(err, m, index, entry_name(entry), NULL);

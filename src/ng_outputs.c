@@ -23,9 +23,10 @@ const struct ng_output ng_outputs[] = {
     { .reporter = "metrics", .option = "--metrics", .env = "NSYS_GATE_METRICS",
       .dest = NG_OUTPUT_FILE, .meta = "PATH",
       .help = "write OpenMetrics text (Prometheus textfile collector, GitLab metrics report)" },
-    { .reporter = "json-line", .option = "--history", .env = "NSYS_GATE_HISTORY",
-      .dest = NG_OUTPUT_APPEND, .meta = "PATH",
-      .help = "append the verdict as one JSON line (JSON Lines), for dashboards" },
+    { .reporter = "history", .option = "--history", .env = "NSYS_GATE_HISTORY",
+      .dest = NG_OUTPUT_APPEND, .rules = NG_OUTPUT_READ_FIRST, .meta = "PATH",
+      .help = "append the verdict and today's work rows as one JSON line (JSON Lines), for "
+              "dashboards and --baseline-history" },
     { .reporter = "benchmark", .option = "--benchmark-json", .env = "NSYS_GATE_BENCHMARK_JSON",
       .dest = NG_OUTPUT_FILE, .meta = "PATH",
       .help = "write github-action-benchmark customSmallerIsBetter JSON" },
@@ -133,7 +134,7 @@ static int names_file(const struct ng_output *o, const char *path)
  * "./base.sqlite" or a symlink to it cannot slip past; a path that does
  * not exist yet is no input. */
 static int refuse_inputs(struct ng_settings *s, const char *const *inputs, size_t n,
-                         struct ng_err *err)
+                         unsigned allowed, const char *what, struct ng_err *err)
 {
     int ret = 0;
 
@@ -141,13 +142,14 @@ static int refuse_inputs(struct ng_settings *s, const char *const *inputs, size_
         const struct ng_output *o = &ng_outputs[i];
         const char *path = s->outputs[i], *which;
         struct stat st;
-        if (!names_file(o, path) || stat(path, &st) < 0 || !is_input(&st, inputs, n, &which))
+        if ((o->rules & allowed) || !names_file(o, path) || stat(path, &st) < 0 ||
+            !is_input(&st, inputs, n, &which))
             continue;
         if (ret == 0) {
             char *out = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
             char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
-            ret = ng_err_set(err, "%s '%s' is the input profile '%s'; refusing to %s it",
-                             ng_outputs_origin(o), out, in,
+            ret = ng_err_set(err, "%s '%s' is the %s '%s'; refusing to %s it",
+                             ng_outputs_origin(o), out, what, in,
                              o->dest == NG_OUTPUT_APPEND ? "append to" : "overwrite");
             free(out);
             free(in);
@@ -205,7 +207,13 @@ static int refuse_shared(struct ng_settings *s, struct ng_err *err, int ret)
 int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
                       struct ng_err *err)
 {
-    return refuse_shared(s, err, refuse_inputs(s, inputs, n, err));
+    return refuse_shared(s, err, refuse_inputs(s, inputs, n, 0, "input profile", err));
+}
+
+int ng_outputs_refuse_histories(struct ng_settings *s, const char *const *histories, size_t n,
+                                struct ng_err *err)
+{
+    return refuse_inputs(s, histories, n, NG_OUTPUT_READ_FIRST, "--baseline-history file", err);
 }
 
 /* Standard output carries the human line, then the GitHub annotations;

@@ -32,6 +32,8 @@ enum {
     NG_OUTPUT_STDOUT_OK = 1 << 0,   /* "-" writes it to stdout; the text stream moves to stderr */
     NG_OUTPUT_GITHUB = 1 << 1,      /* only with the GitHub reporter on (--github) */
     NG_OUTPUT_QUIETED = 1 << 2,     /* left out with --quiet */
+    NG_OUTPUT_READ_FIRST = 1 << 3,  /* may be the --baseline-history file: it is read
+                                       before anything is appended */
 };
 
 struct ng_output {
@@ -81,6 +83,14 @@ int ng_outputs_set(const struct ng_output *o, const char *value, const char **pa
  * gate's profiles.  Returns -1 with err naming the first refusal. */
 int ng_outputs_refuse(struct ng_settings *s, const char *const *inputs, size_t n,
                       struct ng_err *err);
+
+/* The same for the --baseline-history files (NULLs allowed): every
+ * output but those whose row may be one (NG_OUTPUT_READ_FIRST: --history
+ * appends the run to the file its baseline came from) is refused and
+ * dropped: "--json 'h.jsonl' is the --baseline-history file 'h.jsonl';
+ * refusing to overwrite it".  Returns -1 with err naming the first. */
+int ng_outputs_refuse_histories(struct ng_settings *s, const char *const *histories, size_t n,
+                                struct ng_err *err);
 
 /* The requests for every output s asks for, in table order, into q (room
  * for NG_OUTPUTS_MAX); returns how many. */

@@ -255,6 +255,8 @@ static int sum_rows(struct ng_profile *p, struct ng_err *err)
         if (__builtin_add_overflow(total, r->total_ns, &total) ||
             __builtin_add_overflow(count, r->instances, &count))
             return ng_err_set(err, "'%s': total kernel time overflows 64 bits", p->path);
+        if (r->kind >= NG_WORK_KINDS)
+            continue;   /* an others row: its kinds are not known */
         p->kind_ns[r->kind] += r->total_ns;   /* bounded by total */
         p->kind_launches[r->kind] += r->instances;
     }
@@ -280,6 +282,22 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
         p->measured_ns = p->total_ns;   /* kernel-sum, and every source without intervals */
     p->loaded = 1;
     return 0;
+}
+
+void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from)
+{
+    free_rows(p->rows, p->n_rows, 0);
+    free(p->merge.slots);
+    for (size_t i = 0; i < p->merge.n_blocks; i++)
+        free(p->merge.blocks[i]);
+    free(p->merge.blocks);
+    p->rows = from->rows;
+    p->n_rows = from->n_rows;
+    p->cap_rows = from->cap_rows;
+    p->merge = from->merge;
+    from->rows = NULL;
+    from->n_rows = from->cap_rows = 0;
+    memset(&from->merge, 0, sizeof from->merge);
 }
 
 int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
@@ -396,6 +414,8 @@ static const struct { const char *word; unsigned mask; const char *items; } work
 
 const char *ng_work_kind_name(enum ng_work_kind k)
 {
+    if (k == NG_WORK_OTHERS)
+        return "others";
     return (unsigned)k < NG_WORK_KINDS ? kind_names[k] : "unknown";
 }
 
@@ -480,6 +500,7 @@ const char *ng_format_name(enum ng_format f)
     case NG_FORMAT_SQLITE: return "sqlite";
     case NG_FORMAT_NSYS_REP: return "nsys-rep";
     case NG_FORMAT_CSV: return "nsys-stats";
+    case NG_FORMAT_HISTORY: return "history";
     case NG_FORMAT_UNKNOWN: break;
     }
     return "unknown";

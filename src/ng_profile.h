@@ -23,6 +23,7 @@ enum ng_format {
     NG_FORMAT_SQLITE,
     NG_FORMAT_NSYS_REP,
     NG_FORMAT_CSV,
+    NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_window) */
 };
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each
@@ -32,6 +33,10 @@ enum ng_work_kind {
     NG_WORK_GRAPH,         /* a whole CUDA graph launch (graph-mode tracing) */
     NG_WORK_MEMCPY,
     NG_WORK_MEMSET,
+    /* not a kind of work: the one row that stands for the rows a history
+     * line folds together ("others", ng_rows); never in the by-kind
+     * figures, which are NG_WORK_KINDS long */
+    NG_WORK_OTHERS,
 };
 #define NG_WORK_KINDS 4
 #define NG_WORK_BIT(k) (1u << (k))
@@ -177,6 +182,10 @@ void ng_kernel_base_name(const char *demangled, struct ng_buf *out);
  * names the pattern). */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
+/* Replaces p's rows with from's (moved: from keeps none), e.g. rows folded
+ * into a scratch profile; p's totals stay. */
+void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from);
+
 /* For a profile in which `work` (0 = NG_WORK_DEFAULT) counted nothing:
  * when it holds work of other kinds (left_out_*), sets the error that says
  * what and returns -1, e.g. "'X' has no GPU work that --work
@@ -186,7 +195,7 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err);
 
 const char *ng_format_name(enum ng_format f);
-/* "kernel", "graph", "memcpy", "memset" */
+/* "kernel", "graph", "memcpy", "memset"; "others" for NG_WORK_OTHERS */
 const char *ng_work_kind_name(enum ng_work_kind k);
 /* A --work list ("kernels,graphs", "memory", "all") into kind bits;
  * -1 with *problem naming what is wrong. */

@@ -15,6 +15,7 @@ static const struct ng_reporter *const reporters[] = {
     &ng_reporter_human,
     &ng_reporter_json,
     &ng_reporter_json_line,
+    &ng_reporter_history,
     &ng_reporter_benchmark,
     &ng_reporter_junit,
     &ng_reporter_metrics,
@@ -199,6 +200,39 @@ static void headline_epochs(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
 }
 
+/* A commit as people quote it: its first 7 characters. */
+static void short_commit(struct ng_buf *out, const char *commit)
+{
+    ng_buf_addf(out, "%.7s", commit);
+}
+
+/* " | baseline: last 10 runs of 'resnet50' on main (4f1c2a7..9b2e4d6)":
+ * what a history baseline is, after the figures. */
+static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
+{
+    const struct ng_verdict_history *h = &v->history;
+
+    if (!h->on)
+        return;
+    ng_buf_addf(out, " | baseline: last %zu run%s of '%s'", h->runs, h->runs == 1 ? "" : "s",
+                h->name);
+    if (h->branch)
+        ng_buf_addf(out, " on %s", h->branch);
+    else if (h->branches > 1)
+        ng_buf_addf(out, " on %zu branches", h->branches);
+    if (!h->first.commit || !h->last.commit) {
+        ng_buf_adds(out, " (commits not recorded)");
+        return;
+    }
+    ng_buf_adds(out, " (");
+    short_commit(out, h->first.commit);
+    if (h->runs > 1) {
+        ng_buf_adds(out, "..");
+        short_commit(out, h->last.commit);
+    }
+    ng_buf_adds(out, ")");
+}
+
 #define HEADLINE_NAME_MAX 60
 
 /* The first item the per-kernel gates did not pass with this outcome. */
@@ -287,6 +321,7 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
                 v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
     headline_epochs(v, out);
     ng_buf_adds(out, ")");
+    headline_history(v, out);
 }
 
 char *ng_report_headline_text(const struct ng_verdict *v)
@@ -323,6 +358,25 @@ void ng_report_batch_line(const struct ng_batch *b, struct ng_buf *out)
                 ng_outcome_title(c.outcome), b->n, b->n == 1 ? "" : "s",
                 c.by_outcome[NG_OUTCOME_PASS], c.by_outcome[NG_OUTCOME_FAIL],
                 c.by_outcome[NG_OUTCOME_INCONCLUSIVE], c.by_outcome[NG_OUTCOME_ERROR]);
+}
+
+void ng_report_batch_context(const struct ng_batch *b, struct ng_context *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b->n == 0)
+        return;
+    const struct ng_context *first = &b->verdicts[0]->context;
+    for (size_t k = 0; k < first->n; k++) {
+        const struct ng_context_item *it = &first->items[k];
+        size_t i = 1;
+        for (; i < b->n; i++) {
+            const char *v = ng_context_get(&b->verdicts[i]->context, it->key);
+            if (!v || strcmp(v, it->value) != 0)
+                break;
+        }
+        if (i == b->n)
+            ng_context_set(out, it->key, it->value);
+    }
 }
 
 int ng_report_known(const char *format)

@@ -71,14 +71,20 @@ int ng_report_render_batch(const char *format, const struct ng_batch *b, struct 
 
 /* A verdict read back from the JSON the "json" or "json-line" reporter
  * wrote (the batch runner's children send their verdicts so; ng_history
- * reads --history files so).  Everything the JSON holds comes back; fields
- * it lacks (an older gate's) stay 0 or NULL, fields it does not know are
- * ignored; verbose, fail_inconclusive and elapsed_s are not in it and stay
- * 0.  The text must be one JSON value: -1 with err "not valid JSON", "more
+ * reads --history files so).  Everything the JSON holds comes back, the
+ * run context and the timestamp too; fields it lacks (an older gate's)
+ * stay 0 or NULL, fields it does not know are ignored; verbose,
+ * fail_inconclusive and elapsed_s are not in it and stay 0.  The text must be one JSON value: -1 with err "not valid JSON", "more
  * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"
  * that is not pass, fail, inconclusive or error).  The doc owns the
  * strings the verdict points at; a doc memset to 0 is empty and may be
  * released. */
+/* The longest --history line, its newline included: under 64 KiB.  The
+ * gate's name in it is cut (ng_text_cut, hashed) at NG_HISTORY_NAME_MAX
+ * JSON bytes, whatever else the line had to cut. */
+#define NG_HISTORY_LINE_LIMIT 65535
+#define NG_HISTORY_NAME_MAX 1024
+
 struct ng_verdict_doc {
     struct ng_verdict v;
     char **strings;

@@ -187,9 +187,54 @@ static void md_warnings(struct md *m, const struct ng_verdict *v)
     }
 }
 
-/* One gate: the heading, its human lines, figures, kernels, warnings.
- * heading: "### <icon> nsys-gate" alone, "#### <icon>" inside a batch. */
-static void md_gate(struct md *m, const struct ng_verdict *v, const char *heading)
+/* A link only to a plain http(s) URL: nothing in it can end the link
+ * destination or start other Markdown. */
+static int plain_url(const char *u)
+{
+    if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
+        return 0;
+    for (; *u; u++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#@!$&'*+,;=%", *u))
+            return 0;
+    return 1;
+}
+
+/* "Run: commit 0123abc, branch main, run_url [...](...), model resnet50":
+ * the items of c that `shown` (may be NULL) does not already say. */
+static void md_context(struct md *m, const struct ng_context *c, const struct ng_context *shown)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n; i++) {
+        const struct ng_context_item *it = &c->items[i];
+        const char *same = shown ? ng_context_get(shown, it->key) : NULL;
+        if (same && strcmp(same, it->value) == 0)
+            continue;
+        ng_buf_adds(&b, n++ ? ", " : "\nRun: ");
+        md_text(&b, it->key, NAME_SHOWN_MAX);
+        ng_buf_adds(&b, " ");
+        if (strcmp(it->key, "run_url") == 0 && plain_url(it->value) &&
+            strlen(it->value) <= 2 * NAME_SHOWN_MAX) {
+            ng_buf_adds(&b, "[");
+            md_text(&b, it->value, SIZE_MAX);
+            ng_buf_addf(&b, "](%s)", it->value);
+        } else {
+            md_text(&b, it->value, NAME_SHOWN_MAX);
+        }
+    }
+    if (n) {
+        ng_buf_adds(&b, "\n");
+        md_add(m, &b);
+    }
+    ng_buf_release(&b);
+}
+
+/* One gate: the heading, its run context (what `shown` does not say
+ * already), its human lines, figures, kernels, warnings.  heading:
+ * "### <icon> nsys-gate" alone, "#### <icon>" inside a batch. */
+static void md_gate(struct md *m, const struct ng_verdict *v, const char *heading,
+                    const struct ng_context *shown)
 {
     struct ng_buf b = NG_BUF_INIT;
 
@@ -197,6 +242,7 @@ static void md_gate(struct md *m, const struct ng_verdict *v, const char *headin
     md_text(&b, v->name, NAME_SHOWN_MAX);
     ng_buf_adds(&b, "\n");
     md_add(m, &b);
+    md_context(m, &v->context, shown);
     md_message(m, v);
     md_figures(m, v);
     md_kernels(m, v);
@@ -234,14 +280,19 @@ static int summary_render_batch(const struct ng_batch *b, struct ng_buf *out, st
     (void)err;
     if (!b->manifest) {
         ng_buf_addf(&head, "### %s nsys-gate", icon(b->verdicts[0]->outcome));
-        md_gate(&m, b->verdicts[0], head.data);
+        md_gate(&m, b->verdicts[0], head.data, NULL);
         ng_buf_release(&head);
         return 0;
     }
+    struct ng_context shared;
+    ng_report_batch_context(b, &shared);
     ng_batch_count(b, &c);
     ng_buf_addf(&head, "\n### %s nsys-gate ", icon(c.outcome));
     ng_report_batch_line(b, &head);
-    ng_buf_adds(&head, "\n\n| gate | verdict | baseline ms/epoch | current ms/epoch | ratio | "
+    ng_buf_adds(&head, "\n");
+    md_add(&m, &head);
+    md_context(&m, &shared, NULL);
+    ng_buf_adds(&head, "\n| gate | verdict | baseline ms/epoch | current ms/epoch | ratio | "
                        "threshold | p-value |\n"
                        "| :-- | :-- | --: | --: | --: | --: | --: |\n");
     md_add(&m, &head);
@@ -253,9 +304,10 @@ static int summary_render_batch(const struct ng_batch *b, struct ng_buf *out, st
         if (v->outcome == NG_OUTCOME_PASS && v->n_warnings == 0)
             continue;
         ng_buf_addf(&head, "#### %s", icon(v->outcome));
-        md_gate(&m, v, head.data);
+        md_gate(&m, v, head.data, &shared);
         ng_buf_release(&head);
     }
+    ng_context_release(&shared);
     return 0;
 }
 

@@ -15,19 +15,70 @@
 
 #include <cjson/cJSON.h>
 
+#include "ng_context.h"
 #include "ng_report.h"
 #include "ng_reporter.h"
+#include "ng_rows.h"
 #include "ng_version.h"
+
+/* What a JSON rendering may hold.  --json and the batch children's lines
+ * hold everything (all 0: no limit); a history line is at most
+ * NG_HISTORY_LINE_LIMIT bytes, which the levels below keep (history_render
+ * tries them in order). */
+struct limits {
+    int rows;            /* write the current side's rows (JSON lines) */
+    size_t text;         /* JSON bytes of any string: paths, warnings, context, message */
+    size_t name;         /* JSON bytes of a kernel or row name (ng_rows_name) */
+    size_t n_rows;       /* named rows before the others row */
+    size_t n_kernels, n_warnings, n_samples, n_runs, n_labels, n_patterns;
+};
+
+static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+/* Level 0 is every real line; the others only for lines that would not
+ * fit (thousands of warnings, 64 runs with long paths, hostile names).
+ * Names keep one spelling at every level (NG_ROWS_NAME_MAX, hashed), and
+ * the rows, which later baselines are made of, go last: the attribution's
+ * kernels and the text give way first. */
+static const struct limits line_levels[] = {
+    { 1, 2048, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 50, 20, 0, 0, 0, 0 },
+    { 1, 256, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 10, 10, 1000, 16, 32, 16 },
+    { 1, 128, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 5, 5, 200, 4, 16, 8 },
+    { 1, 64, NG_ROWS_NAME_MAX, 20, 0, 1, 20, 1, 8, 2 },
+};
+
+/* at most `cap` of n (0: no limit) */
+static size_t upto(size_t n, size_t cap)
+{
+    return cap && n > cap ? cap : n;
+}
+
+/* s as a JSON string (null for NULL): cleaned to UTF-8, and within max
+ * JSON bytes (0: no limit); names keep a hash of the whole when cut. */
+static cJSON *cut_item(const char *s, size_t max, int hashed)
+{
+    struct ng_buf b = NG_BUF_INIT;
+
+    if (!s)
+        return cJSON_CreateNull();
+    if (max)
+        ng_text_cut(&b, s, max, hashed);
+    else
+        ng_text_clean(&b, s, strlen(s), NG_TEXT_UTF8_ONLY);
+    cJSON *it = cJSON_CreateString(b.data ? b.data : "");
+    ng_buf_release(&b);
+    return it;
+}
+
+static void add_cut(cJSON *obj, const char *key, const char *s, size_t max, int hashed)
+{
+    cJSON_AddItemToObject(obj, key, cut_item(s, max, hashed));
+}
 
 static void add_text(cJSON *obj, const char *key, const char *s)
 {
-    if (!s) {
-        cJSON_AddNullToObject(obj, key);
-        return;
-    }
-    char *clean = ng_text_cleaned(s, NG_TEXT_UTF8_ONLY);
-    cJSON_AddStringToObject(obj, key, clean);
-    free(clean);
+    add_cut(obj, key, s, 0, 0);
 }
 
 /* Numbers go in as raw text in the shortest form that reads back exactly:
@@ -44,22 +95,41 @@ static void add_number_or_null(cJSON *obj, const char *key, int known, double v)
     cJSON_AddRawToObject(obj, key, buf);
 }
 
-static cJSON *number_array(const double *x, size_t n)
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The samples, or when there are more than `cap` (0: no limit), cap of
+ * their order statistics evenly spaced from min to max: the distribution
+ * a history baseline pools, in fewer numbers. */
+static cJSON *number_array(const double *x, size_t n, size_t cap)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
+    double *sorted = NULL;
+    size_t shown = upto(n, cap);
+
+    if (shown < n) {
+        sorted = ng_xmalloc(n * sizeof *sorted);
+        memcpy(sorted, x, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, by_value);
+    }
+    for (size_t i = 0; i < shown; i++) {
         char buf[40];
-        ng_fmt_double(buf, sizeof buf, x[i]);
+        double v = sorted ? sorted[shown > 1 ? i * (n - 1) / (shown - 1) : 0] : x[i];
+        ng_fmt_double(buf, sizeof buf, v);
         cJSON_AddItemToArray(a, cJSON_CreateRaw(buf));
     }
+    free(sorted);
     return a;
 }
 
-static cJSON *run_json(const struct ng_verdict_run *r)
+static cJSON *run_json(const struct ng_verdict_run *r, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
 
-    add_text(o, "path", r->path);
+    add_cut(o, "path", r->path, lim->text, 0);
     cJSON_AddStringToObject(o, "format", ng_format_name(r->format));
     add_number_or_null(o, "total_gpu_ms", r->loaded, (double)r->total_ns / 1e6);
     add_number_or_null(o, "kernel_count", r->loaded, (double)r->kernel_count);
@@ -92,12 +162,12 @@ static cJSON *places_json(const struct ng_place *p, size_t n, const char *id, do
     return a;
 }
 
-static cJSON *side_json(const struct ng_verdict_side *s, int figures)
+static cJSON *side_json(const struct ng_verdict_side *s, int figures, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *runs = cJSON_CreateArray();
 
-    add_text(o, "path", s->path);
+    add_cut(o, "path", s->path, lim->text, 0);
     if (s->path)
         cJSON_AddStringToObject(o, "format", ng_format_name(s->format));
     else
@@ -128,17 +198,17 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures)
         cJSON_AddNullToObject(o, "devices");
         cJSON_AddNullToObject(o, "processes");
     }
-    for (size_t i = 0; i < s->n_runs; i++)
-        cJSON_AddItemToArray(runs, run_json(&s->runs[i]));
+    for (size_t i = 0; i < upto(s->n_runs, lim->n_runs); i++)
+        cJSON_AddItemToArray(runs, run_json(&s->runs[i], lim));
     cJSON_AddItemToObject(o, "runs", runs);
     return o;
 }
 
-static cJSON *kernel_json(const struct ng_kernel_delta *k)
+static cJSON *kernel_json(const struct ng_kernel_delta *k, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
 
-    add_text(o, "name", k->name);
+    add_cut(o, "name", k->name, lim->name, 1);
     cJSON_AddStringToObject(o, "kind", ng_work_kind_name(k->kind));
     cJSON_AddStringToObject(o, "status", ng_kernel_status_name(k->status));
     add_number_or_null(o, "baseline_ms_per_epoch", 1, k->baseline_ms_per_epoch);
@@ -156,20 +226,17 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k)
     return o;
 }
 
-static cJSON *string_array(const char *const *s, size_t n)
+static cJSON *string_array(const char *const *s, size_t n, const struct limits *lim)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        char *clean = ng_text_cleaned(s[i], NG_TEXT_UTF8_ONLY);
-        cJSON_AddItemToArray(a, cJSON_CreateString(clean));
-        free(clean);
-    }
+    for (size_t i = 0; i < upto(n, lim->n_patterns); i++)
+        cJSON_AddItemToArray(a, cut_item(s[i], lim->text, 0));
     return a;
 }
 
 /* What the verdict was decided under, so a dashboard can tell why a run
  * passed: the thresholds, the filters, the floors, the per-kernel gates. */
-static cJSON *policy_json(const struct ng_verdict *v)
+static cJSON *policy_json(const struct ng_verdict *v, const struct limits *lim)
 {
     static const struct ng_policy none = { .kernel_min_delta_ms = -1 };
     const struct ng_policy *p = v->policy ? v->policy : &none;
@@ -178,8 +245,8 @@ static cJSON *policy_json(const struct ng_verdict *v)
     add_number_or_null(o, "threshold", v->threshold > 0, v->threshold);
     add_number_or_null(o, "alpha", 1, v->alpha);
     cJSON_AddBoolToObject(o, "fail_inconclusive", v->fail_inconclusive);
-    cJSON_AddItemToObject(o, "kernels", string_array(p->kernels, p->n_kernels));
-    cJSON_AddItemToObject(o, "exclude_kernels", string_array(p->exclude, p->n_exclude));
+    cJSON_AddItemToObject(o, "kernels", string_array(p->kernels, p->n_kernels, lim));
+    cJSON_AddItemToObject(o, "exclude_kernels", string_array(p->exclude, p->n_exclude, lim));
     add_number_or_null(o, "min_delta_ms", 1, p->min_delta_ms);
     add_number_or_null(o, "kernel_threshold", p->kernel_threshold > 0, p->kernel_threshold);
     /* the floor applied (the default is a share of the baseline epoch) */
@@ -191,7 +258,109 @@ static cJSON *policy_json(const struct ng_verdict *v)
     return o;
 }
 
-static cJSON *verdict_json(const struct ng_verdict *v)
+/* {"commit": ..., "branch": ..., ..., "runner": ..., <labels>}: the fixed
+ * fields always (null when unknown), then the other keys in order. */
+static cJSON *context_json(const struct ng_context *c, const struct limits *lim)
+{
+    cJSON *o = cJSON_CreateObject();
+    size_t labels = 0;
+
+    for (size_t i = 0; ng_context_fields[i]; i++)
+        add_cut(o, ng_context_fields[i], ng_context_get(c, ng_context_fields[i]), lim->text, 0);
+    for (size_t i = 0; i < c->n; i++) {
+        int fixed = 0;
+        for (size_t k = 0; ng_context_fields[k] && !fixed; k++)
+            fixed = strcmp(ng_context_fields[k], c->items[i].key) == 0;
+        if (!fixed && (!lim->n_labels || labels++ < lim->n_labels))
+            add_cut(o, c->items[i].key, c->items[i].value, lim->text, 0);
+    }
+    return o;
+}
+
+/* {"cap": 50, "items": [{"kind", "name", "ms_per_epoch", "launches_per_epoch"}, ...]}:
+ * the named rows the limits keep, the rest (and the verdict's own others
+ * row) as one others row, last; null when the verdict has none. */
+static cJSON *rows_json(const struct ng_verdict *v, const struct limits *lim)
+{
+    size_t cap = lim->text ? lim->n_rows : NG_ROWS_CAP, kept = 0;
+    double ms = 0, launches = 0;
+    int folded = 0;
+
+    if (!v->has_rows)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *items = cJSON_CreateArray();
+    add_number_or_null(o, "cap", 1, (double)cap);
+    for (size_t i = 0; i < v->n_rows; i++) {
+        const struct ng_work_rate *r = &v->rows[i];
+        if (r->kind == NG_WORK_OTHERS || kept >= cap) {
+            ms += r->ms_per_epoch;
+            launches += r->launches_per_epoch;
+            folded = 1;
+            continue;
+        }
+        cJSON *it = cJSON_CreateObject();
+        cJSON_AddStringToObject(it, "kind", ng_work_kind_name(r->kind));
+        add_cut(it, "name", r->name, lim->name, 1);
+        add_number_or_null(it, "ms_per_epoch", 1, r->ms_per_epoch);
+        add_number_or_null(it, "launches_per_epoch", 1, r->launches_per_epoch);
+        cJSON_AddItemToArray(items, it);
+        kept++;
+    }
+    if (folded) {
+        cJSON *it = cJSON_CreateObject();
+        cJSON_AddStringToObject(it, "kind", ng_work_kind_name(NG_WORK_OTHERS));
+        cJSON_AddStringToObject(it, "name", ng_rows_others);
+        add_number_or_null(it, "ms_per_epoch", 1, ms);
+        add_number_or_null(it, "launches_per_epoch", 1, launches);
+        cJSON_AddItemToArray(items, it);
+    }
+    cJSON_AddItemToObject(o, "items", items);
+    return o;
+}
+
+static cJSON *history_run_json(const struct ng_verdict_history_run *r, const struct limits *lim)
+{
+    cJSON *o = cJSON_CreateObject();
+    char ts[32];
+
+    add_number_or_null(o, "line", 1, (double)r->line);
+    add_cut(o, "commit", r->commit, lim->text, 0);
+    ng_fmt_utc(ts, sizeof ts, r->timestamp, 1);
+    cJSON_AddStringToObject(o, "timestamp", ts);
+    return o;
+}
+
+/* {"path", "name", "window", "runs", "match", "since", "branch", "first",
+ * "last"}, or null when the baseline is profiles. */
+static cJSON *baseline_history_json(const struct ng_verdict_history *h, const struct limits *lim)
+{
+    char ts[32];
+
+    if (!h->on)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *match = cJSON_CreateObject();
+    add_cut(o, "path", h->path, lim->text, 0);
+    add_cut(o, "name", h->name, lim->text ? NG_HISTORY_NAME_MAX : 0, 1);
+    add_number_or_null(o, "window", 1, (double)h->window);
+    add_number_or_null(o, "runs", 1, (double)h->runs);
+    for (size_t i = 0; i < h->match.n; i++)
+        add_cut(match, h->match.items[i].key, h->match.items[i].value, lim->text, 0);
+    cJSON_AddItemToObject(o, "match", match);
+    ng_fmt_utc(ts, sizeof ts, h->since, 1);
+    add_text(o, "since", h->has_since ? ts : NULL);
+    add_cut(o, "branch", h->branch, lim->text, 0);
+    add_number_or_null(o, "branches", 1, (double)h->branches);
+    if (h->runs) {
+        cJSON_AddItemToObject(o, "first", history_run_json(&h->first, lim));
+        cJSON_AddItemToObject(o, "last", history_run_json(&h->last, lim));
+    } else {
+        cJSON_AddNullToObject(o, "first");
+        cJSON_AddNullToObject(o, "last");
+    }
+    return o;
+}
+
+static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *tool = cJSON_CreateObject();
@@ -204,7 +373,8 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     cJSON_AddStringToObject(tool, "name", NG_TOOL_NAME);
     cJSON_AddStringToObject(tool, "version", NG_VERSION);
     cJSON_AddItemToObject(root, "tool", tool);
-    add_text(root, "name", v->name);
+    /* the gate's name is what a history baseline looks for: one rule at every level */
+    add_cut(root, "name", v->name, lim->text ? NG_HISTORY_NAME_MAX : 0, 1);
     cJSON_AddStringToObject(root, "verdict", ng_outcome_name(v->outcome));
     cJSON_AddStringToObject(root, "mode", v->mode);
     add_text(root, "metric", v->metric);
@@ -216,38 +386,41 @@ static cJSON *verdict_json(const struct ng_verdict *v)
     add_number_or_null(root, "epochs", v->epochs > 0, (double)v->epochs);
     add_number_or_null(root, "p_value", v->has_p, v->p_value);
     add_number_or_null(root, "alpha", 1, v->alpha);
-    cJSON_AddItemToObject(root, "policy", policy_json(v));
+    cJSON_AddItemToObject(root, "policy", policy_json(v, lim));
     cJSON_AddStringToObject(root, "total_verdict",
                             ng_outcome_name(v->has_figures ? v->total_outcome : v->outcome));
     cJSON_AddBoolToObject(root, "under_floor", v->under_floor);
     cJSON_AddBoolToObject(root, "stale_baseline", v->stale_baseline);
-    cJSON_AddItemToObject(root, "baseline", side_json(&v->baseline, v->has_figures));
-    cJSON_AddItemToObject(root, "current", side_json(&v->current, v->has_figures));
+    cJSON_AddItemToObject(root, "baseline", side_json(&v->baseline, v->has_figures, lim));
+    cJSON_AddItemToObject(root, "baseline_history", baseline_history_json(&v->history, lim));
+    cJSON_AddItemToObject(root, "current", side_json(&v->current, v->has_figures, lim));
     if (v->has_figures) {
-        cJSON_AddItemToObject(samples, "baseline",
-                              number_array(v->baseline.samples, v->baseline.n_samples));
-        cJSON_AddItemToObject(samples, "current",
-                              number_array(v->current.samples, v->current.n_samples));
+        cJSON_AddItemToObject(samples, "baseline", number_array(v->baseline.samples,
+                                                                v->baseline.n_samples,
+                                                                lim->n_samples));
+        cJSON_AddItemToObject(samples, "current", number_array(v->current.samples,
+                                                               v->current.n_samples,
+                                                               lim->n_samples));
         cJSON_AddItemToObject(root, "samples", samples);
     } else {
         cJSON_Delete(samples);
         cJSON_AddNullToObject(root, "samples");
     }
-    for (size_t i = 0; i < v->n_kernels; i++)
-        cJSON_AddItemToArray(kernels, kernel_json(&v->kernels[i]));
+    for (size_t i = 0; i < upto(v->n_kernels, lim->n_kernels); i++)
+        cJSON_AddItemToArray(kernels, kernel_json(&v->kernels[i], lim));
     cJSON_AddItemToObject(root, "kernels", kernels);
-    for (size_t i = 0; i < v->n_warnings; i++) {
-        char *clean = ng_text_cleaned(v->warnings[i], NG_TEXT_UTF8_ONLY);
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(clean));
-        free(clean);
-    }
+    for (size_t i = 0; i < upto(v->n_warnings, lim->n_warnings); i++)
+        cJSON_AddItemToArray(warnings, cut_item(v->warnings[i], lim->text, 0));
     cJSON_AddItemToObject(root, "warnings", warnings);
     char *message = ng_report_headline_text(v);
-    add_text(root, "message", message);
+    add_cut(root, "message", message, lim->text, 0);
     free(message);
-    add_text(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL);
+    add_cut(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL, lim->text, 0);
+    cJSON_AddItemToObject(root, "context", context_json(&v->context, lim));
     ng_fmt_utc(ts, sizeof ts, v->timestamp, 1);
     cJSON_AddStringToObject(root, "timestamp", ts);
+    if (lim->rows)
+        cJSON_AddItemToObject(root, "rows", rows_json(v, lim));
     return root;
 }
 
@@ -288,7 +461,7 @@ static int print_json(cJSON *root, int compact, const char *what, struct ng_buf 
 
 static int json_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
 {
-    return print_json(verdict_json(v), 0, "JSON verdict", out, err);
+    return print_json(verdict_json(v, &no_rows), 0, "JSON verdict", out, err);
 }
 
 static cJSON *counts_json(const struct ng_batch_counts *c)
@@ -319,7 +492,7 @@ static int json_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
     cJSON_AddStringToObject(root, "verdict", ng_outcome_name(c.outcome));
     cJSON_AddItemToObject(root, "counts", counts_json(&c));
     for (size_t i = 0; i < b->n; i++)
-        cJSON_AddItemToArray(gates, verdict_json(b->verdicts[i]));
+        cJSON_AddItemToArray(gates, verdict_json(b->verdicts[i], &no_rows));
     cJSON_AddItemToObject(root, "gates", gates);
     ng_fmt_utc(ts, sizeof ts, b->timestamp, 1);
     cJSON_AddStringToObject(root, "timestamp", ts);
@@ -332,17 +505,48 @@ const struct ng_reporter ng_reporter_json = {
     .render_batch = json_render_batch,
 };
 
-/* --history: the verdict on one line.  cJSON escapes every control
- * character inside strings, so the only newline is the last byte; a batch
- * is one line per gate (the dispatcher concatenates). */
+/* The verdict on one line, everything in it (the current side's rows
+ * too): how a batch's gate hands its verdict to the batch.  cJSON escapes
+ * every control character inside strings, so the only newline is the last
+ * byte. */
 static int json_line_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
 {
-    return print_json(verdict_json(v), 1, "JSON line", out, err);
+    return print_json(verdict_json(v, &everything), 1, "JSON line", out, err);
 }
 
 const struct ng_reporter ng_reporter_json_line = {
     .name = "json-line",
     .render = json_line_render,
+};
+
+/* --history: the verdict on one line with its rows, within
+ * NG_HISTORY_LINE_LIMIT bytes: the first level of limits under which it
+ * fits (the last always does: a few KB); "trimmed" says whether it took
+ * more than level 0.  A batch is one line per gate (the dispatcher
+ * concatenates). */
+static int history_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
+{
+    size_t n = sizeof line_levels / sizeof line_levels[0];
+
+    for (size_t level = 0; level < n; level++) {
+        struct ng_buf line = NG_BUF_INIT;
+        cJSON *root = verdict_json(v, &line_levels[level]);
+        cJSON_AddBoolToObject(root, "trimmed", level > 0);
+        if (print_json(root, 1, "history line", &line, err) < 0)
+            return -1;
+        if (line.len <= NG_HISTORY_LINE_LIMIT || level + 1 == n) {
+            ng_buf_add(out, line.data, line.len);
+            ng_buf_release(&line);
+            return 0;
+        }
+        ng_buf_release(&line);
+    }
+    return 0;
+}
+
+const struct ng_reporter ng_reporter_history = {
+    .name = "history",
+    .render = history_render,
 };
 
 /* ---- github-action-benchmark, customSmallerIsBetter ---- */
@@ -439,7 +643,7 @@ static double num_or_0(const cJSON *o, const char *key)
 
 static enum ng_format format_of(const char *name)
 {
-    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_CSV; f++)
+    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_HISTORY; f++)
         if (name && strcmp(name, ng_format_name((enum ng_format)f)) == 0)
             return (enum ng_format)f;
     return NG_FORMAT_UNKNOWN;
@@ -486,7 +690,7 @@ static int64_t ns_of(double ms)
 
 static enum ng_work_kind kind_of(const char *name)
 {
-    for (int k = 0; k < NG_WORK_KINDS; k++)
+    for (int k = 0; k <= NG_WORK_OTHERS; k++)
         if (name && strcmp(name, ng_work_kind_name((enum ng_work_kind)k)) == 0)
             return (enum ng_work_kind)k;
     return NG_WORK_KERNEL;   /* lines from before kinds existed */
@@ -589,20 +793,65 @@ static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const c
     }
 }
 
-/* "2023-11-14T22:13:20Z" (as ng_fmt_utc writes it) as a time; 0 when it
- * is missing or not in that form. */
-static time_t timestamp_of(const char *s)
+/* "rows": {"cap": N, "items": [...]} of a history line (null or absent:
+ * none, as in the lines of gates before rows were written). */
+static void read_rows(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSON *rows)
 {
-    struct tm tm = { 0 };
-    char z = 0;
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(rows, "items"), *it;
 
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
-        return 0;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    time_t t = timegm(&tm);
-    return t == (time_t)-1 ? 0 : t;
+    if (!cJSON_IsArray(items))
+        return;
+    v->has_rows = 1;
+    v->rows = ng_xcalloc((size_t)cJSON_GetArraySize(items) + 1, sizeof *v->rows);
+    cJSON_ArrayForEach(it, items) {
+        struct ng_work_rate *r = &v->rows[v->n_rows++];
+        const char *name = get_str(it, "name");
+        r->name = keep(d, name ? name : "");
+        r->kind = kind_of(get_str(it, "kind"));
+        r->ms_per_epoch = num_or_0(it, "ms_per_epoch");
+        r->launches_per_epoch = num_or_0(it, "launches_per_epoch");
+    }
+}
+
+static void read_history_run(struct ng_verdict_history_run *r, const cJSON *o)
+{
+    const char *commit = get_str(o, "commit"), *ts = get_str(o, "timestamp");
+    double line = 0;
+
+    (void)get_num(o, "line", &line);
+    r->line = line >= 0 && line < 1e15 ? (size_t)line : 0;
+    r->commit = commit ? ng_xstrdup(commit) : NULL;
+    if (ts)
+        (void)ng_parse_utc(ts, &r->timestamp);
+}
+
+/* "baseline_history" (null or absent: the baseline was profiles) */
+static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
+{
+    const cJSON *it;
+    double x = 0;
+
+    if (!cJSON_IsObject(o))
+        return;
+    h->on = 1;
+    h->path = ng_xstrdup(str_or_empty(o, "path"));
+    h->name = ng_xstrdup(str_or_empty(o, "name"));
+    h->window = get_num(o, "window", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    h->runs = get_num(o, "runs", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    const cJSON *match = cJSON_GetObjectItemCaseSensitive(o, "match");
+    if (cJSON_IsObject(match))
+        cJSON_ArrayForEach(it, match)
+            if (cJSON_IsString(it))
+                ng_context_set(&h->match, it->string, it->valuestring);
+    if (get_str(o, "since"))
+        h->has_since = ng_parse_utc(get_str(o, "since"), &h->since) == 0;
+    if (get_str(o, "branch"))
+        h->branch = ng_xstrdup(get_str(o, "branch"));
+    h->branches = get_num(o, "branches", &x) && x >= 0 && x < 1e15 ? (size_t)x : h->branch != NULL;
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "first")))
+        read_history_run(&h->first, cJSON_GetObjectItemCaseSensitive(o, "first"));
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "last")))
+        read_history_run(&h->last, cJSON_GetObjectItemCaseSensitive(o, "last"));
 }
 
 static void read_patterns(struct ng_verdict_doc *d, const cJSON *a, const char **out,
@@ -677,7 +926,15 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
-    v->timestamp = timestamp_of(str_or_empty(root, "timestamp"));
+    const cJSON *context = cJSON_GetObjectItemCaseSensitive(root, "context");
+    if (cJSON_IsObject(context))
+        cJSON_ArrayForEach(it, context)
+            if (cJSON_IsString(it))
+                ng_context_set(&v->context, it->string, it->valuestring);
+    if (get_str(root, "timestamp"))
+        (void)ng_parse_utc(get_str(root, "timestamp"), &v->timestamp);
+    read_rows(d, v, cJSON_GetObjectItemCaseSensitive(root, "rows"));
+    read_baseline_history(&v->history, cJSON_GetObjectItemCaseSensitive(root, "baseline_history"));
 }
 
 /* Only whitespace after the value: two verdicts glued on one line (a

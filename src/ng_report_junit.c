@@ -60,6 +60,18 @@ static void add_number_property(xmlNodePtr props, const char *name, int known, d
     add_property(props, name, buf);
 }
 
+/* "context.commit", "context.model", ...: named apart from the figures, so
+ * a label cannot stand for one of them */
+static void add_context_properties(xmlNodePtr props, const struct ng_context *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        struct ng_buf name = NG_BUF_INIT;
+        ng_buf_addf(&name, "context.%s", c->items[i].key);
+        add_property(props, name.data, c->items[i].value);
+        ng_buf_release(&name);
+    }
+}
+
 static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
 {
     xmlNodePtr props = xmlNewChild(suite, NULL, (const xmlChar *)"properties", NULL);
@@ -82,6 +94,7 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
         add_property(props, "baseline", v->baseline.path);
     if (v->current.path)
         add_property(props, "current", v->current.path);
+    add_context_properties(props, &v->context);
 }
 
 /* The summary line, then the detail lines: GitLab shows only this text. */
@@ -277,6 +290,10 @@ static void add_batch_properties(xmlNodePtr suite, const struct ng_batch *b,
         snprintf(buf, sizeof buf, "%zu", c->by_outcome[k]);
         add_property(props, ng_outcome_name((enum ng_outcome)k), buf);
     }
+    struct ng_context shared;
+    ng_report_batch_context(b, &shared);
+    add_context_properties(props, &shared);
+    ng_context_release(&shared);
 }
 
 /* Suite-level output: one gate's summary as before; in a batch, each

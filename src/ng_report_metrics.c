@@ -5,9 +5,14 @@
  * OpenMetrics parser.
  *
  * Decisions, all for those three readers:
- * - Fixed precision (%.6f; the p-value %.6e, as it spans many decades):
- *   GitLab compares values as strings, so the same figure must always
- *   print the same.
+ * - Prometheus's naming rules, which `promtool check metrics` enforces:
+ *   base units with the unit as the suffix, so GPU time per epoch is in
+ *   seconds (nsys_gate_baseline_epoch_gpu_time_seconds; until 0.1.0 it was
+ *   nsys_gate_baseline_ms_per_epoch, which promtool refuses: "metric names
+ *   should not contain abbreviated units").
+ * - Fixed precision (%.6f; seconds %.9f, to the nanosecond the profiles
+ *   count in; the p-value %.6e, as it spans many decades): GitLab compares
+ *   values as strings, so the same figure must always print the same.
  * - An unknown figure (a gate that errored has no ratio) is left out, not
  *   written as NaN: NaN is legal OpenMetrics, but it poisons every
  *   aggregation over the series, and GitLab would show "NaN" as a change.
@@ -25,7 +30,7 @@
 #include "ng_report.h"
 #include "ng_reporter.h"
 
-enum value_kind { FIXED, SCIENTIFIC, INTEGER };
+enum value_kind { FIXED, SECONDS, SCIENTIFIC, INTEGER };
 
 struct family {
     const char *name;
@@ -49,13 +54,13 @@ static int get_ratio(const struct ng_verdict *v, double *out)
 
 static int get_baseline(const struct ng_verdict *v, double *out)
 {
-    *out = v->baseline.ms_per_epoch;
+    *out = v->baseline.ms_per_epoch / 1000.0;
     return v->has_figures;
 }
 
 static int get_current(const struct ng_verdict *v, double *out)
 {
-    *out = v->current.ms_per_epoch;
+    *out = v->current.ms_per_epoch / 1000.0;
     return v->has_figures;
 }
 
@@ -83,10 +88,10 @@ static const struct family families[] = {
       INTEGER, get_pass },
     { "nsys_gate_ratio", "Current over baseline GPU time per epoch (medians).", FIXED,
       get_ratio },
-    { "nsys_gate_baseline_ms_per_epoch", "Baseline GPU time per epoch in milliseconds (median).",
-      FIXED, get_baseline },
-    { "nsys_gate_current_ms_per_epoch", "Current GPU time per epoch in milliseconds (median).",
-      FIXED, get_current },
+    { "nsys_gate_baseline_epoch_gpu_time_seconds",
+      "Baseline GPU time per epoch in seconds (median).", SECONDS, get_baseline },
+    { "nsys_gate_current_epoch_gpu_time_seconds",
+      "Current GPU time per epoch in seconds (median).", SECONDS, get_current },
     { "nsys_gate_threshold", "Largest current/baseline ratio that passes.", FIXED,
       get_threshold },
     { "nsys_gate_epochs", "Epochs per side the ratio is based on.", INTEGER, get_epochs },
@@ -123,6 +128,7 @@ static void add_sample(struct ng_buf *out, const struct family *f, const char *n
     add_label_value(out, name);
     switch (f->kind) {
     case FIXED: ng_buf_addf(out, "\"} %.6f\n", x); break;
+    case SECONDS: ng_buf_addf(out, "\"} %.9f\n", x); break;
     case SCIENTIFIC: ng_buf_addf(out, "\"} %.6e\n", x); break;
     case INTEGER: ng_buf_addf(out, "\"} %.0f\n", x); break;
     }

@@ -60,9 +60,15 @@ const char *ng_outcome_title(enum ng_outcome o);
  * 0 inconclusive, 1 error". */
 void ng_report_batch_line(const struct ng_batch *b, struct ng_buf *out);
 
+/* The run context every gate of the batch shares (the same key with the
+ * same value in each), for the reports that show one context for all:
+ * out is the caller's to release. */
+void ng_report_batch_context(const struct ng_batch *b, struct ng_context *out);
+
 extern const struct ng_reporter ng_reporter_human;
 extern const struct ng_reporter ng_reporter_json;
 extern const struct ng_reporter ng_reporter_json_line;
+extern const struct ng_reporter ng_reporter_history;
 extern const struct ng_reporter ng_reporter_benchmark;
 extern const struct ng_reporter ng_reporter_junit;
 extern const struct ng_reporter ng_reporter_metrics;

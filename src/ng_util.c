@@ -537,6 +537,108 @@ void ng_fmt_utc(char *buf, size_t size, time_t t, int zone)
     strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
+/* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil): timegm() without the process's time zone. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at p as a number, or -1 */
+static int digits(const char *p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+int ng_parse_utc(const char *s, time_t *out)
+{
+    static const unsigned char mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int y = digits(s, 4), mo, d, h = 0, mi = 0, sec = 0;
+    size_t n = strlen(s);
+
+    if (y < 0 || (n != 10 && n != 20) || s[4] != '-' || s[7] != '-')
+        return -1;
+    mo = digits(s + 5, 2);
+    d = digits(s + 8, 2);
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+        (mo == 2 && d == 29 && (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0))))
+        return -1;
+    if (n == 20) {
+        if (s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+            return -1;
+        h = digits(s + 11, 2);
+        mi = digits(s + 14, 2);
+        sec = digits(s + 17, 2);
+        if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
+            return -1;
+    }
+    *out = (time_t)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
+                    sec);
+    return 0;
+}
+
+/* The JSON length of one character of clean UTF-8 at p (*n: its bytes). */
+static size_t json_char(const unsigned char *p, size_t *n)
+{
+    unsigned char c = p[0];
+    *n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+        return 2;
+    if (c < 0x20 || c == 0x7F || (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+        return 6;   /* \u00XX: cJSON's for C0, the JSON reporter's for DEL and C1 */
+    return *n;
+}
+
+/* How many bytes of s fit in `budget` bytes of JSON text. */
+static size_t json_prefix(const char *s, size_t budget)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t bytes = 0, json = 0, n;
+    while (p[bytes]) {
+        size_t j = json_char(p + bytes, &n);
+        if (json + j > budget)
+            break;
+        json += j;
+        bytes += n;
+    }
+    return bytes;
+}
+
+void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed)
+{
+    static const char ellipsis[] = "\xE2\x80\xA6";
+    size_t len = strlen(s);
+    /* every byte is at least one byte of JSON: past max bytes it cannot
+     * fit, and only its start needs cleaning (a 1 MB name is not cleaned
+     * whole to keep 512 bytes of it) */
+    size_t head = len > max ? max + 4 : len;
+    struct ng_buf clean = NG_BUF_INIT;
+
+    ng_text_clean(&clean, s, head, NG_TEXT_UTF8_ONLY);
+    ng_buf_adds(&clean, "");
+    if (len <= max && json_prefix(clean.data, max) == clean.len) {
+        ng_buf_add(out, clean.data, clean.len);
+    } else {
+        size_t tail = sizeof ellipsis - 1 + (hashed ? 16 : 0);
+        ng_buf_add(out, clean.data, max > tail ? json_prefix(clean.data, max - tail) : 0);
+        ng_buf_adds(out, ellipsis);
+        if (hashed)
+            ng_buf_addf(out, "%016llx", (unsigned long long)ng_hash(s, len));
+    }
+    ng_buf_release(&clean);
+}
+
 double ng_monotonic(void)
 {
     struct timespec ts;

@@ -105,6 +105,14 @@ void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags);
 /* Convenience: a freshly allocated cleaned copy of a NUL-terminated string. */
 char *ng_text_cleaned(const char *s, int flags);
 
+/* Appends s cleaned (NG_TEXT_UTF8_ONLY) and, when its JSON text (as the
+ * JSON reporters escape it: 2 bytes for a quote, 6 for a control) would be
+ * longer than max bytes, cut at a character so that it is not: the kept
+ * start, then U+2026 "…", then with `hashed` 16 hex digits of ng_hash()
+ * of the whole text as given, so two long names that share their start
+ * stay apart.  Cutting a cut text again changes nothing. */
+void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed);
+
 /* Formats a threshold or ratio bound with at least two decimals and as
  * many more (up to six) as needed to show the value exactly, e.g. 1.20,
  * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */
@@ -135,6 +143,10 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
 time_t ng_report_time(void);
 /* "YYYY-MM-DDTHH:MM:SS" in UTC, plus "Z" when zone is non-zero. */
 void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
+/* The other way: "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ"
+ * into *out; -1 for anything else (another zone, a date that does not
+ * exist). */
+int ng_parse_utc(const char *s, time_t *out);
 
 /* Monotonic seconds, for elapsed times. */
 double ng_monotonic(void);

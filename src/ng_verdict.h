@@ -4,8 +4,8 @@
  * Ownership: a verdict borrows the strings it points at (profile paths,
  * kernel names, the gate name, the metric) from the profiles and settings
  * it was made from, which must outlive it.  It owns its arrays (runs,
- * samples, kernels, warnings) and its error text; ng_verdict_release()
- * frees the arrays.  It holds figures, not sentences: the human headline
+ * samples, kernels, warnings, rows), its run context (copies) and its error
+ * text; ng_verdict_release() frees them.  It holds figures, not sentences: the human headline
  * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
  * ng_report_headline(). */
 #ifndef NG_VERDICT_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ng_context.h"
 #include "ng_err.h"
 #include "ng_profile.h"
 
@@ -117,6 +118,41 @@ struct ng_kernel_delta {
     double p_value;
 };
 
+/* One row of the current side's counted work, per epoch (ng_rows): what
+ * a history line keeps of today's work. */
+struct ng_work_rate {
+    const char *name;
+    enum ng_work_kind kind;            /* NG_WORK_OTHERS: the rows folded together */
+    double ms_per_epoch;
+    double launches_per_epoch;
+};
+
+/* When the baseline is past runs of a --history file (ng_window): which,
+ * for the headline ("baseline: last 10 runs of 'resnet50' on main
+ * (4f1c2a7..9b2e4d6)") and the JSON's "baseline_history".  Owns its
+ * strings (ng_verdict_history_release()). */
+struct ng_verdict_history_run {
+    size_t line;               /* its line in the file, from 1 */
+    char *commit;              /* NULL when the run recorded none */
+    time_t timestamp;
+};
+
+struct ng_verdict_history {
+    int on;                    /* 0: the baseline is profiles */
+    char *path;                /* the --baseline-history file */
+    char *name;                /* the gate looked for (--name) */
+    size_t window;             /* --history-window */
+    size_t runs;               /* runs the baseline holds (at most window) */
+    struct ng_context match;   /* --history-match */
+    int has_since;
+    time_t since;              /* --history-since */
+    char *branch;              /* the branch every run names; NULL when none or several */
+    size_t branches;           /* how many distinct branches the runs name */
+    struct ng_verdict_history_run first, last;
+};
+
+void ng_verdict_history_release(struct ng_verdict_history *h);
+
 struct ng_verdict {
     enum ng_outcome outcome;
     const char *name;          /* test case / metric name */
@@ -147,9 +183,17 @@ struct ng_verdict {
     size_t n_items_failed, n_items_inconclusive;
     char **warnings;           /* one line each, e.g. different GPU models */
     size_t n_warnings;
+    /* the current side's counted rows per epoch, largest first, at most
+     * NG_ROWS_CAP and then the others row (ng_rows); has_rows: known */
+    int has_rows;
+    struct ng_work_rate *rows;
+    size_t n_rows;
     int verbose;               /* show the attribution even on PASS (--verbose) */
     int fail_inconclusive;     /* INCONCLUSIVE counts as a failure (--fail-inconclusive) */
     char error[NG_ERR_MAX];    /* empty unless outcome is ERROR */
+    /* the run it came from: commit, branch, CI run, labels (ng_context) */
+    struct ng_context context;
+    struct ng_verdict_history history;   /* the baseline's past runs, when on */
     time_t timestamp;
     double elapsed_s;
 };

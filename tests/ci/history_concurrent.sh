@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # --history from 16 gates at once into one file: 16 whole lines, each a
-# valid verdict, one per gate.  The lines are long (top 300 kernels, about
-# 100 KB each, far past PIPE_BUF), so a writer that did not append in one
-# write() would interleave.  The checker is first shown to catch exactly
-# that, on a file written by 16 writers in two halves each.
+# valid verdict, one per gate.  The lines are long (300 kernels: 50 of them
+# and 50 rows in a history line, about 38 KB, far past PIPE_BUF), so a
+# writer that did not append in one write() would interleave.  The checker
+# is first shown to catch exactly that, on a file written by 16 writers in
+# two halves each.
 #
 # Environment: GATE, GENTRACE, SRCDIR.
 set -u

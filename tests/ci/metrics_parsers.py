@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """--metrics read by its consumers: Debian's prometheus_client OpenMetrics
-parser and a reimplementation of GitLab's metrics-report rule (strip '#'
+parser, Prometheus's own linter (`promtool check metrics`, Debian's
+prometheus: names in base units with the unit as suffix, no abbreviated
+units) and a reimplementation of GitLab's metrics-report rule (strip '#'
 to the end of the line, shell-split, keep the name and the first value).
 
 For PASS, FAIL, ERROR and NVTX gates, and names with every character that
@@ -14,6 +16,7 @@ Environment: GATE, GENTRACE, SRCDIR.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,7 +26,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_output  # noqa: E402
-from common import FIXTURES, GATE, GENTRACE, check, gate_env, run_tests  # noqa: E402
+from common import FIXTURES, GATE, GENTRACE, check, failures, gate_env, run_tests  # noqa: E402
 
 NAMES = ["plain", "a#b #c", "100% done", 'say "hi"', "back\\slash", "two\nlines",
          "spa ce, co:lon {x=y}"]
@@ -42,6 +45,14 @@ def self_test():
             check(False, f"the OpenMetrics parser took {bad!r}")
         except Exception:
             pass
+    # promtool refuses what the gate wrote until 0.1.0
+    if PROMTOOL:
+        before = len(failures)
+        promtool("self-test", "# HELP nsys_gate_baseline_ms_per_epoch x.\n"
+                 "# TYPE nsys_gate_baseline_ms_per_epoch gauge\n"
+                 "nsys_gate_baseline_ms_per_epoch{name=\"a\"} 1.000000\n# EOF\n")
+        check(len(failures) > before, "promtool took an abbreviated unit")
+        del failures[before:]
     before = len(validate_output.problems)
     with tempfile.NamedTemporaryFile("w", suffix=".prom", delete=False) as f:
         f.write('# TYPE m gauge\nm{name="a#b"} 1.000000\n# EOF\n')
@@ -63,14 +74,34 @@ def fixed(x):
     return float(f"{x:.6f}")
 
 
+def seconds(ms):
+    """ms as seconds at %.9f (to the nanosecond), as the gate prints them."""
+    return float(f"{ms / 1000.0:.9f}")
+
+
+PROMTOOL = shutil.which("promtool")
+
+
+def promtool(where, text):
+    """promtool's lint: exit 0 and nothing said, or the problem."""
+    if not PROMTOOL:
+        check(os.environ.get("CI") != "true", "promtool is missing (Debian's prometheus)")
+        return
+    p = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True,
+                       text=True)
+    check(p.returncode == 0 and not (p.stdout + p.stderr).strip(),
+          f"{where}: promtool check metrics: exit {p.returncode} {(p.stdout + p.stderr).strip()}")
+
+
 def expected(v):
     """What the metrics must say, from the JSON verdict."""
     want = {"nsys_gate_pass": 1.0 if v["verdict"] in ("pass", "inconclusive") else 0.0,
             "nsys_gate_threshold": fixed(v["threshold"])}
-    figures = {"nsys_gate_ratio": v["ratio"],
-               "nsys_gate_baseline_ms_per_epoch": v["baseline_ms_per_epoch"],
-               "nsys_gate_current_ms_per_epoch": v["current_ms_per_epoch"]}
-    want.update({k: fixed(x) for k, x in figures.items() if x is not None})
+    if v["ratio"] is not None:
+        want["nsys_gate_ratio"] = fixed(v["ratio"])
+    for side in ("baseline", "current"):
+        if v[f"{side}_ms_per_epoch"] is not None:
+            want[f"nsys_gate_{side}_epoch_gpu_time_seconds"] = seconds(v[f"{side}_ms_per_epoch"])
     if v["epochs"] is not None:
         want["nsys_gate_epochs"] = float(v["epochs"])
     if v["p_value"] is not None:
@@ -92,6 +123,7 @@ def check_case(label, rc, text, v):
             name = urllib.parse.unquote(s.labels["name"])
             check(name == v["name"], f"{where}: label decodes to {name!r}")
     check(got == expected(v), f"{where}: samples {got}, expected {expected(v)}")
+    promtool(where, text)
     gitlab = validate_output.gitlab_metrics(text)
     check(len(gitlab) == len(got), f"{where}: GitLab reads {len(gitlab)} of {len(got)} samples")
     for key, value in gitlab.items():

@@ -7,10 +7,14 @@ By name:
   *.json            JSON Schema 2020-12: schemas/verdict.schema.json, or
                     batch.schema.json (an object with "gates"), or
                     benchmark.schema.json (an array)
-  *.jsonl           JSON Lines: each line one verdict, newline-terminated
+  *.jsonl           JSON Lines: each line a history line
+                    (schemas/history.schema.json: a verdict with its rows), at
+                    most 65535 bytes, newline-terminated
   *.prom, metrics.txt
-                    OpenMetrics: Debian's prometheus_client parser, and
-                    GitLab's metrics-report rule (gitlab_metrics() below)
+                    OpenMetrics: Debian's prometheus_client parser,
+                    Prometheus's linter (promtool check metrics, when
+                    installed), and GitLab's metrics-report rule
+                    (gitlab_metrics() below)
   github_output*    $GITHUB_OUTPUT as the runner reads it
   *.md              a step summary: UTF-8, at most 1 MiB
 Anything else passes.  Exit 1 with one line per problem.
@@ -18,6 +22,8 @@ Anything else passes.  Exit 1 with one line per problem.
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import jsonschema
@@ -38,9 +44,11 @@ def schema(srcdir, name):
     return s
 
 
-def check_json_doc(srcdir, path, doc):
+def check_json_doc(srcdir, path, doc, line=False):
     verdict = schema(srcdir, "verdict.schema.json")
-    if isinstance(doc, list):
+    if line:
+        s = schema(srcdir, "history.schema.json")
+    elif isinstance(doc, list):
         s = schema(srcdir, "benchmark.schema.json")
     elif isinstance(doc, dict) and "gates" in doc:
         s = schema(srcdir, "batch.schema.json")
@@ -61,6 +69,8 @@ def check_jsonl(srcdir, path):
     if not data.endswith(b"\n"):
         problem(path, "does not end with a newline")
     for n, line in enumerate(data.split(b"\n")[:-1], 1):
+        if len(line) + 1 > 65535:
+            problem(path, f"line {n} is {len(line) + 1} bytes, more than 65535")
         try:
             doc = json.loads(line.decode("utf-8"))
         except ValueError as e:
@@ -69,7 +79,7 @@ def check_jsonl(srcdir, path):
         if not isinstance(doc, dict) or "gates" in doc:
             problem(path, f"line {n} is not a verdict")
             continue
-        check_json_doc(srcdir, f"{path} line {n}", doc)
+        check_json_doc(srcdir, f"{path} line {n}", doc, line=True)
 
 
 # Ruby's Shellwords.shellsplit, token by token (GitLab's parser uses it).
@@ -133,6 +143,12 @@ def check_metrics(path):
     except Exception as e:   # the parser raises ValueError and friends
         problem(path, f"OpenMetrics parser: {e}")
         return
+    promtool = shutil.which("promtool")
+    if promtool:
+        p = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True)
+        if p.returncode != 0 or (p.stdout + p.stderr).strip():
+            problem(path, f"promtool check metrics: {(p.stdout + p.stderr).strip()}")
     gitlab = gitlab_metrics(text)
     samples = [(s, f) for f in families for s in f.samples]
     for s, f in samples:

@@ -1,6 +1,7 @@
 /* Fuzz target: the --history reader (ng_history_read_stream), fed from
  * memory.  Whatever the bytes, every line is either a verdict (with a
- * name, an outcome, and a headline and JSON that render) or skipped with
+ * name, an outcome, and a headline, JSON and a history line within its
+ * limit that render) or skipped with
  * a warning that names its line; the counts add up; line numbers rise. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,11 @@ static int check_entry(struct ng_history_entry *e, void *ctx)
     /* what was read back renders again, as the batch's parent renders it */
     NG_FUZZ_CHECK(ng_report_render("json-line", v, &out, &err) == 0);
     NG_FUZZ_CHECK(out.len > 0 && out.data[out.len - 1] == '\n');
+    ng_buf_release(&out);
+    /* and as a history line: one line, within the limit */
+    NG_FUZZ_CHECK(ng_report_render("history", v, &out, &err) == 0);
+    NG_FUZZ_CHECK(out.len > 0 && out.len <= NG_HISTORY_LINE_LIMIT &&
+                  out.data[out.len - 1] == '\n' && !memchr(out.data, '\n', out.len - 1));
     ng_buf_release(&out);
     s->last_line = e->line;
     s->n++;

@@ -142,6 +142,8 @@ hist() { local name=$1; shift; printf '%s' "$@" >"$corpus/history/seed-$name.jso
 expected=$(realpath ../golden/expected)
 cp "$expected/history_append/history.jsonl" "$corpus/history/seed-golden_two.jsonl"
 cp "$expected/manifest_mixed/history.jsonl" "$corpus/history/seed-golden_batch.jsonl"
+cp "$expected/context_github/history.jsonl" "$corpus/history/seed-context_rows.jsonl"
+cp "$fixtures/history_main_4c2abb4.jsonl" "$corpus/history/seed-main_4c2abb4.jsonl"
 line=$(head -n 1 "$expected/history_append/history.jsonl")
 hist torn "$line" $'\n' "${line:0:200}" $'\n' "$line" $'\n'
 hist torn_at_end "$line" $'\n' "${line:0:300}"

@@ -45,8 +45,10 @@ checks=()
 
 # Only the case's own NSYS_GATE_* and GITHUB_* settings reach the gate, in
 # @SH set-up too (a GITHUB_ACTIONS=true from the CI running these tests
-# would turn on the GitHub reporter).
-for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_)'); do unset "$v"; done
+# would turn on the GitHub reporter), and no CI system's marker (GitLab's,
+# Jenkins') would make the gate read the CI running the tests as its run
+# context.
+for v in $(compgen -e | grep -E '^(NSYS_GATE_|GITHUB_|GITLAB_CI$|JENKINS_URL$|JENKINS_HOME$)'); do unset "$v"; done
 
 cd "$work" || exit 1
 while IFS= read -r line || [ -n "$line" ]; do

@@ -35,9 +35,9 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
-many big_base.csv 1000000 12000   # a history line of about 3 MB with --top 12000
-many big_cur.csv 1500000 12000
-many mid_base.csv 1000000 300     # about 80 KB with --top 300
+many big_base.csv 1000000 12000   # with --top 12000: a history line of 35 KB (history
+many big_cur.csv 1500000 12000    # lines stay under 64 KB), a step summary of 1 MiB
+many mid_base.csv 1000000 300     # a history line of about 35 KB with --top 300
 many mid_cur.csv 1500000 300
 big=(--top 12000 --verbose big_base.csv big_cur.csv)
 seed='{"name": "an earlier run", "verdict": "pass"}'
@@ -45,7 +45,7 @@ seed='{"name": "an earlier run", "verdict": "pass"}'
 # ---- a SIGTERM in the middle of a large append (stand-in: the fault shim) ----
 if [ -n "${FAULT_SHIM:-}" ] && [ -f "$FAULT_SHIM" ]; then
     echo "$seed" >term.jsonl
-    LD_PRELOAD=$FAULT_SHIM NG_SHIM_TERM_WRITE_MIN=100000 \
+    LD_PRELOAD=$FAULT_SHIM NG_SHIM_TERM_WRITE_MIN=20000 \
         ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
         "$GATE" --quiet --history term.jsonl "${big[@]}" 2>term.err
     rc=$?

@@ -15,33 +15,20 @@
 #include <cmocka.h>
 
 #include "render_helper.h"
+#include "temp_helper.h"
 
 #include "ng_history.h"
 #include "ng_reporter.h"
-
-static char path[] = "/tmp/ng-history-test.XXXXXX";
-
-static int setup(void **state)
-{
-    (void)state;
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unlink(path);
-    return 0;
-}
+#include "ng_rows.h"
 
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
 static struct ng_kernel_delta kernels[] = {
     { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+};
+static struct ng_work_rate rows[] = {
+    { "gemm", NG_WORK_KERNEL, 240.0, 10.0 },
+    { "[CUDA memcpy Host-to-Device]", NG_WORK_MEMCPY, 60.0, 2.0 },
 };
 
 static struct ng_verdict verdict(const char *name)
@@ -69,17 +56,20 @@ static struct ng_verdict verdict(const char *name)
                                           .min_ms = 300.0, .max_ms = 300.0, .mean_ms = 300.0 };
     v.kernels = kernels;
     v.n_kernels = 1;
+    v.has_rows = 1;
+    v.rows = rows;
+    v.n_rows = 2;
     v.n_top = 1;
     v.top = (long)1;
     v.timestamp = 1700000000;
     return v;
 }
 
-/* The json-line reporter's line for a verdict named `name`, without its newline. */
+/* The history line for a verdict named `name`, without its newline. */
 static char *line_of(const char *name)
 {
     struct ng_verdict v = verdict(name);
-    char *s = render("json-line", &v);
+    char *s = render("history", &v);
     s[strlen(s) - 1] = '\0';
     return s;
 }
@@ -319,6 +309,195 @@ static void test_callback_and_errors(void **state)
     free(b);
 }
 
+/* The run context and the timestamp come back as written: the fixed
+ * fields and the labels, in their order; a null field is no item. */
+static void test_context_read_back(void **state)
+{
+    struct ng_verdict v = verdict("ctx");
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    ng_context_set(&v.context, "model", "resnet50");
+    ng_context_set(&v.context, "commit", "0123456789abcdef");
+    ng_context_set(&v.context, "run_url", "https://ci.example/run/7");
+    char *s = render("history", &v);
+    ng_context_release(&v.context);
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_int_equal(d.v.context.n, 3);
+    assert_string_equal(d.v.context.items[0].key, "commit");
+    assert_string_equal(d.v.context.items[0].value, "0123456789abcdef");
+    assert_string_equal(d.v.context.items[1].key, "run_url");
+    assert_string_equal(d.v.context.items[2].key, "model");
+    assert_string_equal(ng_context_get(&d.v.context, "model"), "resnet50");
+    assert_null(ng_context_get(&d.v.context, "branch"));
+    assert_true(d.v.timestamp == 1700000000);
+    ng_verdict_doc_release(&d);
+    free(s);
+}
+
+/* The rows come back; past NG_ROWS_CAP they are one others row that holds
+ * the rest (the verdict's own others row too). */
+static void test_rows(void **state)
+{
+    struct ng_verdict v = verdict("rows");
+    struct ng_work_rate many[NG_ROWS_CAP + 11];
+    char names[NG_ROWS_CAP + 10][16];
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    for (size_t i = 0; i < NG_ROWS_CAP + 10; i++) {
+        snprintf(names[i], sizeof names[i], "k%03zu", i);
+        many[i] = (struct ng_work_rate){ names[i], NG_WORK_KERNEL, 100.0 - (double)i, 2.0 };
+    }
+    many[NG_ROWS_CAP + 10] = (struct ng_work_rate){ "others", NG_WORK_OTHERS, 5.0, 1.0 };
+    v.rows = many;
+    v.n_rows = NG_ROWS_CAP + 11;
+    char *s = render("history", &v);
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_true(d.v.has_rows);
+    assert_int_equal(d.v.n_rows, NG_ROWS_CAP + 1);
+    assert_string_equal(d.v.rows[0].name, "k000");
+    assert_int_equal(d.v.rows[NG_ROWS_CAP - 1].kind, NG_WORK_KERNEL);
+    const struct ng_work_rate *o = &d.v.rows[NG_ROWS_CAP];
+    assert_int_equal(o->kind, NG_WORK_OTHERS);
+    assert_string_equal(o->name, "others");
+    /* the ten past the cap (100-50 ... 100-59 ms) and the 5 ms others row */
+    assert_true(o->ms_per_epoch == 10 * 100.0 - (50 + 59) * 10 / 2.0 + 5.0);
+    assert_true(o->launches_per_epoch == 21.0);
+    assert_non_null(strstr(s, "\"rows\":{\"cap\":50,\"items\":[{\"kind\":\"kernel\",\"name\":\"k000\","
+                              "\"ms_per_epoch\":100,\"launches_per_epoch\":2}"));
+    assert_non_null(strstr(s, "\"trimmed\":false}\n"));
+    ng_verdict_doc_release(&d);
+    free(s);
+}
+
+/* Hostile sizes: names of 1 MB (50 kernels, 50 rows), 1,000 warnings of
+ * 1 MB, 64 labels of 1 MB, 64 runs a side with 4 KB paths, 100,000
+ * samples a side.  The line stays under 64 KB, reads back, and says it was
+ * trimmed; a line of ordinary size is not. */
+static void test_hostile_sizes(void **state)
+{
+    enum { MB = 1 << 20, K = 50, W = 1000, L = 64, R = 64, S = 100000 };
+    struct ng_verdict v = verdict("hostile");
+    char *big = malloc(MB + 1);
+    struct ng_kernel_delta *ks = calloc(K, sizeof *ks);
+    struct ng_work_rate *rs = calloc(K, sizeof *rs);
+    char **names = calloc(K, sizeof *names);
+    char *warnings[W];
+    struct ng_verdict_run runs[R];
+    double *samples = malloc(S * sizeof *samples);
+    char longpath[4097];
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    memset(big, '<', MB);
+    big[MB] = '\0';
+    for (size_t i = 0; i < K; i++) {
+        names[i] = strdup(big);
+        memcpy(names[i], "kernel", 6);
+        names[i][6] = (char)('A' + i % 26);
+        names[i][7] = (char)('a' + i / 26);
+        ks[i] = kernels[0];
+        ks[i].name = names[i];
+        rs[i] = (struct ng_work_rate){ names[i], NG_WORK_KERNEL, 1.0, 1.0 };
+    }
+    for (size_t i = 0; i < W; i++)
+        warnings[i] = big;
+    for (size_t i = 0; i < L; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "label%02zu", i);
+        ng_context_set(&v.context, key, big);
+    }
+    memset(longpath, 'p', sizeof longpath - 1);
+    longpath[sizeof longpath - 1] = '\0';
+    for (size_t i = 0; i < R; i++)
+        runs[i] = (struct ng_verdict_run){ longpath, NG_FORMAT_SQLITE, 1, 1000, 10 };
+    for (size_t i = 0; i < S; i++)
+        samples[i] = 100.0 + (double)(i % 1000) / 1000.0;
+    v.kernels = ks;
+    v.n_kernels = K;
+    v.rows = rs;
+    v.n_rows = K;
+    v.warnings = warnings;
+    v.n_warnings = W;
+    v.baseline.runs = v.current.runs = runs;
+    v.baseline.n_runs = v.current.n_runs = R;
+    v.baseline.samples = v.current.samples = samples;
+    v.baseline.n_samples = v.current.n_samples = S;
+    v.baseline.path = v.current.path = longpath;
+    v.name = big;
+
+    char *s = render("history", &v);
+    print_message("# a hostile verdict's history line: %zu bytes\n", strlen(s));
+    assert_true(strlen(s) <= NG_HISTORY_LINE_LIMIT);
+    assert_int_equal(s[strlen(s) - 1], '\n');
+    assert_null(memchr(s, '\n', strlen(s) - 1));
+    assert_non_null(strstr(s, "\"trimmed\":true}"));
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_true(d.v.current.n_samples >= 2 && d.v.current.n_samples < S);
+    assert_true(d.v.current.samples[0] == 100.0);   /* min and max stay */
+    assert_true(d.v.current.samples[d.v.current.n_samples - 1] == 100.999);
+    ng_verdict_doc_release(&d);
+    free(s);
+
+    /* the same names alone fit in level 0: cut, with their hash */
+    struct ng_verdict plain = verdict("plain");
+    plain.kernels = ks;
+    plain.n_kernels = 5;
+    plain.rows = rs;
+    plain.n_rows = K;
+    s = render("history", &plain);
+    assert_true(strlen(s) <= NG_HISTORY_LINE_LIMIT);
+    assert_non_null(strstr(s, "\"trimmed\":false}"));
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_int_equal(d.v.n_rows, K);
+    struct ng_buf want = NG_BUF_INIT;
+    ng_rows_name(&want, names[3]);
+    assert_string_equal(d.v.rows[3].name, want.data);
+    assert_string_equal(d.v.kernels[3].name, want.data);
+    assert_string_not_equal(d.v.rows[3].name, d.v.rows[4].name);
+    ng_buf_release(&want);
+    ng_verdict_doc_release(&d);
+    free(s);
+
+    ng_context_release(&v.context);
+    for (size_t i = 0; i < K; i++)
+        free(names[i]);
+    free(names);
+    free(ks);
+    free(rs);
+    free(samples);
+    free(big);
+}
+
+/* Lines as the gate wrote them before run contexts and rows
+ * (tests/golden/fixtures/history_main_4c2abb4.jsonl, from main at 4c2abb4):
+ * read, with no context and no rows. */
+static void test_lines_before_rows(void **state)
+{
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_err err;
+    struct ng_buf fixture = NG_BUF_INIT;
+    (void)state;
+    ng_buf_addf(&fixture, "%s/tests/golden/fixtures/history_main_4c2abb4.jsonl",
+                getenv("SRCDIR") ? getenv("SRCDIR") : ".");
+    assert_int_equal(ng_history_load(&h, fixture.data, &err), 0);
+    assert_int_equal(h.n_warnings, 0);
+    assert_int_equal(h.n_entries, 6);
+    for (size_t i = 0; i < h.n_entries; i++) {
+        assert_int_equal(h.entries[i].doc.v.context.n, 0);
+        assert_false(h.entries[i].doc.v.has_rows);
+        assert_true(h.entries[i].doc.v.timestamp > 0);
+    }
+    const struct ng_verdict *nvtx = &h.entries[3].doc.v;
+    assert_string_equal(nvtx->name, "nvtx-fail");
+    assert_string_equal(nvtx->mode, "nvtx");
+    assert_int_equal(nvtx->current.n_samples, 10);
+    assert_int_equal(h.entries[5].doc.v.outcome, NG_OUTCOME_ERROR);
+    ng_history_release(&h);
+    ng_buf_release(&fixture);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +506,10 @@ int main(void)
         cmocka_unit_test(test_huge),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_callback_and_errors),
+        cmocka_unit_test(test_context_read_back),
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_hostile_sizes),
+        cmocka_unit_test(test_lines_before_rows),
     };
-    return cmocka_run_group_tests_name("history", tests, setup, teardown);
+    return cmocka_run_group_tests_name("history", tests, temp_setup, temp_teardown);
 }

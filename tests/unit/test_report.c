@@ -93,8 +93,14 @@ static void test_human(void **state)
 static void test_json(void **state)
 {
     struct ng_verdict v = fail_verdict();
+    /* set in any order, listed fixed fields first, then labels by key */
+    ng_context_set(&v.context, "model", "resnet50");
+    ng_context_set(&v.context, "branch", "main");
+    ng_context_set(&v.context, "gpu", "h100");
+    ng_context_set(&v.context, "commit", "0123abc");
     char *s = render("json", &v);
     (void)state;
+    ng_context_release(&v.context);
     assert_string_equal(s,
         "{\n"
         "\t\"schema_version\":\t1,\n"
@@ -171,6 +177,7 @@ static void test_json(void **state)
         "\t\t\"processes\":\tnull,\n"
         "\t\t\"runs\":\t[]\n"
         "\t},\n"
+        "\t\"baseline_history\":\tnull,\n"
         "\t\"current\":\t{\n"
         "\t\t\"path\":\t\"c\\u001b[31m\xef""\xbf""\xbd"".csv\",\n"
         "\t\t\"format\":\t\"nsys-stats\",\n"
@@ -246,6 +253,17 @@ static void test_json(void **state)
         "\t\"warnings\":\t[\"baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless\"],\n"
         "\t\"message\":\t\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\",\n"
         "\t\"error\":\tnull,\n"
+        "\t\"context\":\t{\n"
+        "\t\t\"commit\":\t\"0123abc\",\n"
+        "\t\t\"branch\":\t\"main\",\n"
+        "\t\t\"run_url\":\tnull,\n"
+        "\t\t\"run_id\":\tnull,\n"
+        "\t\t\"job\":\tnull,\n"
+        "\t\t\"pipeline\":\tnull,\n"
+        "\t\t\"runner\":\tnull,\n"
+        "\t\t\"gpu\":\t\"h100\",\n"
+        "\t\t\"model\":\t\"resnet50\"\n"
+        "\t},\n"
         "\t\"timestamp\":\t\"1971-01-01T00:00:00Z\"\n"
         "}\n");
     free(s);

@@ -1,4 +1,4 @@
-/* Text cleaning, number formatting and atomic writes. */
+/* Text cleaning and cutting, number formatting, dates and atomic writes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,6 +146,101 @@ static void test_xgrow(void **state)
 
 /* FIPS 180-2 test vectors, and every length around the padding boundary
  * (55, 56, 63, 64 bytes) checked against an independent one-shot digest. */
+/* The JSON bytes a cut text takes: what ng_text_cut() bounds. */
+static size_t json_bytes(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += *p == '"' || *p == '\\' || *p == '\n' || *p == '\t' ? 2 : *p < 0x20 ? 6 : 1;
+    return n;
+}
+
+static char *cut(const char *s, size_t max, int hashed)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_text_cut(&b, s, max, hashed);
+    ng_buf_adds(&b, "");
+    return ng_buf_detach(&b);
+}
+
+static void test_text_cut(void **state)
+{
+    char *big = malloc(1 << 20), *big2;
+    (void)state;
+    memset(big, 'k', (1 << 20) - 1);
+    big[(1 << 20) - 1] = '\0';
+    big2 = strdup(big);
+    big2[(1 << 20) - 2] = 'x';   /* differs only at its end */
+
+    char *a = cut("short", 64, 1), *b;
+    assert_string_equal(a, "short");   /* fits: as it is */
+    free(a);
+    a = cut(big, 512, 1);
+    b = cut(big2, 512, 1);
+    assert_true(json_bytes(a) <= 512);
+    assert_true(strlen(a) > 400);
+    assert_string_not_equal(a, b);   /* the hash of the whole keeps them apart */
+    assert_memory_equal(a, b, strlen(a) - 16);
+    assert_non_null(strstr(a, "\xE2\x80\xA6"));
+    char *again = cut(a, 512, 1);
+    assert_string_equal(again, a);   /* cutting twice changes nothing */
+    free(again);
+    free(a);
+    free(b);
+    /* controls count as the \u00XX they become; a character is never split */
+    memset(big, '\x01', 1000);
+    big[1000] = '\0';
+    a = cut(big, 100, 0);
+    assert_true(json_bytes(a) <= 100);
+    assert_int_equal(strlen(a), (100 - 3) / 6 + 3);
+    free(a);
+    a = cut("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, 0);   /* six e-acute, 12 bytes */
+    assert_string_equal(a, "\xc3\xa9\xc3\xa9\xE2\x80\xA6");
+    free(a);
+    a = cut("bad \xff byte", 64, 0);   /* cleaned first */
+    assert_string_equal(a, "bad \xef\xbf\xbd byte");
+    free(a);
+    free(big);
+    free(big2);
+}
+
+static void test_parse_utc(void **state)
+{
+    static const struct {
+        const char *text;
+        int ok;
+        long long t;
+    } cases[] = {
+        { "1970-01-01", 1, 0 },
+        { "2023-11-14T22:13:20Z", 1, 1700000000 },
+        { "2024-02-29", 1, 1709164800 },
+        { "2000-02-29T00:00:00Z", 1, 951782400 },
+        { "1900-02-29", 0, 0 },
+        { "2023-02-29", 0, 0 },
+        { "2023-13-01", 0, 0 },
+        { "2023-11-14T22:13:20", 0, 0 },
+        { "2023-11-14T22:13:20+01:00", 0, 0 },
+        { "2023-11-14 22:13:20Z", 0, 0 },
+        { "2023-11-14T24:00:00Z", 0, 0 },
+        { "23-11-14", 0, 0 },
+        { "", 0, 0 },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        time_t t = 0;
+        int rc = ng_parse_utc(cases[i].text, &t);
+        assert_int_equal(rc, cases[i].ok ? 0 : -1);
+        if (cases[i].ok)
+            assert_true((long long)t == cases[i].t);
+    }
+    /* and back: the timestamp the reports write */
+    char buf[32];
+    time_t t;
+    ng_fmt_utc(buf, sizeof buf, 1234567890, 1);
+    assert_int_equal(ng_parse_utc(buf, &t), 0);
+    assert_true(t == 1234567890);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +249,8 @@ int main(void)
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_xgrow),
+        cmocka_unit_test(test_text_cut),
+        cmocka_unit_test(test_parse_utc),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
