@@ -243,9 +243,12 @@ static size_t aggs_find(struct aggs *g, const struct ng_work_row *r, int add)
     uint64_t h = row_hash(r);
     size_t j = h & (g->cap - 1);
     for (; g->slots[j]; j = (j + 1) & (g->cap - 1)) {
-        const struct ng_work_row *f = g->a[g->slots[j] - 1].first;
+        size_t i = g->slots[j] - 1;
+        if (g->hash_of[i] != h)   /* the names only when the hashes agree */
+            continue;
+        const struct ng_work_row *f = g->a[i].first;
         if (f->kind == r->kind && strcmp(f->name, r->name) == 0)
-            return g->slots[j] - 1;
+            return i;
     }
     if (!add)
         return SIZE_MAX;
