@@ -19,6 +19,7 @@
  * SQLite VM steps that grows with the file's size, and temporary storage
  * is kept in memory under a heap limit, so no file can fill a disk. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,9 @@ struct reader {
     const char *kernel_key;             /* demangledName, or shortName (--kernel-names base) */
     int derive_base;                    /* --kernel-names base without a shortName column */
     struct ng_filter_account account;   /* what the kernel filters matched */
+    const char *path;                   /* the file SQLite opened */
+    int fd;                             /* the file again, for ng_btree; -1: SQL only */
+    int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
 };
 
 static int string_name(struct reader *rd, int64_t key, struct ng_buf *out);
@@ -765,28 +769,220 @@ static int table_problem(struct reader *rd, const char *table, struct ng_err *er
                       rd->bad_row);
 }
 
+/* ---- the direct path: ng_btree under SQLite's read lock ---- */
+
+static int call_cells(struct reader *rd, const struct ng_btree_cell *c);
+
+static int64_t pragma_int(struct reader *rd, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+/* Whether the descriptor is the file SQLite reads, as SQLite sees it: the
+ * same inode as the path now, the same page size and schema cookie.  (A
+ * database with a -wal file is refused before this; without one, every
+ * committed page is in the file.) */
+static int direct_ok(struct reader *rd, const char *path)
+{
+    struct stat a, b;
+    uint32_t page_size, cookie;
+    struct ng_err e;
+
+    if (rd->direct == 0) {
+        rd->direct = -1;
+        if (rd->fd >= 0 && fstat(rd->fd, &a) == 0 && stat(path, &b) == 0 &&
+            a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+            ng_btree_header(rd->fd, &page_size, &cookie, &e) == 0 &&
+            pragma_int(rd, "PRAGMA page_size") == page_size &&
+            pragma_int(rd, "PRAGMA schema_version") == cookie)
+            rd->direct = 1;
+    }
+    return rd->direct > 0;
+}
+
+/* An integer literal default ("0", "-1"): its value. */
+static int int_default(const char *d, int64_t *v)
+{
+    char *end;
+    if (!d || !*d)
+        return 0;
+    errno = 0;
+    long long x = strtoll(d, &end, 10);
+    if (errno || *end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+/* The b-tree query for these columns of a rowid table: 1, or 0 when the
+ * direct path cannot read the table as SQLite would (WITHOUT ROWID, a
+ * default that is not a plain integer, a column past the reader's reach),
+ * or -1 on an SQLite error. */
+static int direct_query(struct reader *rd, const char *table, const struct col *c, size_t n,
+                        struct ng_btree_query *q, struct ng_err *err)
+{
+    sqlite3_stmt *st;
+    int rc, ok = 1;
+
+    memset(q, 0, sizeof *q);
+    q->n = n;
+    rc = sqlite3_prepare_v2(rd->db, "SELECT rootpage, (SELECT wr FROM pragma_table_list "
+                            "WHERE schema = 'main' AND name = ?1 COLLATE NOCASE) FROM "
+                            "sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return 0;   /* an SQLite without pragma_table_list: the SQL path */
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t root = sqlite3_column_int64(st, 0);
+        ok = root > 0 && root <= UINT32_MAX && sqlite3_column_int64(st, 1) == 0;
+        q->root = (uint32_t)root;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
+    for (size_t k = 0; k < n; k++) {
+        q->col[k] = NG_BTREE_CONST;
+        q->konst[k] = c[k].konst;
+    }
+    rc = sqlite3_prepare_v2(rd->db, "SELECT cid, name, type, dflt_value, pk, "
+                            "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) "
+                            "FROM pragma_table_info(?1)", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *type = (const char *)sqlite3_column_text(st, 2);
+        const char *dflt = (const char *)sqlite3_column_text(st, 3);
+        int64_t cid = sqlite3_column_int64(st, 0), v = 0;
+        /* the one INTEGER PRIMARY KEY column is the rowid itself */
+        int rowid = sqlite3_column_int64(st, 4) == 1 && sqlite3_column_int64(st, 5) == 1 &&
+                    type && strcasecmp(type, "INTEGER") == 0;
+        for (size_t k = 0; k < n && name; k++) {
+            if (!c[k].name || strcasecmp(c[k].name, name) != 0)
+                continue;
+            if (cid > 250 || (dflt && !int_default(dflt, &v)))
+                ok = 0;
+            q->col[k] = rowid ? NG_BTREE_ROWID : (int)cid;
+            q->konst[k] = dflt ? (struct ng_btree_cell){ NG_BTREE_INT, v } : NULL_CELL;
+        }
+    }
+    sqlite3_finalize(st);
+    if (ok && rc != SQLITE_DONE)
+        return rd_error(rd, err, rc);
+    for (size_t k = 0; k < n; k++)
+        ok &= !c[k].name || q->col[k] != NG_BTREE_CONST;
+    return ok;
+}
+
+/* Holds SQLite's read lock while ng_btree reads the file: an active
+ * statement keeps the read transaction (and a writer's commit out). */
+static sqlite3_stmt *hold_read(struct reader *rd)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(rd->db, "SELECT 1 FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+static int corrupt(struct reader *rd, const char *table, const struct ng_err *why,
+                   struct ng_err *err)
+{
+    return ng_err_set(err, "'%s' is a corrupt SQLite database: %s, in %s", rd->shown, why->msg,
+                      table);
+}
+
+/* Every row of the table's columns into row(): 0 done, 1 the direct path
+ * does not apply (the caller runs SQL), -1 with err (a bad row: the
+ * caller's rd->problem; a malformed file). */
+static int direct_scan(struct reader *rd, const char *table, const struct col *c, size_t n,
+                       int (*row)(struct reader *rd, const struct ng_btree_cell *c, size_t n),
+                       struct ng_err *err)
+{
+    struct ng_btree_query q;
+    struct ng_btree_cell cells[NG_BTREE_COLS];
+    struct ng_err why;
+
+    if (!direct_ok(rd, rd->path))
+        return 1;
+    int ok = direct_query(rd, table, c, n, &q, err);
+    if (ok <= 0)
+        return ok < 0 ? -1 : 1;
+    sqlite3_stmt *lock = hold_read(rd);
+    if (!lock)
+        return 1;
+    struct ng_btree_cursor *cur = ng_btree_open(rd->fd, &q, &why);
+    int r = cur ? 1 : -1;
+    while (cur && (r = ng_btree_next(cur, cells, &why)) == 1)
+        if (row(rd, cells, n) < 0) {
+            r = -2;
+            break;
+        }
+    ng_btree_close(cur);
+    sqlite3_finalize(lock);
+    if (r == -1)
+        return corrupt(rd, table, &why, err);
+    return r == -2 ? -1 : 0;
+}
+
+static int sum_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    return sum_cells(rd, c, n);
+}
+
+static int work_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    (void)n;
+    return work_cells(rd, c);
+}
+
+static int call_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    (void)n;
+    return call_cells(rd, c);
+}
+
 /* The fast driver: one aggregate SELECT over the table. */
 static int aggregate_table(struct reader *rd, const struct work_table *t, const char *table,
                            struct ng_err *err)
 {
     struct ng_buf sql = NG_BUF_INIT;
+    struct col c[N_COLS];
+    size_t n;
     sqlite3_stmt *st;
+    int rc = SQLITE_ROW;
 
-    ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
-    if (select_list(rd, t, table, &sql, err) < 0) {
-        ng_buf_release(&sql);
+    if (select_cols(rd, t, table, c, &n, err) < 0)
         return -1;
-    }
-    ng_buf_adds(&sql, ") FROM ");
-    add_ident(&sql, table);
     rd->cur = t;
     rd->rows = 0;
-    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
-    ng_buf_release(&sql);
-    if (rc != SQLITE_OK)
-        return rd_error(rd, err, rc);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    int direct = direct_scan(rd, table, c, n, rd->places ? work_row : sum_row, err);
+    if (direct < 0 && !rd->problem)
+        return -1;   /* a malformed file */
+    if (direct == 1) {
+        ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
+        sql_list(&sql, c, n);
+        ng_buf_adds(&sql, ") FROM ");
+        add_ident(&sql, table);
+        rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+        ng_buf_release(&sql);
+        if (rc != SQLITE_OK)
+            return rd_error(rd, err, rc);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
     if (fold_sums(rd) < 0 && !rd->problem)
         fail_row(rd, "work time that overflows 64 bits");
     if (rd->problem)
@@ -1312,23 +1508,33 @@ static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static int map_calls(struct reader *rd, struct ng_err *err)
 {
+    static const struct col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 } },
+                                        { "correlationId", { NG_BTREE_NULL, 0 } },
+                                        { "start", { NG_BTREE_NULL, 0 } },
+                                        { "end", { NG_BTREE_NULL, 0 } } };
+    const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     sqlite3_stmt *st;
-    int have = need_table(rd, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
+    int have = need_table(rd, table, err), rc = SQLITE_ROW;
 
     if (have < 0)
         return -1;
     if (!have)
         return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
                           "table) to tie GPU work to epoch ranges", rd->shown);
-    int rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
+    int direct = direct_scan(rd, table, calls, 4, call_row, err);
+    if (direct < 0 && !rd->problem)
+        return -1;
+    if (direct == 1) {
+        rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
                                      NULL, call_step, work_final);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(rd->db, "SELECT ng_call(globalTid, correlationId, start, \"end\")"
-                                " FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return rd_error(rd, err, rc);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(rd->db, "SELECT ng_call(globalTid, correlationId, start, "
+                                    "\"end\") FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
+        if (rc != SQLITE_OK)
+            return rd_error(rd, err, rc);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
     if (rd->problem) {
         ng_err_set(err, "'%s': CUPTI_ACTIVITY_KIND_RUNTIME has %s", rd->shown, rd->problem);
         rd->problem = NULL;
@@ -1481,6 +1687,8 @@ static int open_db(struct reader *rd, const char *path, struct ng_err *err)
 
     if (open_uri(path, rd->shown, &uri, err) < 0)
         return -1;
+    /* before SQLite opens it: a file swapped in between shows as another inode */
+    rd->fd = rd->opts->sql_only ? -1 : open(path, O_RDONLY | O_CLOEXEC);
     /* process-wide and idempotent: SQLite's own memory, not the gate's */
     sqlite3_hard_heap_limit64(HEAP_LIMIT);
     int rc = sqlite3_open_v2(uri.data, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
@@ -1506,6 +1714,8 @@ static void reader_release(struct reader *rd)
 {
     sqlite3_finalize(rd->string_st);
     sqlite3_close(rd->db);
+    if (rd->fd >= 0)
+        close(rd->fd);
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     release_dense(rd);
@@ -1583,6 +1793,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
 
     memset(&rd, 0, sizeof rd);
     memset(&pj, 0, sizeof pj);
+    rd.fd = -1;
+    rd.path = db_path;
     rd.shown = shown;
     rd.opts = opts ? opts : &defaults;
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
