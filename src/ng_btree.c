@@ -38,6 +38,7 @@ struct ng_btree_cursor {
     struct ng_btree_query q;
     int8_t want[MAX_FIELDS];    /* record field -> cell index, -1 */
     int max_field;              /* the last field asked for, -1: none */
+    uint8_t small_size[128];    /* a one-byte serial type's field size */
     uint8_t *root;
     struct frame frame[MAX_DEPTH];
     uint8_t *run[MAX_DEPTH];    /* per depth: the children read at once */
@@ -196,6 +197,46 @@ static inline uint64_t field_size(uint64_t type)
     return type < 12 ? sizes[type] : (type - 12) / 2;
 }
 
+/* A wanted field into its cell, and into any other cell that asks for it. */
+static inline int wanted(struct ng_btree_cursor *s, uint32_t pgno, int f, uint64_t type,
+                         const uint8_t *data, const uint8_t *end, struct ng_btree_cell *cells)
+{
+    const struct ng_btree_query *q = &s->q;
+    if (field(s, pgno, type, data, end, &cells[s->want[f]]) < 0)
+        return -1;
+    for (size_t k = (size_t)s->want[f] + 1; k < q->n; k++)   /* the same field twice */
+        if (q->col[k] == f)
+            cells[k] = cells[s->want[f]];
+    return 0;
+}
+
+/* The common record: every serial type up to the last wanted field is one
+ * byte (integers, NULLs, short texts), so the header is a byte array and
+ * a field's size a table lookup.  1 done, 0 not such a record (or one
+ * whose fields overrun it: the general walk says where), -1 malformed. */
+static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *h,
+                        const uint8_t *hend, const uint8_t *data, const uint8_t *end,
+                        struct ng_btree_cell *cells)
+{
+    int last = s->max_field;
+    if (last < 0)
+        return 1;
+    if (hend - h <= last)
+        return 0;
+    uint8_t any = 0;
+    for (int f = 0; f <= last; f++)
+        any |= h[f];
+    if (any & 0x80)
+        return 0;
+    uint64_t off = 0, room = (uint64_t)(end - data);
+    for (int f = 0; f <= last; f++) {
+        if (s->want[f] >= 0 && off <= room && wanted(s, pgno, f, h[f], data + off, end, cells) < 0)
+            return -1;
+        off += s->small_size[h[f]];
+    }
+    return off <= room;
+}
+
 /* One record (payload of size bytes at p) and its rowid into the query's cells. */
 static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, uint64_t size,
                   int64_t rowid, struct ng_btree_cell *cells)
@@ -211,18 +252,19 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
         cells[k] = q->col[k] == NG_BTREE_ROWID
                        ? (struct ng_btree_cell){ NG_BTREE_INT, rowid } : q->konst[k];
     const uint8_t *h = p + n, *hend = p + hsize, *data = p + hsize;
+    int fast = record_small(s, pgno, h, hend, data, end, cells);
+    if (fast != 0)
+        return fast < 0 ? -1 : 0;
+    for (size_t k = 0; k < q->n; k++)   /* the general walk starts afresh */
+        cells[k] = q->col[k] == NG_BTREE_ROWID
+                       ? (struct ng_btree_cell){ NG_BTREE_INT, rowid } : q->konst[k];
     for (int f = 0; f <= s->max_field && h < hend; f++) {
         size_t m = varint1(h, hend, &type);
         if (!m)
             return malformed(s, pgno, "a record header past its record");
         h += m;
-        if (s->want[f] >= 0) {
-            if (field(s, pgno, type, data, end, &cells[s->want[f]]) < 0)
-                return -1;
-            for (size_t k = (size_t)s->want[f] + 1; k < q->n; k++)   /* the same field twice */
-                if (q->col[k] == f)
-                    cells[k] = cells[s->want[f]];
-        }
+        if (s->want[f] >= 0 && wanted(s, pgno, f, type, data, end, cells) < 0)
+            return -1;
         uint64_t sz = field_size(type);
         if (sz > (uint64_t)(end - data))
             return malformed(s, pgno, "a field past its record");
@@ -407,6 +449,8 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
             if (q->col[k] > s->max_field)
                 s->max_field = q->col[k];
         }
+    for (uint64_t t = 0; t < 128; t++)
+        s->small_size[t] = (uint8_t)field_size(t);
     s->visited = ng_xcalloc((size_t)(s->n_pages / 8 + 1), 1);
     s->root = ng_xmalloc(s->page_size);
     s->overflow = ng_xmalloc(s->page_size);
