@@ -24,12 +24,14 @@ def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
 
-def traces(gentrace, cache, millions):
-    """The cached baseline/current pair for this size, made if missing."""
+def traces(gentrace, cache, millions, variant=""):
+    """The cached baseline/current pair for this size, made if missing;
+    variant "mem": 20% of the launches are memcpy/memset."""
     os.makedirs(cache, exist_ok=True)
     pair = []
-    for side, seed, extra in (("b", "1", []), ("c", "2", ["--slow", "3:1.1"])):
-        path = os.path.join(cache, "%s%dm-v%s.sqlite" % (side, millions, TRACE_VERSION))
+    more = ["--memory-share", "0.2"] if variant == "mem" else []
+    for side, seed, extra in (("b", "1", more), ("c", "2", more + ["--slow", "3:1.1"])):
+        path = os.path.join(cache, "%s%dm%s-v%s.sqlite" % (side, millions, variant, TRACE_VERSION))
         if not os.path.exists(path):
             log("generating %s" % path)
             t = time.monotonic()
@@ -101,15 +103,22 @@ def run_summaries(args):
 
 def measure(argv, env=None, stdout=None):
     """Wall seconds and peak RSS (KiB, the largest process) of one run."""
+    wall, rss, _ = measure_cpu(argv, env, stdout)
+    return wall, rss
+
+
+def measure_cpu(argv, env=None, stdout=None):
+    """Wall seconds, peak RSS (KiB, the largest process) and CPU seconds
+    (user + system, of the process and every child it waited for)."""
     t = time.monotonic()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, text=True, env=env,
+    r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + argv, text=True, env=env,
                        stdout=stdout if stdout is not None else subprocess.PIPE,
                        stderr=subprocess.PIPE)
     wall = time.monotonic() - t
     if r.returncode not in (0, 1):
         raise RuntimeError("%s exited %d: %s" % (argv, r.returncode, r.stderr[-500:]))
-    rss = int(r.stderr.strip().splitlines()[-1])
-    return wall, rss
+    rss, user, sys_ = r.stderr.strip().splitlines()[-1].split()
+    return wall, int(rss), float(user) + float(sys_)
 
 
 def commands(args, b, c, nsys):
@@ -119,6 +128,7 @@ def commands(args, b, c, nsys):
                                         'sqlite3 "$2" "$3" >/dev/null', "_", b, c, KERNEL_SUM]),
         ("gate total mode", [gate, "--quiet", b, c]),
         ("gate NVTX mode (1000 epochs)", [gate, "--quiet", "--epoch-range", "auto", b, c]),
+        ("gate total mode, --metric gpu-busy", [gate, "--quiet", "--metric", "gpu-busy", b, c]),
     ]
     if nsys:
         cmds.append(("nsys stats cuda_gpu_kern_sum (both files)",
@@ -135,23 +145,104 @@ def commands(args, b, c, nsys):
 def run_size(args, millions, nsys):
     b, c = traces(args.gentrace, args.cache, millions)
     cmds = commands(args, b, c, nsys if millions == 5 else None)
-    results = {name: {"wall": [], "rss": []} for name, _ in cmds}
+    results = {name: {"wall": [], "rss": [], "cpu": []} for name, _ in cmds}
     log("size %dM: warm-up" % millions)
     for name, argv in cmds:
         measure(argv)
     for i in range(args.runs):
         log("size %dM: run %d/%d" % (millions, i + 1, args.runs))
         for name, argv in cmds:       # alternated: drift hits every command alike
-            w, r = measure(argv)
+            w, r, cpu = measure_cpu(argv)
             results[name]["wall"].append(w)
             results[name]["rss"].append(r)
+            results[name]["cpu"].append(cpu)
     out = []
     for name, _ in cmds:
         out.append({"command": name, "size_millions": millions,
                     "wall_s": statistics.median(results[name]["wall"]),
+                    "cpu_per_file_s": statistics.median(results[name]["cpu"]) / 2,
                     "peak_rss_mib": max(results[name]["rss"]) / 1024.0,
                     "runs": results[name]["wall"]})
     return out
+
+
+# ---- one core: CPU time per file, taskset -c 0 ----
+
+def single_core_commands(args, b, c, mb, mc):
+    gate = os.path.abspath(args.gate)
+    floor = ["sh", "-c", 'sqlite3 "$1" "$3" >/dev/null && sqlite3 "$2" "$3" >/dev/null', "_",
+             b, c, KERNEL_SUM]
+    return [
+        ("sqlite3 floor (both files)", floor),
+        ("gate total mode", [gate, "--quiet", b, c]),
+        ("gate NVTX mode (1000 epochs)", [gate, "--quiet", "--epoch-range", "auto", b, c]),
+        ("gate total mode, 20% memory rows", [gate, "--quiet", mb, mc]),
+        ("gate total mode --work all, 20% memory rows", [gate, "--quiet", "--work", "all", mb, mc]),
+    ]
+
+
+def run_single_core(args, millions):
+    """Each command pinned to CPU 0 (`taskset -c 0`, so a second thread
+    cannot hide a slower reader), alternated, median CPU time (user +
+    system) per file of the pair."""
+    if not shutil.which("taskset"):
+        log("note: no taskset; the single-core rows are left out")
+        return []
+    b, c = traces(args.gentrace, args.cache, millions)
+    mb, mc = traces(args.gentrace, args.cache, millions, "mem")
+    cmds = single_core_commands(args, b, c, mb, mc)
+    results = {name: {"wall": [], "cpu": [], "rss": []} for name, _ in cmds}
+    log("single core %dM: warm-up" % millions)
+    for name, argv in cmds:
+        measure_cpu(["taskset", "-c", "0"] + argv)
+    for i in range(args.runs):
+        log("single core %dM: run %d/%d" % (millions, i + 1, args.runs))
+        for name, argv in cmds:
+            w, r, cpu = measure_cpu(["taskset", "-c", "0"] + argv)
+            results[name]["wall"].append(w)
+            results[name]["cpu"].append(cpu)
+            results[name]["rss"].append(r)
+    return [{"command": name, "size_millions": millions,
+             "wall_s": statistics.median(results[name]["wall"]),
+             "cpu_s": statistics.median(results[name]["cpu"]),
+             "cpu_per_file_s": statistics.median(results[name]["cpu"]) / 2,
+             "peak_rss_mib": max(results[name]["rss"]) / 1024.0,
+             "cpu_runs": results[name]["cpu"]} for name, _ in cmds]
+
+
+def single_core_targets(rows):
+    get = {r["command"]: r for r in rows}
+
+    def per_file(a, b):
+        return get[a]["cpu_per_file_s"] / get[b]["cpu_per_file_s"] if a in get and b in get \
+            else None
+    t = []
+    for what, value, limit in (
+            ("one core: total mode / sqlite3 floor, CPU per file",
+             per_file("gate total mode", "sqlite3 floor (both files)"), 1.25),
+            ("one core: NVTX mode / total mode, CPU per file",
+             per_file("gate NVTX mode (1000 epochs)", "gate total mode"), 1.8),
+            ("one core: --work all / total mode, 20% memory rows, CPU per file",
+             per_file("gate total mode --work all, 20% memory rows",
+                      "gate total mode, 20% memory rows"), 1.5)):
+        t.append({"target": what, "value": value, "limit": limit,
+                  "met": None if value is None else value <= limit})
+    return t
+
+
+def single_core_markdown(rows, tgts):
+    size = rows[0]["size_millions"] if rows else 0
+    lines = ["", "| one core (taskset -c 0), %dM kernels a file | CPU per file (median) | wall "
+             "(both files) | peak RSS |" % size, "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.3f s | %.3f s | %.1f MiB |" % (
+            r["command"], r["cpu_per_file_s"], r["wall_s"], r["peak_rss_mib"]))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        v = "n/a" if t["value"] is None else "%.2f" % t["value"]
+        met = "n/a" if t["met"] is None else ("yes" if t["met"] else "NO")
+        lines.append("| %s | %s | <= %s | %s |" % (t["target"], v, t["limit"], met))
+    return "\n".join(lines) + "\n"
 
 
 # ---- the .nsys-rep path: parallel exports and the cache key ----
@@ -338,6 +429,10 @@ def targets(rows):
         add("total mode RSS 10M / 1M", tot(10)["peak_rss_mib"] / tot(1)["peak_rss_mib"], 1.10)
         add("total mode time 10M / 1M", tot(10)["wall_s"] / tot(1)["wall_s"], 11)
     add("NVTX mode peak RSS MiB, 10M", nv(10)["peak_rss_mib"] if nv(10) else None, 64)
+    busy = get.get((10, "gate total mode, --metric gpu-busy"))
+    add("gpu-busy / total mode, 10M", ratio(rows, 10, "gate total mode, --metric gpu-busy",
+                                            "gate total mode"), 3)
+    add("gpu-busy peak RSS MiB, 10M", busy["peak_rss_mib"] if busy else None, 128)
     return t
 
 
@@ -349,17 +444,20 @@ def summary_targets(srows):
 def markdown(rows, srows, tgts, machine):
     lines = ["Machine: %s" % machine, ""]
     if rows:
-        lines += ["| size | command | wall (median) | peak RSS |", "|---|---|---|---|"]
+        lines += ["| size | command | wall (median) | CPU per file | peak RSS |",
+                  "|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %dM kernels | %s | %.3f s | %.1f MiB |" % (
-            r["size_millions"], r["command"], r["wall_s"], r["peak_rss_mib"]))
+        lines.append("| %dM kernels | %s | %.3f s | %.3f s | %.1f MiB |" % (
+            r["size_millions"], r["command"], r["wall_s"], r["cpu_per_file_s"],
+            r["peak_rss_mib"]))
     if srows:
         lines += ["", "| 10M-row saved kernel summary | input | wall (median) | peak RSS "
                   "| RSS / input |", "|---|---|---|---|---|"]
     for r in srows:
         lines.append("| %s | %.1f MiB | %.3f s | %.1f MiB | %.2f |" % (
             r["command"], r["input_mib"], r["wall_s"], r["peak_rss_mib"], r["rss_over_input"]))
-    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    if tgts:
+        lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
     for t in tgts:
         v = "n/a" if t["value"] is None else "%.2f" % t["value"]
         met = "n/a" if t["met"] is None else ("yes" if t["met"] else "NO")
@@ -481,6 +579,10 @@ def main():
                     help="leave out the 10M-row saved kernel summary rows")
     ap.add_argument("--summary-runs", type=int, default=1,
                     help="runs of each summary command (each reads 10M rows)")
+    ap.add_argument("--no-single-core", action="store_true",
+                    help="leave out the one-core rows (CPU time per file, taskset -c 0)")
+    ap.add_argument("--single-core-size", type=int, default=5,
+                    help="millions of kernels a file in the one-core rows")
     ap.add_argument("--no-nsysrep", action="store_true",
                     help="leave out the .nsys-rep rows (parallel exports, cache hits)")
     ap.add_argument("--no-dashboard", action="store_true",
@@ -513,6 +615,8 @@ def main():
         pass
     machine = "%s, %d cores, %s, %s" % (cpu or platform.processor(), os.cpu_count(),
                                         platform.system(), platform.release())
+    crows = [] if args.no_single_core else run_single_core(args, args.single_core_size)
+    ctgts = single_core_targets(crows) if crows else []
     srows = [] if args.no_summary else run_summaries(args)
     tgts = (targets(rows) if rows else []) + summary_targets(srows)
     rep_rows = [] if args.no_nsysrep else run_nsysrep(args, nsys)
@@ -522,10 +626,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
+                   "single_core": crows, "single_core_targets": ctgts,
                    "summary_results": srows, "targets": tgts,
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
+    if crows:
+        md += single_core_markdown(crows, ctgts)
     if rep_rows:
         md += nsysrep_markdown(rep_rows, rep_tgts)
     if drows:

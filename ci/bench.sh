@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): the gate against the floor (sqlite3 summing the
 # kernel table), real `nsys stats`, and the Python prototype, on generated
-# traces of 1, 5 and 10 million kernels; the gate's peak RSS on a generated
+# traces of 1, 5 and 10 million kernels (wall, CPU time per file, peak RSS;
+# gpu-busy too); the same on one core (taskset -c 0: CPU time per file, the
+# ratios total/floor, NVTX/total, --work all/total on a trace with 20% memory
+# rows), so two threads cannot hide a slower reader; the gate's peak RSS on a generated
 # 10-million-row saved kernel summary (CSV) against the file's size; then the
 # .nsys-rep path: a pair of real-nsys exports sequential (--jobs 1) and
 # parallel (--jobs 2), wall and the peak RSS of the whole process tree, and
@@ -11,7 +14,8 @@
 # run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
-#               [--summary-runs N] [--no-nsysrep]
+#               [--summary-runs N] [--no-nsysrep] [--no-single-core]
+#               [--single-core-size M]
 #   ci/bench.sh --sizes "" --no-nsys --no-nsysrep --no-dashboard   only the saved-summary rows
 #   ci/bench.sh --dashboard-only [--runs N]   only `nsys-gate dashboard` on a generated
 #                                             history of 200 gates x 1000 runs

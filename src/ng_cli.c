@@ -449,6 +449,11 @@ static int p_no_cache(struct ng_settings *s, const char *v, const char **problem
     return p_bool(&s->no_cache, v, problem);
 }
 
+static int p_sql_only(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_bool(&s->sql_only, v, problem);
+}
+
 static int p_cache_max_mb(struct ng_settings *s, const char *v, const char **problem)
 {
     long mb;
@@ -559,6 +564,9 @@ static const struct opt_spec specs[] = {
       "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN },
     { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
       "prune exports unused this long (0 = never); default 30", NG_CLI_RUN },
+    { "sqlite-sql-only", "NSYS_GATE_SQLITE_SQL_ONLY", 0, p_sql_only, NULL, NULL,
+      "read SQLite files through SQL queries only, not the page reader (slower; rules it out)",
+      NG_CLI_RUN },
     { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout, no progress on stderr",
       NG_CLI_RUN },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,

@@ -55,6 +55,7 @@ struct ng_settings {
      * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */
     struct ng_cache cache;
     int no_cache;
+    int sql_only;          /* SQLite files through SQL only, not ng_btree */
     char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */

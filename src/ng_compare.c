@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ng_oom.h"
 #include "ng_stats.h"
 #include "ng_util.h"
 
@@ -200,71 +201,102 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
 
 /* ---- attribution ---- */
 
-/* One item over both sides: its totals, and its row in each profile of
- * each side (for its per-epoch or per-run times). */
+/* One item over both sides: its totals, and which sides have it.  Its
+ * kind and name are its first row's (borrowed from the profiles: copies
+ * would double the memory of a summary with millions of names).  48
+ * bytes an item, plus 8 to 16 of index: a saved summary of 10 million
+ * distinct names is compared in well under twice its size. */
 struct agg {
-    const char *name;
-    enum ng_work_kind kind;
+    const struct ng_work_row *first;
     int64_t ns[2], inst[2];   /* [0] baseline, [1] current */
-    int seen[2];
-    const struct ng_work_row **row[2];   /* [side][profile]: its row there, or NULL */
+    unsigned seen;            /* bit 0 baseline, bit 1 current */
 };
 
-/* Items by kind and name, the names borrowed from the profiles: a map of
- * copies would double the memory of a summary with millions of names. */
-struct agg_index {
-    size_t *slots;            /* agg index + 1; 0 free */
-    size_t cap;
+/* The items, and an open-addressing index of them by kind and name. */
+struct aggs {
+    struct agg *a;
+    size_t n;
+    uint32_t *slots;          /* agg index + 1; 0 free */
+    size_t cap;               /* a power of two, at least twice n */
+    uint64_t *hash_of;        /* each item's hash, for growing the index */
 };
 
-static size_t agg_find(struct agg_index *ix, struct agg **rows, size_t *n,
-                       const struct ng_work_row *r, size_t runs[2])
+static uint64_t row_hash(const struct ng_work_row *r)
 {
-    if ((*n + 1) * 2 > ix->cap) {
-        size_t cap = ix->cap ? 2 * ix->cap : 64;
-        size_t *slots = ng_xcalloc(cap, sizeof *slots);
-        for (size_t i = 0; i < *n; i++) {
-            size_t j = ng_hash((*rows)[i].name, strlen((*rows)[i].name)) ^ (*rows)[i].kind;
-            for (j &= cap - 1; slots[j]; j = (j + 1) & (cap - 1))
-                ;
-            slots[j] = i + 1;
-        }
-        free(ix->slots);
-        ix->slots = slots;
-        ix->cap = cap;
-    }
-    size_t j = (ng_hash(r->name, strlen(r->name)) ^ r->kind) & (ix->cap - 1);
-    for (; ix->slots[j]; j = (j + 1) & (ix->cap - 1)) {
-        const struct agg *a = &(*rows)[ix->slots[j] - 1];
-        if (a->kind == r->kind && strcmp(a->name, r->name) == 0)
-            return ix->slots[j] - 1;
-    }
-    *rows = ng_xgrow(*rows, *n, sizeof **rows);
-    struct agg *a = &(*rows)[*n];
-    memset(a, 0, sizeof *a);
-    a->name = r->name;
-    a->kind = r->kind;
-    a->row[0] = ng_xcalloc(runs[0] ? runs[0] : 1, sizeof *a->row[0]);
-    a->row[1] = ng_xcalloc(runs[1] ? runs[1] : 1, sizeof *a->row[1]);
-    ix->slots[j] = ++*n;
-    return *n - 1;
+    return ng_hash(r->name, strlen(r->name)) ^ (uint64_t)r->kind;
 }
 
-static void aggregate(struct agg **rows, size_t *n, struct agg_index *ix,
-                      const struct ng_profile *p, size_t np, int side, size_t runs[2])
+static void aggs_grow(struct aggs *g)
+{
+    size_t cap = g->cap ? 2 * g->cap : 64;
+    uint32_t *slots = ng_xcalloc(cap, sizeof *slots);
+    for (size_t i = 0; i < g->n; i++) {
+        size_t j = g->hash_of[i] & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = (uint32_t)(i + 1);
+    }
+    free(g->slots);
+    g->slots = slots;
+    g->cap = cap;
+}
+
+/* The item of row r (added if new); with add 0, SIZE_MAX when absent. */
+static size_t aggs_find(struct aggs *g, const struct ng_work_row *r, int add)
+{
+    if (add && (g->n + 1) * 2 > g->cap)
+        aggs_grow(g);
+    uint64_t h = row_hash(r);
+    size_t j = h & (g->cap - 1);
+    for (; g->slots[j]; j = (j + 1) & (g->cap - 1)) {
+        size_t i = g->slots[j] - 1;
+        if (g->hash_of[i] != h)   /* the names only when the hashes agree */
+            continue;
+        const struct ng_work_row *f = g->a[i].first;
+        if (f->kind == r->kind && strcmp(f->name, r->name) == 0)
+            return i;
+    }
+    if (!add)
+        return SIZE_MAX;
+    if (g->n >= UINT32_MAX - 1)
+        ng_oom_fail();   /* four billion distinct names: memory ran out long before */
+    g->a = ng_xgrow(g->a, g->n, sizeof *g->a);
+    g->hash_of = ng_xgrow(g->hash_of, g->n, sizeof *g->hash_of);
+    g->a[g->n] = (struct agg){ r, { 0, 0 }, { 0, 0 }, 0 };
+    g->hash_of[g->n] = h;
+    g->slots[j] = (uint32_t)++g->n;
+    return g->n - 1;
+}
+
+static void aggregate(struct aggs *g, const struct ng_profile *p, size_t np, int side)
 {
     for (size_t i = 0; i < np; i++) {
         for (size_t k = 0; k < p[i].n_rows; k++) {
             const struct ng_work_row *kr = &p[i].rows[k];
             /* one item is a kind and a name: a memcpy and a kernel never merge */
-            size_t at = agg_find(ix, rows, n, kr, runs);   /* may move *rows */
-            struct agg *a = &(*rows)[at];
+            size_t at = aggs_find(g, kr, 1);   /* may move g->a */
+            struct agg *a = &g->a[at];
             a->ns[side] += kr->total_ns;
             a->inst[side] += kr->instances;
-            a->seen[side] = 1;
-            a->row[side][i] = kr;
+            a->seen |= 1u << side;
         }
     }
+}
+
+/* Per-kernel gates only: each item's row in each profile (item i, profile
+ * k of all nb + nc: rows[i * (nb + nc) + k]), for its own samples. */
+static const struct ng_work_row **item_rows(struct aggs *g, const struct ng_profile *b,
+                                            size_t nb, const struct ng_profile *c, size_t nc)
+{
+    size_t np = nb + nc;
+    size_t cells = g->n * np;
+    const struct ng_work_row **rows = ng_xcalloc(cells ? cells : 1, sizeof *rows);
+    for (size_t k = 0; k < np; k++) {
+        const struct ng_profile *p = k < nb ? &b[k] : &c[k - nb];
+        for (size_t r = 0; r < p->n_rows; r++)
+            rows[aggs_find(g, &p->rows[r], 0) * np + k] = &p->rows[r];
+    }
+    return rows;
 }
 
 static int by_contribution(const void *a, const void *b, void *grows_first)
@@ -280,8 +312,9 @@ static int by_contribution(const void *a, const void *b, void *grows_first)
 }
 
 /* An item's samples on one side, in ms: NVTX mode one per counted epoch of
- * every run (0 where it did not run), total mode one per run. */
-static double *item_samples(const struct agg *a, int side, const struct ng_profile *p,
+ * every run (0 where it did not run), total mode one per run.  rows: its
+ * row in each profile of the side (NULL where it has none). */
+static double *item_samples(const struct ng_work_row *const *rows, const struct ng_profile *p,
                             size_t np, const struct ng_compare_opts *o, size_t *n)
 {
     size_t count = 0;
@@ -290,7 +323,7 @@ static double *item_samples(const struct agg *a, int side, const struct ng_profi
     double *x = ng_xcalloc(count ? count : 1, sizeof *x);
     size_t at = 0;
     for (size_t i = 0; i < np; i++) {
-        const struct ng_work_row *r = a->row[side][i];
+        const struct ng_work_row *r = rows[i];
         if (!o->nvtx) {
             x[at++] = r ? (double)r->total_ns / 1e6 / (double)o->epochs : 0;
             continue;
@@ -305,11 +338,13 @@ static double *item_samples(const struct agg *a, int side, const struct ng_profi
 }
 
 /* Per-kernel gates: an item that grew past --kernel-threshold and by more
- * than its floor fails (at either edge it passes, as the total does), unless the U test on its own samples finds it not
- * significant (then INCONCLUSIVE). */
-static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const struct agg *a,
-                      const struct ng_profile *b, size_t nb, const struct ng_profile *c,
-                      size_t nc, const struct ng_compare_opts *o)
+ * than its floor fails (at either edge it passes, as the total does),
+ * unless the U test on its own samples finds it not significant (then
+ * INCONCLUSIVE).  rows: its row in each of the nb + nc profiles. */
+static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
+                      const struct ng_work_row *const *rows, const struct ng_profile *b,
+                      size_t nb, const struct ng_profile *c, size_t nc,
+                      const struct ng_compare_opts *o)
 {
     double base = d->baseline_ms_per_epoch, cur = d->current_ms_per_epoch;
 
@@ -319,8 +354,8 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d, const str
     if (!(d->ratio > o->policy.kernel_threshold) || cur - base <= v->kernel_floor_ms)
         return;
     size_t nx, ny;
-    double *x = item_samples(a, 0, b, nb, o, &nx);
-    double *y = item_samples(a, 1, c, nc, o, &ny);
+    double *x = item_samples(rows, b, nb, o, &nx);
+    double *y = item_samples(rows + nb, c, nc, o, &ny);
     if (o->alpha > 0 && nx >= MIN_TEST_SAMPLES && ny >= MIN_TEST_SAMPLES) {
         d->has_p = 1;
         d->p_value = ng_stats_mwu_greater(x, nx, y, ny, NULL);
@@ -343,75 +378,142 @@ int ng_kernel_delta_by_current(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Which items the verdict keeps: the top --top by contribution; with
- * per-kernel gates also the top --top by current time (JUnit lists them)
- * and every item the gates did not pass.  Kept in contribution order. */
-static size_t keep_items(struct ng_kernel_delta *d, size_t n, size_t top, int gates)
+/* The items the verdict keeps, chosen as they are made (a summary may
+ * have millions): the top --top by contribution; with per-kernel gates
+ * also the top --top by current time (JUnit lists them) and every item
+ * the gates did not pass. */
+struct keep {
+    struct ng_kernel_delta *best;      /* top by contribution, in order */
+    struct ng_kernel_delta *busiest;   /* top by current time, in order */
+    size_t n_best, n_busiest, top;
+    struct ng_kernel_delta *flagged;   /* gated, not passed */
+    size_t n_flagged;
+    int grows_first;
+};
+
+/* Inserts d into the ordered list (at most keep->top long) if it ranks. */
+static void keep_ranked(struct ng_kernel_delta *list, size_t *n, size_t top,
+                        const struct ng_kernel_delta *d, int (*before)(const struct ng_kernel_delta *,
+                        const struct ng_kernel_delta *, int), int grows_first)
 {
-    unsigned char *keep = ng_xcalloc(n ? n : 1, 1);
-    for (size_t i = 0; i < n && i < top; i++)
-        keep[i] = 1;
-    if (gates) {
-        const struct ng_kernel_delta **byc = ng_xcalloc(n ? n : 1, sizeof *byc);
-        for (size_t i = 0; i < n; i++)
-            byc[i] = &d[i];
-        qsort(byc, n, sizeof *byc, ng_kernel_delta_by_current);
-        for (size_t i = 0; i < n && i < top; i++)
-            keep[byc[i] - d] = 1;
-        free(byc);
-        for (size_t i = 0; i < n; i++)
-            keep[i] |= d[i].verdict != NG_OUTCOME_PASS;
+    if (top == 0 || (*n == top && !before(d, &list[top - 1], grows_first)))
+        return;
+    size_t at = *n < top ? (*n)++ : top - 1;
+    while (at > 0 && before(d, &list[at - 1], grows_first)) {
+        list[at] = list[at - 1];
+        at--;
     }
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++)
-        if (keep[i])
-            d[out++] = d[i];
-    free(keep);
+    list[at] = *d;
+}
+
+static int contributes_more(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y,
+                            int grows_first)
+{
+    return by_contribution(x, y, &grows_first) < 0;
+}
+
+/* More current time first; ties by contribution (the order they had in
+ * the verdict's list, where JUnit sorts them the same way). */
+static int busier(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y,
+                  int grows_first)
+{
+    if (x->current_ms_per_epoch != y->current_ms_per_epoch)
+        return x->current_ms_per_epoch > y->current_ms_per_epoch;
+    return by_contribution(x, y, &grows_first) < 0;
+}
+
+static void keep_item(struct keep *k, const struct ng_kernel_delta *d, int gates)
+{
+    keep_ranked(k->best, &k->n_best, k->top, d, contributes_more, k->grows_first);
+    if (!gates)
+        return;
+    keep_ranked(k->busiest, &k->n_busiest, k->top, d, busier, k->grows_first);
+    if (d->verdict != NG_OUTCOME_PASS) {
+        k->flagged = ng_xgrow(k->flagged, k->n_flagged, sizeof *k->flagged);
+        k->flagged[k->n_flagged++] = *d;
+    }
+}
+
+static int same_item(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y)
+{
+    return x->kind == y->kind && strcmp(x->name, y->name) == 0;
+}
+
+/* The kept items, each once, in contribution order. */
+static struct ng_kernel_delta *kept_items(struct keep *k, size_t *n)
+{
+    struct ng_kernel_delta *all[3] = { k->best, k->busiest, k->flagged };
+    size_t count[3] = { k->n_best, k->n_busiest, k->n_flagged };
+    struct ng_kernel_delta *out = ng_xcalloc(k->n_best + k->n_busiest + k->n_flagged + 1,
+                                             sizeof *out);
+    size_t m = 0;
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < count[l]; i++) {
+            size_t j = 0;
+            while (j < m && !same_item(&out[j], &all[l][i]))
+                j++;
+            if (j == m)
+                out[m++] = all[l][i];
+        }
+    qsort_r(out, m, sizeof *out, by_contribution, &k->grows_first);
+    *n = m;
     return out;
 }
 
+static void item_delta(struct ng_kernel_delta *d, const struct agg *a, const double div[2])
+{
+    memset(d, 0, sizeof *d);
+    d->name = a->first->name;
+    d->kind = a->first->kind;
+    d->status = !(a->seen & 1) ? NG_KERNEL_NEW : !(a->seen & 2) ? NG_KERNEL_GONE
+                                                                : NG_KERNEL_CHANGED;
+    d->baseline_ms_per_epoch = (double)a->ns[0] / 1e6 / div[0];
+    d->current_ms_per_epoch = (double)a->ns[1] / 1e6 / div[1];
+    d->delta_ms_per_epoch = d->current_ms_per_epoch - d->baseline_ms_per_epoch;
+    d->baseline_instances_per_epoch = (double)a->inst[0] / div[0];
+    d->current_instances_per_epoch = (double)a->inst[1] / div[1];
+}
+
 /* Per-epoch figures divide by the epochs each side counted: total mode
- * --epochs per run, NVTX mode the counted epochs of all runs. */
+ * --epochs per run, NVTX mode the counted epochs of all runs.  Two passes
+ * over the items: the total change (for the shares and the order), then
+ * each item's delta, gated and kept or dropped. */
 static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
                       const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
 {
-    struct agg *rows = NULL;
-    size_t n = 0, runs[2] = { nb, nc };
-    struct agg_index ix = { NULL, 0 };
+    struct aggs g = { NULL, 0, NULL, 0, NULL };
     double div[2] = { v->baseline.epochs_counted, v->current.epochs_counted };
     int gates = o->policy.kernel_threshold > 0;
+    struct ng_kernel_delta d;
 
-    aggregate(&rows, &n, &ix, b, nb, 0, runs);
-    aggregate(&rows, &n, &ix, c, nc, 1, runs);
-    free(ix.slots);
+    aggregate(&g, b, nb, 0);
+    aggregate(&g, c, nc, 1);
+    const struct ng_work_row **rows = gates ? item_rows(&g, b, nb, c, nc) : NULL;
+    free(g.slots);
+    free(g.hash_of);
 
-    struct ng_kernel_delta *d = ng_xcalloc(n ? n : 1, sizeof *d);
     double total_delta = 0;
-    for (size_t i = 0; i < n; i++) {
-        d[i].name = rows[i].name;
-        d[i].kind = rows[i].kind;
-        d[i].status = !rows[i].seen[0] ? NG_KERNEL_NEW
-                    : !rows[i].seen[1] ? NG_KERNEL_GONE : NG_KERNEL_CHANGED;
-        d[i].baseline_ms_per_epoch = (double)rows[i].ns[0] / 1e6 / div[0];
-        d[i].current_ms_per_epoch = (double)rows[i].ns[1] / 1e6 / div[1];
-        d[i].delta_ms_per_epoch = d[i].current_ms_per_epoch - d[i].baseline_ms_per_epoch;
-        d[i].baseline_instances_per_epoch = (double)rows[i].inst[0] / div[0];
-        d[i].current_instances_per_epoch = (double)rows[i].inst[1] / div[1];
-        total_delta += d[i].delta_ms_per_epoch;
+    for (size_t i = 0; i < g.n; i++) {
+        item_delta(&d, &g.a[i], div);
+        total_delta += d.delta_ms_per_epoch;
+    }
+    size_t top = (size_t)o->top;
+    struct keep k = { ng_xcalloc(top + 1, sizeof *k.best), ng_xcalloc(top + 1, sizeof *k.busiest),
+                      0, 0, top, NULL, 0, total_delta >= 0 };
+    for (size_t i = 0; i < g.n; i++) {
+        item_delta(&d, &g.a[i], div);
+        d.share = total_delta != 0 ? d.delta_ms_per_epoch / total_delta : 0;
         if (gates)
-            gate_item(v, &d[i], &rows[i], b, nb, c, nc, o);
+            gate_item(v, &d, rows + i * (nb + nc), b, nb, c, nc, o);
+        keep_item(&k, &d, gates);
     }
-    for (size_t i = 0; i < n; i++) {
-        d[i].share = total_delta != 0 ? d[i].delta_ms_per_epoch / total_delta : 0;
-        free(rows[i].row[0]);
-        free(rows[i].row[1]);
-    }
-    int grows_first = total_delta >= 0;
-    qsort_r(d, n, sizeof *d, by_contribution, &grows_first);
+    v->n_top = g.n < top ? g.n : top;
+    v->kernels = kept_items(&k, &v->n_kernels);
+    free(k.best);
+    free(k.busiest);
+    free(k.flagged);
     free(rows);
-    v->n_top = n < (size_t)o->top ? n : (size_t)o->top;
-    v->n_kernels = keep_items(d, n, (size_t)o->top, gates);
-    v->kernels = d;
+    free(g.a);
 }
 
 /* ---- environment ---- */

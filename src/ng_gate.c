@@ -187,6 +187,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .filter = g->have_filter ? &g->filter : NULL,
         .base_names = pol->base_names,
         .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
+        .sql_only = s->sql_only,
     };
     memset(&own, 0, sizeof own);
     if (ok && s->baseline_history && g->nb == 0)

@@ -18,6 +18,7 @@ struct ng_project_range {
 struct ng_project_thread {
     int64_t tid;
     size_t begin, end;          /* into the sorted kept ranges */
+    size_t cursor;              /* the last call's count of ranges starting no later */
 };
 
 struct ng_project_epoch {
@@ -200,7 +201,7 @@ static void keep_outermost(struct ng_project *pj)
     for (size_t i = 0; i < pj->n_ranges; i++) {
         if (pj->n_threads == 0 || pj->threads[pj->n_threads - 1].tid != pj->r[i].tid) {
             pj->threads = ng_xgrow(pj->threads, pj->n_threads, sizeof *pj->threads);
-            pj->threads[pj->n_threads++] = (struct ng_project_thread){ pj->r[i].tid, i, i };
+            pj->threads[pj->n_threads++] = (struct ng_project_thread){ pj->r[i].tid, i, i, i };
         }
         pj->threads[pj->n_threads - 1].end = i + 1;
     }
@@ -288,8 +289,12 @@ size_t ng_project_index(struct ng_project *pj)
 
 /* ---- calls ---- */
 
-static const struct ng_project_thread *thread_of(const struct ng_project *pj, int64_t tid)
+/* A thread's calls come in runs (the runtime table is written per thread,
+ * in time order), so the last thread found is tried first. */
+static struct ng_project_thread *thread_of(struct ng_project *pj, int64_t tid)
 {
+    if (pj->last_thread < pj->n_threads && pj->threads[pj->last_thread].tid == tid)
+        return &pj->threads[pj->last_thread];
     size_t lo = 0, hi = pj->n_threads;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -298,15 +303,23 @@ static const struct ng_project_thread *thread_of(const struct ng_project *pj, in
         else
             hi = mid;
     }
-    return lo < pj->n_threads && pj->threads[lo].tid == tid ? &pj->threads[lo] : NULL;
+    if (lo == pj->n_threads || pj->threads[lo].tid != tid)
+        return NULL;
+    pj->last_thread = lo;
+    return &pj->threads[lo];
 }
 
-/* The run [*first, *last] of the thread's ranges that contain [start, end]:
- * those starting no later than the call (a prefix) that end no earlier
- * (a suffix of it, as ends rise).  0 when there is none. */
-static int containing(const struct ng_project *pj, const struct ng_project_thread *th,
-                      int64_t start, int64_t end, size_t *first, size_t *last)
+/* How many of the thread's ranges start no later than `start` (counted
+ * from th->begin's index): the cursor of the last call, or the next one,
+ * when the call is in the same range as the last or in the one after it
+ * (thousands of calls a range); else a binary search. */
+static size_t ranges_started(const struct ng_project *pj, struct ng_project_thread *th,
+                             int64_t start)
 {
+    for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
+        if ((a == th->begin || pj->r[a - 1].start <= start) &&
+            (a == th->end || pj->r[a].start > start))
+            return th->cursor = a;
     size_t a = th->begin, b = th->end;
     while (a < b) {
         size_t mid = a + (b - a) / 2;
@@ -315,9 +328,23 @@ static int containing(const struct ng_project *pj, const struct ng_project_threa
         else
             b = mid;
     }
+    return th->cursor = a;
+}
+
+/* The run [*first, *last] of the thread's ranges that contain [start, end]:
+ * those starting no later than the call (a prefix) that end no earlier
+ * (a suffix of it, as ends rise).  0 when there is none. */
+static int containing(const struct ng_project *pj, struct ng_project_thread *th, int64_t start,
+                      int64_t end, size_t *first, size_t *last)
+{
+    size_t a = ranges_started(pj, th, start);
     if (a == th->begin || pj->r[a - 1].end < end)
         return 0;
     *last = a - 1;
+    if (a - 1 == th->begin || pj->r[a - 2].end < end) {   /* the common case: one range */
+        *first = a - 1;
+        return 1;
+    }
     size_t lo = th->begin, hi = a - 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -332,13 +359,16 @@ static int containing(const struct ng_project *pj, const struct ng_project_threa
 
 static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid, int create)
 {
+    if (pj->last_pages < pj->n_pages && pj->pages[pj->last_pages].gpid == gpid)
+        return &pj->pages[pj->last_pages];
     for (size_t i = 0; i < pj->n_pages; i++)
         if (pj->pages[i].gpid == gpid)
-            return &pj->pages[i];
+            return &pj->pages[pj->last_pages = i];
     if (!create)
         return NULL;
     pj->pages = ng_xrealloc(pj->pages, (pj->n_pages + 1) * sizeof *pj->pages);
     pj->pages[pj->n_pages] = (struct ng_project_page_set){ gpid, NULL, 0 };
+    pj->last_pages = pj->n_pages;
     return &pj->pages[pj->n_pages++];
 }
 
@@ -359,7 +389,7 @@ static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t r
 void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
                      int64_t end)
 {
-    const struct ng_project_thread *th = thread_of(pj, tid);
+    struct ng_project_thread *th = thread_of(pj, tid);
     size_t first, last;
 
     if (!th || !containing(pj, th, start, end, &first, &last))
@@ -373,29 +403,27 @@ void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t s
     ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
 }
 
-/* The run of ranges whose thread made call (gpid, corr) inside them. */
-static int call_ranges(const struct ng_project *pj, int64_t gpid, int64_t corr, size_t *first,
+/* The run of ranges whose thread made call (gpid, corr) inside them: the
+ * pages first (the common call, one range), then the spans (a call is in
+ * one or the other). */
+static int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr, size_t *first,
                        size_t *last)
 {
-    size_t packed = ng_idmap_find(&pj->spans, gpid, corr);
-    if (packed != SIZE_MAX) {
-        *first = packed >> 32;
-        *last = packed & 0xFFFFFFFFu;
-        return 1;
+    if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
+        const struct ng_project_page_set *ps = pages_for(pj, gpid, 0);
+        size_t page = (size_t)corr >> PAGE_BITS;
+        uint16_t v = ps && page < ps->n_pages && ps->pages[page]
+                         ? ps->pages[page][(size_t)corr & (PAGE_IDS - 1)] : 0;
+        if (v) {
+            *first = *last = (size_t)v - 1;
+            return 1;
+        }
     }
-    if (corr < 0 || (uint64_t)corr >= PAGE_IDS * MAX_PAGES)
+    size_t packed = ng_idmap_find(&pj->spans, gpid, corr);
+    if (packed == SIZE_MAX)
         return 0;
-    const struct ng_project_page_set *ps = NULL;
-    for (size_t i = 0; i < pj->n_pages && !ps; i++)
-        if (pj->pages[i].gpid == gpid)
-            ps = &pj->pages[i];
-    size_t page = (size_t)corr >> PAGE_BITS;
-    if (!ps || page >= ps->n_pages || !ps->pages[page])
-        return 0;
-    uint16_t v = ps->pages[page][(size_t)corr & (PAGE_IDS - 1)];
-    if (!v)
-        return 0;
-    *first = *last = (size_t)v - 1;
+    *first = packed >> 32;
+    *last = packed & 0xFFFFFFFFu;
     return 1;
 }
 
@@ -443,7 +471,7 @@ int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t d
     return n;
 }
 
-int ng_project_epochs_of(const struct ng_project *pj, int64_t gpid, int64_t corr)
+int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr)
 {
     size_t first, last;
     int n = 0;

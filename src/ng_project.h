@@ -66,11 +66,13 @@ struct ng_project {
     size_t n_ranges;
     struct ng_project_thread *threads;
     size_t n_threads;
+    size_t last_thread;         /* the thread of the last call (calls come in runs) */
     struct ng_project_epoch *epochs;
     size_t n_epochs;
     size_t *order;              /* epochs by first start */
     struct ng_project_page_set *pages;   /* per process: call -> last containing range */
     size_t n_pages;
+    size_t last_pages;          /* the page set of the last call's process */
     struct ng_idmap spans;      /* calls in several ranges (or past the pages) */
     /* per item and epoch (per-kernel gates): cell i is item cell_item[i]'s
      * time in epoch cell_epoch[i] */
@@ -121,7 +123,7 @@ int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t d
 
 /* How many counted epochs a call of process gpid lies in, without adding
  * anything (work the kernel filters leave out). */
-int ng_project_epochs_of(const struct ng_project *pj, int64_t gpid, int64_t corr);
+int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr);
 
 /* Each item's time per epoch (with ng_project_track_items), as positions
  * in ng_project_results()'s array: fn(ctx, item, position, ns). */

@@ -36,6 +36,8 @@ struct ng_source_opts {
                                   gates test them) */
     int64_t sql_budget_ops;    /* SQLite VM operations a file may cost; 0: the default,
                                   which grows with the file's size */
+    int sql_only;              /* read every table through SQL, not ng_btree (tests
+                                  compare the two) */
     /* the run's exports: operands naming one report share its export;
      * NULL = each load on its own */
     struct ng_exports *exports;

@@ -19,6 +19,7 @@
  * SQLite VM steps that grows with the file's size, and temporary storage
  * is kept in memory under a heap limit, so no file can fill a disk. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 
 #include <sqlite3.h>
 
+#include "ng_btree.h"
 #include "ng_project.h"
 #include "ng_source_kind.h"
 #include "ng_util.h"
@@ -153,6 +155,9 @@ struct reader {
     const char *kernel_key;             /* demangledName, or shortName (--kernel-names base) */
     int derive_base;                    /* --kernel-names base without a shortName column */
     struct ng_filter_account account;   /* what the kernel filters matched */
+    const char *path;                   /* the file SQLite opened */
+    int fd;                             /* the file again, for ng_btree; -1: SQL only */
+    int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
 };
 
 static int string_name(struct reader *rd, int64_t key, struct ng_buf *out);
@@ -518,16 +523,40 @@ static int take_row(struct reader *rd, const struct row *r)
  * lacks is a constant. */
 enum { COL_KEY, COL_START, COL_END, COL_DEVICE, COL_GPID, COL_CORR, COL_GRAPH, N_COLS };
 
-static void add_col(struct ng_buf *sql, int have, const char *col, const char *otherwise)
+/* What a driver selects, in order: a column of the table, or a constant
+ * (a column an older export lacks). */
+struct col {
+    const char *name;              /* NULL: konst */
+    struct ng_btree_cell konst;
+};
+
+static const struct ng_btree_cell NULL_CELL = { NG_BTREE_NULL, 0 };
+static const struct ng_btree_cell ZERO_CELL = { NG_BTREE_INT, 0 };
+
+static struct col col_or(int have, const char *name, struct ng_btree_cell otherwise)
 {
-    if (have)
-        add_ident(sql, col);
-    else
-        ng_buf_adds(sql, otherwise);
+    return have ? (struct col){ name, NULL_CELL } : (struct col){ NULL, otherwise };
 }
 
-static int select_list(struct reader *rd, const struct work_table *t, const char *table,
-                       struct ng_buf *sql, struct ng_err *err)
+/* The columns as a SELECT list. */
+static void sql_list(struct ng_buf *sql, const struct col *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            ng_buf_adds(sql, ", ");
+        if (c[i].name)
+            add_ident(sql, c[i].name);
+        else if (c[i].konst.type == NG_BTREE_INT)
+            ng_buf_addf(sql, "%" PRId64, c[i].konst.i);
+        else
+            ng_buf_adds(sql, "NULL");
+    }
+}
+
+/* The columns a work driver reads of table t: ng_sum's (key, start, end
+ * and the graph id where there is one) without places, else all N_COLS. */
+static int select_cols(struct reader *rd, const struct work_table *t, const char *table,
+                       struct col *c, size_t *n, struct ng_err *err)
 {
     static const char *const needed[] = { "start", "end" };
     for (size_t i = 0; i < 2; i++) {
@@ -551,65 +580,100 @@ static int select_list(struct reader *rd, const struct work_table *t, const char
     if (dev < 0 || gpid < 0 || corr < 0 || graph < 0)
         return -1;
     rd->cur_graph = graph;
+    c[COL_KEY] = col_or(key_col != NULL, key_col, ZERO_CELL);
+    c[COL_START] = (struct col){ "start", NULL_CELL };
+    c[COL_END] = (struct col){ "end", NULL_CELL };
     if (!rd->places) {   /* ng_sum's arguments */
-        add_col(sql, key_col != NULL, key_col ? key_col : "", "0");
-        ng_buf_adds(sql, ", start, \"end\"");
+        *n = 3;
         if (graph)
-            ng_buf_adds(sql, ", \"graphId\"");
+            c[(*n)++] = (struct col){ "graphId", NULL_CELL };
         return 0;
     }
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
-    add_col(sql, key_col != NULL, key_col ? key_col : "", "0");
-    ng_buf_adds(sql, ", start, \"end\", ");
-    add_col(sql, dev, "deviceId", "0");
-    ng_buf_adds(sql, ", ");
-    add_col(sql, gpid, "globalPid", "0");
-    ng_buf_adds(sql, ", ");
-    add_col(sql, corr && rd->pj, "correlationId", "NULL");
-    ng_buf_adds(sql, ", ");
-    add_col(sql, graph, "graphId", "NULL");
+    c[COL_DEVICE] = col_or(dev, "deviceId", ZERO_CELL);
+    c[COL_GPID] = col_or(gpid, "globalPid", ZERO_CELL);
+    c[COL_CORR] = col_or(corr && rd->pj, "correlationId", NULL_CELL);
+    c[COL_GRAPH] = col_or(graph, "graphId", NULL_CELL);
+    *n = N_COLS;
     return 0;
 }
 
-/* The aggregate's arguments as a row; NULL when a type is wrong.  Only
- * what a figure depends on is type-checked (a device or process id that
- * is not an integer reads as 0), and the correlation and graph ids only
- * when the query selects them: this runs once per row. */
-static const char *values_to_row(const struct reader *rd, sqlite3_value **v, struct row *r)
+static int select_list(struct reader *rd, const struct work_table *t, const char *table,
+                       struct ng_buf *sql, struct ng_err *err)
 {
-    if (sqlite3_value_type(v[COL_KEY]) != SQLITE_INTEGER ||
-        sqlite3_value_type(v[COL_START]) != SQLITE_INTEGER ||
-        sqlite3_value_type(v[COL_END]) != SQLITE_INTEGER)
+    struct col c[N_COLS];
+    size_t n;
+    if (select_cols(rd, t, table, c, &n, err) < 0)
+        return -1;
+    sql_list(sql, c, n);
+    return 0;
+}
+
+/* A value as the b-tree reader hands it over. */
+static struct ng_btree_cell value_cell(sqlite3_value *v)
+{
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+        return (struct ng_btree_cell){ NG_BTREE_INT, sqlite3_value_int64(v) };
+    case SQLITE_NULL:
+        return NULL_CELL;
+    default:
+        return (struct ng_btree_cell){ NG_BTREE_OTHER, 0 };
+    }
+}
+
+static void value_cells(sqlite3_value **v, int n, struct ng_btree_cell *c)
+{
+    for (int i = 0; i < n; i++)
+        c[i] = value_cell(v[i]);
+}
+
+/* A work row's cells as a row; NULL when a type is wrong.  Only what a
+ * figure depends on is type-checked (a device or process id that is not
+ * an integer reads as 0), and the correlation and graph ids only when the
+ * driver selects them: this runs once per row. */
+static const char *cells_to_row(const struct reader *rd, const struct ng_btree_cell *c,
+                                struct row *r)
+{
+    if (c[COL_KEY].type != NG_BTREE_INT || c[COL_START].type != NG_BTREE_INT ||
+        c[COL_END].type != NG_BTREE_INT)
         return "a row whose name id, start or end is not an integer";
-    r->key = sqlite3_value_int64(v[COL_KEY]);
-    r->start = sqlite3_value_int64(v[COL_START]);
-    r->end = sqlite3_value_int64(v[COL_END]);
-    r->device = sqlite3_value_int64(v[COL_DEVICE]);
-    r->gpid = sqlite3_value_int64(v[COL_GPID]);
-    r->has_corr = rd->pj && sqlite3_value_type(v[COL_CORR]) == SQLITE_INTEGER;
-    r->corr = r->has_corr ? sqlite3_value_int64(v[COL_CORR]) : 0;
-    r->in_graph = rd->cur_graph && sqlite3_value_type(v[COL_GRAPH]) != SQLITE_NULL;
+    r->key = c[COL_KEY].i;
+    r->start = c[COL_START].i;
+    r->end = c[COL_END].i;
+    r->device = c[COL_DEVICE].type == NG_BTREE_INT ? c[COL_DEVICE].i : 0;
+    r->gpid = c[COL_GPID].type == NG_BTREE_INT ? c[COL_GPID].i : 0;
+    r->has_corr = rd->pj && c[COL_CORR].type == NG_BTREE_INT;
+    r->corr = r->has_corr ? c[COL_CORR].i : 0;
+    r->in_graph = rd->cur_graph && c[COL_GRAPH].type != NG_BTREE_NULL;
     return NULL;
+}
+
+/* One work row from either reader: -1 when it is bad (rd->problem). */
+static int work_cells(struct reader *rd, const struct ng_btree_cell *c)
+{
+    struct row r;
+    const char *bad = cells_to_row(rd, c, &r);
+    if (bad) {
+        rd->rows++;
+        fail_row(rd, bad);
+        return -1;
+    }
+    return take_row(rd, &r);
 }
 
 static void work_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct reader *rd = sqlite3_user_data(ctx);
-    struct row r;
-    (void)argc;
+    struct ng_btree_cell c[N_COLS];
 
     if (rd->problem)
         return;
-    const char *bad = values_to_row(rd, argv, &r);
-    if (bad) {
-        rd->rows++;
-        fail_row(rd, bad);
-    } else if (take_row(rd, &r) == 0) {
-        return;
-    }
-    sqlite3_result_error(ctx, rd->problem, -1);
+    value_cells(argv, argc < N_COLS ? argc : N_COLS, c);
+    if (work_cells(rd, c) < 0)
+        sqlite3_result_error(ctx, rd->problem, -1);
 }
 
 /* Total mode without gpu-busy: what a profile's figures need is the item
@@ -631,26 +695,19 @@ static struct sum_slot *sum_slot(struct dense_sums *d, int64_t key)
     return &d->pages[page][(size_t)key & (((size_t)1 << SUM_PAGE_BITS) - 1)];
 }
 
-static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* One row of the plain total-mode pass (key, start, end, and the graph id
+ * when n is 4) from either reader: -1 when it is bad (rd->problem). */
+static int sum_cells(struct reader *rd, const struct ng_btree_cell *c, size_t n)
 {
-    struct reader *rd = sqlite3_user_data(ctx);
-    int64_t key, start, end, dur, *total, *count;
+    int64_t dur, *total, *count;
 
     rd->rows++;
-    if ((sqlite3_value_type(argv[0]) != SQLITE_INTEGER) |
-        (sqlite3_value_type(argv[1]) != SQLITE_INTEGER) |
-        (sqlite3_value_type(argv[2]) != SQLITE_INTEGER)) {
-        fail_row(rd, "a row whose name id, start or end is not an integer");
-        goto bad;
-    }
-    key = sqlite3_value_int64(argv[0]);
-    start = sqlite3_value_int64(argv[1]);
-    end = sqlite3_value_int64(argv[2]);
-    if (end < start || __builtin_sub_overflow(end, start, &dur)) {
-        fail_row(rd, end < start ? "a row that ends before it starts"
-                                 : "a duration that overflows 64 bits");
-        goto bad;
-    }
+    if ((c[0].type != NG_BTREE_INT) | (c[1].type != NG_BTREE_INT) | (c[2].type != NG_BTREE_INT))
+        return fail_row(rd, "a row whose name id, start or end is not an integer"), -1;
+    int64_t key = c[0].i, start = c[1].i, end = c[2].i;
+    if (end < start || __builtin_sub_overflow(end, start, &dur))
+        return fail_row(rd, end < start ? "a row that ends before it starts"
+                                        : "a duration that overflows 64 bits"), -1;
     if (key >= 0 && key < DENSE_KEYS) {
         struct sum_slot *slot = sum_slot(&rd->sums, key);
         total = &slot->total_ns;
@@ -660,16 +717,23 @@ static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         total = &it->total_ns;
         count = &it->count;
     }
-    if (__builtin_add_overflow(*total, dur, total)) {
-        fail_row(rd, "work time that overflows 64 bits");
-        goto bad;
-    }
+    if (__builtin_add_overflow(*total, dur, total))
+        return fail_row(rd, "work time that overflows 64 bits"), -1;
     ++*count;
-    if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL)
+    if (n > 3 && c[3].type != NG_BTREE_NULL)
         rd->graph_node_kernels++;
-    return;
-bad:
-    sqlite3_result_error(ctx, rd->problem, -1);
+    return 0;
+}
+
+static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct reader *rd = sqlite3_user_data(ctx);
+    struct ng_btree_cell c[4];
+    int n = argc < 4 ? argc : 4;
+
+    value_cells(argv, n, c);
+    if (sum_cells(rd, c, (size_t)n) < 0)
+        sqlite3_result_error(ctx, rd->problem, -1);
 }
 
 /* The dense sums of the table just read, into its items. */
@@ -705,28 +769,220 @@ static int table_problem(struct reader *rd, const char *table, struct ng_err *er
                       rd->bad_row);
 }
 
+/* ---- the direct path: ng_btree under SQLite's read lock ---- */
+
+static int call_cells(struct reader *rd, const struct ng_btree_cell *c);
+
+static int64_t pragma_int(struct reader *rd, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+/* Whether the descriptor is the file SQLite reads, as SQLite sees it: the
+ * same inode as the path now, the same page size and schema cookie.  (A
+ * database with a -wal file is refused before this; without one, every
+ * committed page is in the file.) */
+static int direct_ok(struct reader *rd, const char *path)
+{
+    struct stat a, b;
+    uint32_t page_size, cookie;
+    struct ng_err e;
+
+    if (rd->direct == 0) {
+        rd->direct = -1;
+        if (rd->fd >= 0 && fstat(rd->fd, &a) == 0 && stat(path, &b) == 0 &&
+            a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+            ng_btree_header(rd->fd, &page_size, &cookie, &e) == 0 &&
+            pragma_int(rd, "PRAGMA page_size") == page_size &&
+            pragma_int(rd, "PRAGMA schema_version") == cookie)
+            rd->direct = 1;
+    }
+    return rd->direct > 0;
+}
+
+/* An integer literal default ("0", "-1"): its value. */
+static int int_default(const char *d, int64_t *v)
+{
+    char *end;
+    if (!d || !*d)
+        return 0;
+    errno = 0;
+    long long x = strtoll(d, &end, 10);
+    if (errno || *end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+/* The b-tree query for these columns of a rowid table: 1, or 0 when the
+ * direct path cannot read the table as SQLite would (WITHOUT ROWID, a
+ * default that is not a plain integer, a column past the reader's reach),
+ * or -1 on an SQLite error. */
+static int direct_query(struct reader *rd, const char *table, const struct col *c, size_t n,
+                        struct ng_btree_query *q, struct ng_err *err)
+{
+    sqlite3_stmt *st;
+    int rc, ok = 1;
+
+    memset(q, 0, sizeof *q);
+    q->n = n;
+    rc = sqlite3_prepare_v2(rd->db, "SELECT rootpage, (SELECT wr FROM pragma_table_list "
+                            "WHERE schema = 'main' AND name = ?1 COLLATE NOCASE) FROM "
+                            "sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return 0;   /* an SQLite without pragma_table_list: the SQL path */
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t root = sqlite3_column_int64(st, 0);
+        ok = root > 0 && root <= UINT32_MAX && sqlite3_column_int64(st, 1) == 0;
+        q->root = (uint32_t)root;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
+    for (size_t k = 0; k < n; k++) {
+        q->col[k] = NG_BTREE_CONST;
+        q->konst[k] = c[k].konst;
+    }
+    rc = sqlite3_prepare_v2(rd->db, "SELECT cid, name, type, dflt_value, pk, "
+                            "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) "
+                            "FROM pragma_table_info(?1)", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *type = (const char *)sqlite3_column_text(st, 2);
+        const char *dflt = (const char *)sqlite3_column_text(st, 3);
+        int64_t cid = sqlite3_column_int64(st, 0), v = 0;
+        /* the one INTEGER PRIMARY KEY column is the rowid itself */
+        int rowid = sqlite3_column_int64(st, 4) == 1 && sqlite3_column_int64(st, 5) == 1 &&
+                    type && strcasecmp(type, "INTEGER") == 0;
+        for (size_t k = 0; k < n && name; k++) {
+            if (!c[k].name || strcasecmp(c[k].name, name) != 0)
+                continue;
+            if (cid > 250 || (dflt && !int_default(dflt, &v)))
+                ok = 0;
+            q->col[k] = rowid ? NG_BTREE_ROWID : (int)cid;
+            q->konst[k] = dflt ? (struct ng_btree_cell){ NG_BTREE_INT, v } : NULL_CELL;
+        }
+    }
+    sqlite3_finalize(st);
+    if (ok && rc != SQLITE_DONE)
+        return rd_error(rd, err, rc);
+    for (size_t k = 0; k < n; k++)
+        ok &= !c[k].name || q->col[k] != NG_BTREE_CONST;
+    return ok;
+}
+
+/* Holds SQLite's read lock while ng_btree reads the file: an active
+ * statement keeps the read transaction (and a writer's commit out). */
+static sqlite3_stmt *hold_read(struct reader *rd)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(rd->db, "SELECT 1 FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+static int corrupt(struct reader *rd, const char *table, const struct ng_err *why,
+                   struct ng_err *err)
+{
+    return ng_err_set(err, "'%s' is a corrupt SQLite database: %s, in %s", rd->shown, why->msg,
+                      table);
+}
+
+/* Every row of the table's columns into row(): 0 done, 1 the direct path
+ * does not apply (the caller runs SQL), -1 with err (a bad row: the
+ * caller's rd->problem; a malformed file). */
+static int direct_scan(struct reader *rd, const char *table, const struct col *c, size_t n,
+                       int (*row)(struct reader *rd, const struct ng_btree_cell *c, size_t n),
+                       struct ng_err *err)
+{
+    struct ng_btree_query q;
+    struct ng_btree_cell cells[NG_BTREE_COLS];
+    struct ng_err why;
+
+    if (!direct_ok(rd, rd->path))
+        return 1;
+    int ok = direct_query(rd, table, c, n, &q, err);
+    if (ok <= 0)
+        return ok < 0 ? -1 : 1;
+    sqlite3_stmt *lock = hold_read(rd);
+    if (!lock)
+        return 1;
+    struct ng_btree_cursor *cur = ng_btree_open(rd->fd, &q, &why);
+    int r = cur ? 1 : -1;
+    while (cur && (r = ng_btree_next(cur, cells, &why)) == 1)
+        if (row(rd, cells, n) < 0) {
+            r = -2;
+            break;
+        }
+    ng_btree_close(cur);
+    sqlite3_finalize(lock);
+    if (r == -1)
+        return corrupt(rd, table, &why, err);
+    return r == -2 ? -1 : 0;
+}
+
+static int sum_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    return sum_cells(rd, c, n);
+}
+
+static int work_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    (void)n;
+    return work_cells(rd, c);
+}
+
+static int call_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
+{
+    (void)n;
+    return call_cells(rd, c);
+}
+
 /* The fast driver: one aggregate SELECT over the table. */
 static int aggregate_table(struct reader *rd, const struct work_table *t, const char *table,
                            struct ng_err *err)
 {
     struct ng_buf sql = NG_BUF_INIT;
+    struct col c[N_COLS];
+    size_t n;
     sqlite3_stmt *st;
+    int rc = SQLITE_ROW;
 
-    ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
-    if (select_list(rd, t, table, &sql, err) < 0) {
-        ng_buf_release(&sql);
+    if (select_cols(rd, t, table, c, &n, err) < 0)
         return -1;
-    }
-    ng_buf_adds(&sql, ") FROM ");
-    add_ident(&sql, table);
     rd->cur = t;
     rd->rows = 0;
-    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
-    ng_buf_release(&sql);
-    if (rc != SQLITE_OK)
-        return rd_error(rd, err, rc);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    int direct = direct_scan(rd, table, c, n, rd->places ? work_row : sum_row, err);
+    if (direct < 0 && !rd->problem)
+        return -1;   /* a malformed file */
+    if (direct == 1) {
+        ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
+        sql_list(&sql, c, n);
+        ng_buf_adds(&sql, ") FROM ");
+        add_ident(&sql, table);
+        rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+        ng_buf_release(&sql);
+        if (rc != SQLITE_OK)
+            return rd_error(rd, err, rc);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
     if (fold_sums(rd) < 0 && !rd->problem)
         fail_row(rd, "work time that overflows 64 bits");
     if (rd->problem)
@@ -745,20 +1001,12 @@ struct stream {
     int64_t last_start;
 };
 
-static const char *column_row(sqlite3_stmt *st, struct row *r)
+static const char *column_row(const struct reader *rd, sqlite3_stmt *st, struct row *r)
 {
-    for (int i = COL_KEY; i <= COL_END; i++)
-        if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
-            return "a row whose name id, start or end is not an integer";
-    r->key = sqlite3_column_int64(st, COL_KEY);
-    r->start = sqlite3_column_int64(st, COL_START);
-    r->end = sqlite3_column_int64(st, COL_END);
-    r->device = sqlite3_column_int64(st, COL_DEVICE);
-    r->gpid = sqlite3_column_int64(st, COL_GPID);
-    r->has_corr = sqlite3_column_type(st, COL_CORR) == SQLITE_INTEGER;
-    r->corr = sqlite3_column_int64(st, COL_CORR);
-    r->in_graph = sqlite3_column_type(st, COL_GRAPH) != SQLITE_NULL;
-    return NULL;
+    struct ng_btree_cell c[N_COLS];
+    for (int i = 0; i < N_COLS; i++)
+        c[i] = value_cell(sqlite3_column_value(st, i));
+    return cells_to_row(rd, c, r);
 }
 
 /* Steps one stream: 1 a row, 0 the end, -1 an error (err set), 2 the
@@ -772,7 +1020,7 @@ static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
     }
     if (rc != SQLITE_ROW)
         return rd_error(rd, err, rc);
-    const char *bad = column_row(s->st, &s->head);
+    const char *bad = column_row(rd, s->st, &s->head);
     if (bad) {
         rd->cur = s->t;
         fail_row(rd, bad);
@@ -1229,47 +1477,64 @@ static int read_ranges(struct reader *rd, struct ng_err *err)
     return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
 }
 
-/* One runtime/driver call into the projection; an aggregate, like the
- * work pass, so the runtime table is read in one SELECT. */
+/* One runtime/driver call (thread, correlation id, start, end) into the
+ * projection, from either reader: -1 when it is bad (rd->problem). */
+static int call_cells(struct reader *rd, const struct ng_btree_cell *c)
+{
+    if (c[0].type != NG_BTREE_INT || c[1].type != NG_BTREE_INT)
+        return 0;   /* no thread or no correlation id: it launched nothing we can tie */
+    if (c[2].type != NG_BTREE_INT || c[3].type != NG_BTREE_INT) {
+        rd->problem = "a CUDA API call whose start or end is not an integer";
+        return -1;
+    }
+    ng_project_call(rd->pj, c[0].i, c[1].i, c[2].i, c[3].i);
+    return 0;
+}
+
+/* The same as an aggregate, like the work pass, so the runtime table is
+ * read in one SELECT. */
 static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct reader *rd = sqlite3_user_data(ctx);
+    struct ng_btree_cell c[4];
     (void)argc;
 
     if (rd->problem)
         return;
-    if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-        sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
-        return;   /* no thread or no correlation id: it launched nothing we can tie */
-    if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
-        sqlite3_value_type(argv[3]) != SQLITE_INTEGER) {
-        rd->problem = "a CUDA API call whose start or end is not an integer";
+    value_cells(argv, 4, c);
+    if (call_cells(rd, c) < 0)
         sqlite3_result_error(ctx, rd->problem, -1);
-        return;
-    }
-    ng_project_call(rd->pj, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]),
-                    sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
 }
 
 static int map_calls(struct reader *rd, struct ng_err *err)
 {
+    static const struct col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 } },
+                                        { "correlationId", { NG_BTREE_NULL, 0 } },
+                                        { "start", { NG_BTREE_NULL, 0 } },
+                                        { "end", { NG_BTREE_NULL, 0 } } };
+    const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     sqlite3_stmt *st;
-    int have = need_table(rd, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
+    int have = need_table(rd, table, err), rc = SQLITE_ROW;
 
     if (have < 0)
         return -1;
     if (!have)
         return ng_err_set(err, "'%s' has no CUDA API calls (no CUPTI_ACTIVITY_KIND_RUNTIME "
                           "table) to tie GPU work to epoch ranges", rd->shown);
-    int rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
+    int direct = direct_scan(rd, table, calls, 4, call_row, err);
+    if (direct < 0 && !rd->problem)
+        return -1;
+    if (direct == 1) {
+        rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
                                      NULL, call_step, work_final);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(rd->db, "SELECT ng_call(globalTid, correlationId, start, \"end\")"
-                                " FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return rd_error(rd, err, rc);
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(rd->db, "SELECT ng_call(globalTid, correlationId, start, "
+                                    "\"end\") FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st, NULL);
+        if (rc != SQLITE_OK)
+            return rd_error(rd, err, rc);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
     if (rd->problem) {
         ng_err_set(err, "'%s': CUPTI_ACTIVITY_KIND_RUNTIME has %s", rd->shown, rd->problem);
         rd->problem = NULL;
@@ -1422,6 +1687,8 @@ static int open_db(struct reader *rd, const char *path, struct ng_err *err)
 
     if (open_uri(path, rd->shown, &uri, err) < 0)
         return -1;
+    /* before SQLite opens it: a file swapped in between shows as another inode */
+    rd->fd = rd->opts->sql_only ? -1 : open(path, O_RDONLY | O_CLOEXEC);
     /* process-wide and idempotent: SQLite's own memory, not the gate's */
     sqlite3_hard_heap_limit64(HEAP_LIMIT);
     int rc = sqlite3_open_v2(uri.data, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
@@ -1447,6 +1714,8 @@ static void reader_release(struct reader *rd)
 {
     sqlite3_finalize(rd->string_st);
     sqlite3_close(rd->db);
+    if (rd->fd >= 0)
+        close(rd->fd);
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     release_dense(rd);
@@ -1524,6 +1793,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
 
     memset(&rd, 0, sizeof rd);
     memset(&pj, 0, sizeof pj);
+    rd.fd = -1;
+    rd.path = db_path;
     rd.shown = shown;
     rd.opts = opts ? opts : &defaults;
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;

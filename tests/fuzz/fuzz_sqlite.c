@@ -2,8 +2,10 @@
  * database bytes.  The bytes go to a file in a private temporary directory
  * (SQLite reads files, not memory), which is then read in total mode and in
  * NVTX mode; the NVTX settings (pattern, metric, warm-up epochs) come from
- * the input's size so one corpus covers them all.  Every input must load
- * into a consistent profile or be refused with a message. */
+ * the input's size so one corpus covers them all, and so does the reader:
+ * the page reader (ng_btree, which a mutated table page reaches straight
+ * after SQLite's open) or, for one size in two, SQL only.  Every input must
+ * load into a consistent profile or be refused with a message. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .nsys_timeout = 1,
         .work = size & 8 ? NG_WORK_ALL : 0,
         .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
+        .sql_only = (size >> 5) & 1,
     };
     read_once(&total);
 
@@ -88,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .metric = (enum ng_metric)(size % 3),
         .work = size & 8 ? NG_WORK_ALL : 0,
         .skip_epochs = (size >> 1) & 1,
+        .sql_only = (size >> 5) & 1,
     };
     read_once(&nvtx);
     return 0;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,6 +405,61 @@ static void test_stale_rule(void **state)
     }
 }
 
+/* The attribution keeps what it shows as it goes: with 300 items, the
+ * first --top are the largest contributions (ties by name), then with
+ * per-kernel gates the busiest and every flagged one are there too, each
+ * once, in contribution order. */
+static void test_kept_items(void **state)
+{
+    struct ng_profile b, c;
+    struct ng_verdict v;
+    struct ng_compare_opts o = opts(1000);
+    char name[32];
+    (void)state;
+    ng_profile_init(&b, "b");
+    ng_profile_init(&c, "c");
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "k%03d", i);
+        int64_t base = 1000 * MS + (int64_t)(i % 7) * MS, grow = (int64_t)((i * 37) % 101) * MS;
+        ng_profile_add_row(&b, NG_WORK_KERNEL, name, strlen(name), base, 10);
+        ng_profile_add_row(&c, NG_WORK_KERNEL, name, strlen(name), base + grow, 10);
+    }
+    /* the busiest item, with no change; and a small one that doubles */
+    ng_profile_add_row(&b, NG_WORK_KERNEL, "busy", 4, 90000 * MS, 10);
+    ng_profile_add_row(&c, NG_WORK_KERNEL, "busy", 4, 90000 * MS, 10);
+    ng_profile_add_row(&b, NG_WORK_KERNEL, "tiny", 4, 10 * MS, 10);
+    ng_profile_add_row(&c, NG_WORK_KERNEL, "tiny", 4, 30 * MS, 10);
+    assert_int_equal(ng_profile_finish(&b, &(struct ng_err){ "" }), 0);
+    assert_int_equal(ng_profile_finish(&c, &(struct ng_err){ "" }), 0);
+    o.top = 3;
+    ng_compare(&v, &b, 1, &c, 1, &o);
+    /* grow = (i*37)%101 ms is 100 at i = 30, 131, 232 (a tie: by name) */
+    assert_int_equal(v.n_top, 3);
+    assert_int_equal(v.n_kernels, 3);
+    assert_string_equal(v.kernels[0].name, "k030");
+    assert_string_equal(v.kernels[1].name, "k131");
+    assert_string_equal(v.kernels[2].name, "k232");
+    ng_verdict_release(&v);
+
+    o.policy.kernel_threshold = 1.5;
+    o.policy.kernel_min_delta_ms = 1;
+    ng_compare(&v, &b, 1, &c, 1, &o);
+    int busy = 0, tiny = 0;
+    for (size_t i = 0; i < v.n_kernels; i++) {
+        busy += strcmp(v.kernels[i].name, "busy") == 0;
+        tiny += strcmp(v.kernels[i].name, "tiny") == 0;
+        if (i > 0)   /* contribution order: the deltas fall */
+            assert_true(v.kernels[i].delta_ms_per_epoch <= v.kernels[i - 1].delta_ms_per_epoch);
+    }
+    assert_int_equal(busy, 1);   /* among the top 3 by current time */
+    assert_int_equal(tiny, 1);   /* failed its gate: 3x */
+    assert_int_equal(v.n_items_failed, 1);
+    assert_string_equal(v.kernels[0].name, "k030");
+    ng_verdict_release(&v);
+    ng_profile_release(&b);
+    ng_profile_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_kernel_rule_total),
         cmocka_unit_test(test_kernel_rule_u_test),
         cmocka_unit_test(test_stale_rule),
+        cmocka_unit_test(test_kept_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

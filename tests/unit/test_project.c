@@ -300,6 +300,54 @@ static void test_rows_in_any_order(void **state)
     assert_string_equal(a, b);
 }
 
+/* The per-thread cursor and the last-thread and last-process caches only
+ * save searches: calls in time order, in reverse, and interleaved across
+ * two threads and two processes map to the same epochs.  Ranges of 10 ns
+ * with gaps; some calls fall in a gap, before the first or after the last. */
+static void test_call_order_does_not_matter(void **state)
+{
+    (void)state;
+    char want[1024] = "";
+    static const int orders[] = { 0, 1, 2 };   /* forward, reverse, strided */
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+        struct fixture f;
+        char text[32];
+        begin(&f, "^step", NG_METRIC_KERNEL_SUM, 0);
+        for (int pid = 1; pid <= 2; pid++)
+            for (int t = 0; t < 2; t++)
+                for (int64_t i = 0; i < 20; i++) {
+                    snprintf(text, sizeof text, "step %lld", (long long)i);
+                    ng_project_range(&f.pj, 100 + 20 * i, 110 + 20 * i, TID(pid, t), text);
+                }
+        ng_project_index(&f.pj);
+        const int64_t n = 4 * 500;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t c = orders[o] == 0 ? k : orders[o] == 1 ? n - 1 - k : (k * 7) % n;
+            int pid = 1 + (int)(c % 2), t = (int)(c / 2 % 2);
+            int64_t when = 90 + (c / 4) % 500;   /* 90..589: gaps, and past the last range */
+            ng_project_call(&f.pj, TID(pid, t), c, when, when);
+        }
+        for (int64_t c = 0; c < n; c++)
+            (void)ng_project_work(&f.pj, GPID(1 + c % 2), c, 0, 0, 1 + c % 3, SIZE_MAX);
+        size_t nr, empty;
+        struct ng_project_result *r = ng_project_results(&f.pj, &nr, &empty);
+        char got[1024] = "";
+        for (size_t i = 0; i < nr; i++) {
+            size_t len = strlen(got);
+            snprintf(got + len, sizeof got - len, "%s=%lld/%lld;", r[i].name,
+                     (long long)r[i].ns, (long long)r[i].launches);
+        }
+        free(r);
+        if (o == 0) {
+            memcpy(want, got, sizeof want);
+            assert_int_equal(nr, 20);   /* every step had calls */
+        } else {
+            assert_string_equal(got, want);
+        }
+        end(&f);
+    }
+}
+
 static void test_pattern_budget(void **state)
 {
     (void)state;
@@ -342,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_warmup_empty_and_unclosed),
         cmocka_unit_test(test_overlapping_ranges_linear),
         cmocka_unit_test(test_rows_in_any_order),
+        cmocka_unit_test(test_call_order_does_not_matter),
         cmocka_unit_test(test_pattern_budget),
     };
     return cmocka_run_group_tests_name("project", tests, NULL, NULL);

@@ -1,0 +1,252 @@
+"""The SQLite page reader (ng_btree) against SQLite itself: every shape of
+file that SQLite accepts, read with the page reader and again with
+--sqlite-sql-only, gives the same stdout, stderr, exit code and JSON.
+
+Shapes: the generator's files in every work mode; small pages (deep
+interior b-trees); rows that spill onto overflow pages before the columns
+the gate reads; a column added by ALTER TABLE with a default (old rows
+lack the field); an INTEGER PRIMARY KEY that is the rowid; rows with a
+NULL, a real or a text where an integer belongs; deleted rows and free
+pages; auto-vacuum pointer-map pages; a WAL database with no -wal file;
+a WITHOUT ROWID table (read by SQL: the page reader does not apply).
+
+A parity test passes trivially if the page reader never runs, so each
+direct-path shape is also read with one of its table's leaf pages
+overwritten: only the page reader names the page in its error."""
+import json
+import os
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+
+GATE = os.environ["GATE"]
+GENTRACE = os.environ["GENTRACE"]
+failures = []
+
+
+def check(cond, what):
+    print(("ok - " if cond else "not ok - ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def gen(path, *args):
+    subprocess.run([GENTRACE, "-o", path, "--force", *args], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def run(args, sql_only, cwd):
+    env = dict(os.environ)
+    env.pop("NSYS_GATE_SQLITE_SQL_ONLY", None)
+    if sql_only:
+        env["NSYS_GATE_SQLITE_SQL_ONLY"] = "1"
+    out = os.path.join(cwd, "v.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([GATE, *args, "--json", out, "--no-cache"], cwd=cwd, env=env,
+                       capture_output=True, text=True)
+    js = None
+    if os.path.exists(out):
+        js = json.load(open(out))
+        js.pop("timestamp", None)   # the one field that differs run to run
+    return p.returncode, p.stdout, p.stderr, js
+
+
+def rebuild(path, table, ddl_of, fill):
+    """Table rebuilt as ddl_of(columns) holding fill(columns) of its rows."""
+    db = sqlite3.connect(path)
+    cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+    db.execute(f"ALTER TABLE {table} RENAME TO old_t")
+    db.execute(ddl_of(cols))
+    fill(db, cols)
+    db.execute("DROP TABLE old_t")
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+
+
+def overflow_first(path):
+    # a 3000-byte text before every column: the fields the gate reads sit
+    # on overflow pages of a 1024-byte page
+    def ddl(cols):
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (pad TEXT, {', '.join(cols)})"
+
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (pad, {c}) "
+                   f"SELECT printf('%3000d', rowid), {c} FROM old_t")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+
+
+def added_column(path):
+    # deviceId added after half the rows: those rows lack the field and
+    # read as its default, 0 (the generator's device)
+    def ddl(cols):
+        rest = [c for c in cols if c != "deviceId"]
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(rest)})"
+
+    def fill(db, cols):
+        rest = ", ".join(c for c in cols if c != "deviceId")
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({rest}) "
+                   f"SELECT {rest} FROM old_t WHERE rowid % 2 = 0")
+        db.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN deviceId INTEGER "
+                   "NOT NULL DEFAULT 0")
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)}) "
+                   f"SELECT {', '.join(cols)} FROM old_t WHERE rowid % 2 = 1")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+
+
+def rowid_key(path):
+    # correlationId as INTEGER PRIMARY KEY: the rowid, not a record field
+    def ddl(cols):
+        defs = [c + (" INTEGER PRIMARY KEY" if c == "correlationId" else "") for c in cols]
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME ({', '.join(defs)})"
+
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME ({c}) SELECT {c} FROM old_t")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_RUNTIME", ddl, fill)
+
+
+def without_rowid(path):
+    def ddl(cols):
+        return (f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)}, "
+                "PRIMARY KEY (correlationId, start)) WITHOUT ROWID")
+
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({c}) SELECT {c} FROM old_t")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+
+
+def loose(path):
+    # the kernel table without types or NOT NULL: any value fits any column
+    def ddl(cols):
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)})"
+
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({c}) SELECT {c} FROM old_t")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+
+
+def sql(*stmts, vacuum=False):
+    def edit(path):
+        db = sqlite3.connect(path)
+        for s in stmts:
+            db.execute(s)
+        db.commit()
+        if vacuum:
+            db.execute("VACUUM")
+        db.close()
+    return edit
+
+
+def wal(path):
+    # a WAL database, checkpointed and closed: no -wal file (one beside it
+    # is refused, golden err_wal_pending), every page in the file
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = end + 1000 WHERE rowid % 3 = 0")
+    db.commit()
+    db.close()
+    assert not os.path.exists(path + "-wal")
+
+
+K = "CUPTI_ACTIVITY_KIND_KERNEL"
+SHAPES = [
+    # name, gentrace args, edit, page reader applies
+    ("plain", [], None, True),
+    ("small-pages", [], sql("PRAGMA page_size=512", vacuum=True), True),
+    ("overflow", [], lambda p: (sql("PRAGMA page_size=1024", vacuum=True)(p),
+                                overflow_first(p)), True),
+    ("added-column", [], added_column, True),
+    ("rowid-key", [], rowid_key, True),
+    ("untyped", [], loose, True),
+    ("null-end", [], lambda p: (loose(p), sql(f"UPDATE {K} SET end = NULL WHERE rowid = 77")(p)), True),
+    ("real-start", [], lambda p: (loose(p), sql(f"UPDATE {K} SET start = start + 0.5 WHERE rowid = 91")(p)), True),
+    ("text-end", [], lambda p: (loose(p), sql(f"UPDATE {K} SET end = 'x' WHERE rowid = 5")(p)), True),
+    ("deleted", [], sql(f"DELETE FROM {K} WHERE rowid % 7 = 0"), True),
+    ("auto-vacuum", [], lambda p: (sql("PRAGMA auto_vacuum=FULL", vacuum=True)(p),
+                                   sql(f"DELETE FROM {K} WHERE rowid % 5 = 0")(p)), True),
+    ("without-rowid", [], without_rowid, False),
+    ("wal", [], wal, True),
+]
+
+MODES = [
+    ("total", ["--work", "all"]),
+    ("nvtx", ["--epoch-range", "auto", "--work", "all", "--kernel-threshold", "1.5"]),
+    ("gpu-busy", ["--metric", "gpu-busy", "--work", "all"]),
+]
+
+GEN_ARGS = ["--kernels", "6000", "--names", "12", "--epochs", "6", "--memory-share", "0.1",
+            "--graph-share", "0.05", "--comm-share", "0.1", "--overlap", "0.5", "--seed", "3"]
+
+
+def leaf_page(path, table):
+    """A leaf page of the table's b-tree: its number, and the page size."""
+    db = sqlite3.connect(path)
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    db.close()
+    data = open(path, "rb").read()
+    size = struct.unpack(">H", data[16:18])[0]
+    size = 65536 if size == 1 else size
+    page = root
+    while True:
+        off = (page - 1) * size + (100 if page == 1 else 0)
+        kind = data[off]
+        if kind in (0x0D, 0x0A):   # a table or index (WITHOUT ROWID) leaf
+            return page, size
+        if kind not in (0x05, 0x02):
+            raise SystemExit(f"page {page} of {table} is not a table page ({kind:#x})")
+        page = struct.unpack(">I", data[off + 8:off + 12])[0]   # the right-most child
+
+
+def corrupt_leaf(src, dst, table):
+    shutil.copy(src, dst)
+    page, size = leaf_page(dst, table)
+    with open(dst, "r+b") as f:
+        f.seek((page - 1) * size)
+        f.write(b"\x00")   # a page type no b-tree page has
+    return page
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.join(tmp, "base.sqlite")
+        gen(base, *GEN_ARGS)
+        for name, args, edit, direct in SHAPES:
+            cur = os.path.join(tmp, name + ".sqlite")
+            gen(cur, *GEN_ARGS, *args, "--scale", "1.3", "--slow", "2:1.5")
+            if edit:
+                edit(cur)
+            for mode, margs in MODES:
+                a = run([base, cur, *margs], False, tmp)
+                b = run([base, cur, *margs], True, tmp)
+                check(a == b, f"{name} {mode}: page reader and SQL agree "
+                              f"(exit {a[0]}, {len(a[1])} bytes stdout)")
+                check(a[3] is not None and a[0] in (0, 1, 2), f"{name} {mode}: a verdict "
+                      f"(exit {a[0]}) {a[2].strip()[:200]}")
+            if name in ("null-end", "real-start", "text-end"):
+                check(a[0] == 2 and "ERROR:" in a[2], f"{name}: the bad row is an error")
+                continue   # a bad row stops the read before any later page
+            else:
+                check(a[3]["current"]["total_gpu_ms"] > 0, f"{name}: work read")
+            bad = os.path.join(tmp, name + "-bad.sqlite")
+            table = "CUPTI_ACTIVITY_KIND_RUNTIME" if name == "rowid-key" else K
+            page = corrupt_leaf(cur, bad, table)
+            rc, _, err, _ = run([base, bad, "--epoch-range", "auto"], False, tmp)
+            named = f"(page {page} of the table:" in err
+            check(rc == 2 and "corrupt SQLite database" in err,
+                  f"{name}: leaf page {page} overwritten is an error: {err.strip()[:200]}")
+            check(named == direct, f"{name}: the page reader {'ran' if direct else 'did not run'}"
+                                   f" ({err.strip()[:160]})")
+    if failures:
+        print(f"{len(failures)} failed", file=sys.stderr)
+        sys.exit(1)
+
+
+main()
