@@ -736,6 +736,14 @@ static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error(ctx, rd->problem, -1);
 }
 
+static void drop_sums(struct dense_sums *d)
+{
+    for (size_t p = 0; p < d->n_pages; p++)
+        free(d->pages[p]);
+    free(d->pages);
+    *d = (struct dense_sums){ NULL, 0 };
+}
+
 /* The dense sums of the table just read, into its items. */
 static int fold_sums(struct reader *rd)
 {
@@ -751,10 +759,8 @@ static int fold_sums(struct reader *rd)
                 ret = -1;
             it->count += slot->count;
         }
-        free(d->pages[p]);
     }
-    free(d->pages);
-    *d = (struct dense_sums){ NULL, 0 };
+    drop_sums(d);
     return ret;
 }
 
@@ -1719,7 +1725,7 @@ static void reader_release(struct reader *rd)
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     release_dense(rd);
-    fold_sums(rd);
+    drop_sums(&rd->sums);   /* a scan stopped by an error leaves its sums unfolded */
     free(rd->pairs);
     ng_acc_release(&rd->whole);
     for (size_t i = 0; i < rd->n_schema; i++) {
