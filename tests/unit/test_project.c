@@ -103,6 +103,50 @@ static void test_metric_table(void **state)
     assert_false(ng_metric_info(NG_METRIC_GPU_BUSY)->needs & NG_METRIC_NEEDS_NVTX);
 }
 
+/* The schemas' "metric" enums (the verdict's, the manifest's) list the
+ * table's names in its order: a metric added to the table and not to a
+ * schema fails here. */
+static void enum_after(const char *path, const char *key, char *out, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    static char text[1 << 20];
+    assert_non_null(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *at = strstr(text, key);
+    assert_non_null(at);
+    at = strstr(at, "\"enum\"");
+    assert_non_null(at);
+    const char *end = strchr(at, ']');
+    assert_non_null(end);
+    out[0] = '\0';
+    for (const char *q = strchr(at + 6, '"'); q && q < end; q = strchr(q + 1, '"')) {
+        const char *close = strchr(q + 1, '"');
+        assert_non_null(close);
+        if (out[0])
+            strncat(out, ", ", n - strlen(out) - 1);
+        strncat(out, q + 1, (size_t)(close - q - 1) < n - strlen(out) - 1
+                                ? (size_t)(close - q - 1) : n - strlen(out) - 1);
+        q = close;
+    }
+}
+
+static void test_schemas_list_the_table(void **state)
+{
+    (void)state;
+    const char *src = getenv("SRCDIR");
+    char path[4096], table[128], listed[256];
+    assert_non_null(src);
+    ng_metric_choices(table, sizeof table);
+    snprintf(path, sizeof path, "%s/schemas/verdict.schema.json", src);
+    enum_after(path, "\"metric\": {", listed, sizeof listed);
+    assert_string_equal(listed, table);
+    snprintf(path, sizeof path, "%s/schemas/manifest.schema.json", src);
+    enum_after(path, "\"metric\": {", listed, sizeof listed);
+    assert_string_equal(listed, table);
+}
+
 /* ---- the projection ---- */
 
 #define TID(pid, t) (((int64_t)1 << 48) | ((int64_t)(pid) << 24) | (t))
@@ -383,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_busy_union_per_device),
         cmocka_unit_test(test_busy_says_when_out_of_order),
         cmocka_unit_test(test_metric_table),
+        cmocka_unit_test(test_schemas_list_the_table),
         cmocka_unit_test(test_repeated_steps_are_occurrences),
         cmocka_unit_test(test_distinct_texts_and_group_keys),
         cmocka_unit_test(test_outermost_boundary_and_thread),
