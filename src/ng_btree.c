@@ -38,6 +38,11 @@ struct ng_btree_cursor {
     struct ng_btree_query q;
     int8_t want[MAX_FIELDS];    /* record field -> cell index, -1 */
     int max_field;              /* the last field asked for, -1: none */
+    int twice;                  /* some field is asked for by two cells */
+    size_t n_fixed;             /* cells that are no field: the rowid, constants */
+    size_t fixed[NG_BTREE_COLS];
+    size_t n_wanted;            /* the distinct fields asked for, ascending */
+    int wanted_field[NG_BTREE_COLS];
     uint8_t small_size[128];    /* a one-byte serial type's field size */
     uint8_t *root;
     struct frame frame[MAX_DEPTH];
@@ -160,6 +165,27 @@ static const uint8_t *spilled(struct ng_btree_cursor *s, uint32_t pgno, const ui
     return s->payload;
 }
 
+/* A big-endian two's-complement integer of serial type 1..6 (1, 2, 3, 4,
+ * 6 or 8 bytes): whole loads, not a loop a byte, since every row has a
+ * few of them.  The casts are two's complement, as gcc and clang define. */
+static inline int64_t be_int(const uint8_t *d, uint64_t type)
+{
+    switch (type) {
+    case 1:
+        return (int8_t)d[0];
+    case 2:
+        return (int16_t)get16(d);
+    case 3:
+        return (int32_t)((uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8) >> 8;
+    case 4:
+        return (int32_t)get32(d);
+    case 5:
+        return (int64_t)(((uint64_t)get16(d) << 32 | get32(d + 2)) << 16) >> 16;
+    default:
+        return (int64_t)((uint64_t)get32(d) << 32 | get32(d + 4));
+    }
+}
+
 /* One field's value from its serial type at data (end: the payload's end). */
 static inline int field(struct ng_btree_cursor *s, uint32_t pgno, uint64_t type, const uint8_t *data,
                  const uint8_t *end, struct ng_btree_cell *c)
@@ -173,11 +199,8 @@ static inline int field(struct ng_btree_cursor *s, uint32_t pgno, uint64_t type,
         size_t n = int_bytes[type];
         if (data + n > end)
             return malformed(s, pgno, "a field past its record");
-        uint64_t v = data[0] & 0x80 ? ~(uint64_t)0 : 0;   /* sign extension */
-        for (size_t i = 0; i < n; i++)
-            v = v << 8 | data[i];
         c->type = NG_BTREE_INT;
-        c->i = (int64_t)v;
+        c->i = be_int(data, type);
         return 0;
     }
     if (type == 8 || type == 9) {
@@ -197,16 +220,22 @@ static inline uint64_t field_size(uint64_t type)
     return type < 12 ? sizes[type] : (type - 12) / 2;
 }
 
+/* A field asked for by two cells: the later ones get the first one's value. */
+static void copy_twice(const struct ng_btree_cursor *s, int f, struct ng_btree_cell *cells)
+{
+    for (size_t k = (size_t)s->want[f] + 1; k < s->q.n; k++)
+        if (s->q.col[k] == f)
+            cells[k] = cells[s->want[f]];
+}
+
 /* A wanted field into its cell, and into any other cell that asks for it. */
 static inline int wanted(struct ng_btree_cursor *s, uint32_t pgno, int f, uint64_t type,
                          const uint8_t *data, const uint8_t *end, struct ng_btree_cell *cells)
 {
-    const struct ng_btree_query *q = &s->q;
     if (field(s, pgno, type, data, end, &cells[s->want[f]]) < 0)
         return -1;
-    for (size_t k = (size_t)s->want[f] + 1; k < q->n; k++)   /* the same field twice */
-        if (q->col[k] == f)
-            cells[k] = cells[s->want[f]];
+    if (s->twice)
+        copy_twice(s, f, cells);
     return 0;
 }
 
@@ -219,22 +248,37 @@ static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t 
                         struct ng_btree_cell *cells)
 {
     int last = s->max_field;
+    uint32_t pos[MAX_FIELDS];
     if (last < 0)
         return 1;
     if (hend - h <= last)
         return 0;
+    /* every field's offset up to the last wanted one, without a branch */
     uint8_t any = 0;
-    for (int f = 0; f <= last; f++)
-        any |= h[f];
-    if (any & 0x80)
-        return 0;
-    uint64_t off = 0, room = (uint64_t)(end - data);
+    uint64_t off = 0;
     for (int f = 0; f <= last; f++) {
-        if (s->want[f] >= 0 && off <= room && wanted(s, pgno, f, h[f], data + off, end, cells) < 0)
-            return -1;
-        off += s->small_size[h[f]];
+        any |= h[f];
+        pos[f] = (uint32_t)off;
+        off += s->small_size[h[f] & 0x7f];
     }
-    return off <= room;
+    if ((any & 0x80) || off > (uint64_t)(end - data))
+        return 0;
+    /* then only the wanted fields, all inside the record: integers (the
+     * common case) decoded here, the rest as field() does */
+    for (size_t k = 0; k < s->n_wanted; k++) {
+        int f = s->wanted_field[k];
+        uint8_t t = h[f];
+        struct ng_btree_cell *c = &cells[s->want[f]];
+        if (t >= 1 && t <= 6) {
+            c->type = NG_BTREE_INT;
+            c->i = be_int(data + pos[f], t);
+            if (s->twice)
+                copy_twice(s, f, cells);
+        } else if (wanted(s, pgno, f, t, data + pos[f], end, cells) < 0) {
+            return -1;
+        }
+    }
+    return 1;
 }
 
 /* One record (payload of size bytes at p) and its rowid into the query's cells. */
@@ -248,9 +292,12 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
 
     if (!n || hsize > size || hsize < n)
         return malformed(s, pgno, "a record header past its record");
-    for (size_t k = 0; k < q->n; k++)
+    /* the fast path sets every cell of a field; the rowid and constants here */
+    for (size_t j = 0; j < s->n_fixed; j++) {
+        size_t k = s->fixed[j];
         cells[k] = q->col[k] == NG_BTREE_ROWID
                        ? (struct ng_btree_cell){ NG_BTREE_INT, rowid } : q->konst[k];
+    }
     const uint8_t *h = p + n, *hend = p + hsize, *data = p + hsize;
     int fast = record_small(s, pgno, h, hend, data, end, cells);
     if (fast != 0)
@@ -445,10 +492,17 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
     memset(s->want, -1, sizeof s->want);
     for (size_t k = q->n; k-- > 0;)   /* the first cell of a field that is asked twice */
         if (q->col[k] >= 0 && q->col[k] < MAX_FIELDS) {
+            s->twice |= s->want[q->col[k]] >= 0;
             s->want[q->col[k]] = (int8_t)k;
             if (q->col[k] > s->max_field)
                 s->max_field = q->col[k];
         }
+    for (size_t k = 0; k < q->n; k++)
+        if (q->col[k] < 0 || q->col[k] >= MAX_FIELDS)
+            s->fixed[s->n_fixed++] = k;
+    for (int f = 0; f <= s->max_field; f++)
+        if (s->want[f] >= 0)
+            s->wanted_field[s->n_wanted++] = f;
     for (uint64_t t = 0; t < 128; t++)
         s->small_size[t] = (uint8_t)field_size(t);
     s->visited = ng_xcalloc((size_t)(s->n_pages / 8 + 1), 1);
