@@ -39,16 +39,27 @@ static int64_t span_value(const struct ng_acc *a)
 
 /* ---- gpu-busy ---- */
 
-/* The device's state: usually the one used last, so the search is short. */
+/* The device's state: usually the one used last; a few devices are
+ * searched, more (a crafted file) found by an index built then. */
+#define BUSY_SEARCH 8
+
 static struct ng_acc_dev *busy_device(struct ng_acc *a, int64_t device)
 {
     if (a->last_dev < a->n_dev && a->dev[a->last_dev].device == device)
         return &a->dev[a->last_dev];
-    for (size_t i = 0; i < a->n_dev; i++) {
-        if (a->dev[i].device == device) {
-            a->last_dev = i;
-            return &a->dev[i];
-        }
+    size_t i = 0;
+    if (a->n_dev <= BUSY_SEARCH) {
+        while (i < a->n_dev && a->dev[i].device != device)
+            i++;
+    } else {
+        if (a->index.cap == 0)   /* past BUSY_SEARCH: every device so far indexed */
+            for (size_t k = 0; k < a->n_dev; k++)
+                ng_idmap_set(&a->index, a->dev[k].device, 0, k);
+        i = ng_idmap_get(&a->index, device, 0, a->n_dev, NULL);
+    }
+    if (i < a->n_dev) {
+        a->last_dev = i;
+        return &a->dev[i];
     }
     if (a->n_dev == a->cap_dev) {
         a->cap_dev = a->cap_dev ? 2 * a->cap_dev : 2;
@@ -153,6 +164,7 @@ void ng_acc_reset(struct ng_acc *a)
 {
     struct ng_acc_dev *dev = a->dev;
     size_t cap = a->cap_dev;
+    ng_idmap_release(&a->index);   /* the devices are forgotten, so is their index */
     memset(a, 0, sizeof *a);
     a->dev = dev;
     a->cap_dev = cap;
@@ -161,5 +173,6 @@ void ng_acc_reset(struct ng_acc *a)
 void ng_acc_release(struct ng_acc *a)
 {
     free(a->dev);
+    ng_idmap_release(&a->index);
     memset(a, 0, sizeof *a);
 }

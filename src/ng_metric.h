@@ -15,13 +15,15 @@
  * gpu-busy needs them in order of start per device, and says when they
  * were not (ng_acc.disordered): the reader then feeds them again in order.
  *
- * Ownership: an accumulator owns its per-device array; ng_acc_release()
- * frees it.  The table is static. */
+ * Ownership: an accumulator owns its per-device array and index;
+ * ng_acc_release() frees them.  The table is static. */
 #ifndef NG_METRIC_H
 #define NG_METRIC_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ng_util.h"
 
 enum ng_metric {
     NG_METRIC_KERNEL_SUM = 0,
@@ -45,6 +47,7 @@ struct ng_acc {
     int64_t launches;         /* intervals added */
     struct ng_acc_dev *dev;   /* gpu-busy */
     size_t n_dev, cap_dev, last_dev;
+    struct ng_idmap index;    /* device -> dev[], once there are more than a few */
     int disordered;           /* gpu-busy: an interval started before an earlier one */
 };
 

@@ -172,9 +172,12 @@ void ng_profile_add_cells(struct ng_profile *p, enum ng_work_kind kind, const ch
 void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
                           int64_t launches)
 {
-    size_t i = 0;
-    while (i < *n && (*places)[i].id < id)
-        i++;
+    size_t i = *n;   /* past the last: places come sorted (a crafted file has millions) */
+    if (*n == 0 || (*places)[*n - 1].id >= id) {
+        i = 0;
+        while (i < *n && (*places)[i].id < id)
+            i++;
+    }
     if (i == *n || (*places)[i].id != id) {
         *places = ng_xrealloc(*places, (*n + 1) * sizeof **places);
         memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);

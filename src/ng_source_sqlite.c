@@ -139,6 +139,7 @@ struct reader {
     size_t n_items;
     struct pair *pairs;
     size_t n_pairs, last_pair;
+    struct ng_idmap pair_index;         /* (process, device) -> pairs[] */
     int64_t graph_node_kernels;
     int64_t rows;                       /* rows of the current table */
     int64_t rows_seen;                  /* rows of every table, this pass */
@@ -456,22 +457,26 @@ static struct item *item_for(struct reader *rd, int64_t key)
     return &rd->items[i];
 }
 
-static void add_pair(struct reader *rd, int64_t gpid, int64_t device, int64_t dur)
+/* The (process, device) pair's figures: the last pair again (the common
+ * case), else by the index, so a file with a million distinct devices
+ * costs a hash lookup a row, not a search. */
+static int add_pair(struct reader *rd, int64_t gpid, int64_t device, int64_t dur)
 {
     struct pair *p = rd->n_pairs ? &rd->pairs[rd->last_pair] : NULL;
     if (!p || p->gpid != gpid || p->device != device) {
-        size_t i = 0;
-        while (i < rd->n_pairs && (rd->pairs[i].gpid != gpid || rd->pairs[i].device != device))
-            i++;
-        if (i == rd->n_pairs) {
+        int added;
+        size_t i = ng_idmap_get(&rd->pair_index, gpid, device, rd->n_pairs, &added);
+        if (added) {
             rd->pairs = ng_xgrow(rd->pairs, rd->n_pairs, sizeof *rd->pairs);
             rd->pairs[rd->n_pairs++] = (struct pair){ gpid, device, 0, 0 };
         }
         rd->last_pair = i;
         p = &rd->pairs[i];
     }
-    p->ns += dur;
+    if (__builtin_add_overflow(p->ns, dur, &p->ns))
+        return -1;   /* items of one pair whose sum overflows: each item alone did not */
     p->launches++;
+    return 0;
 }
 
 /* Every row of every counted table comes through here, whichever driver
@@ -513,8 +518,8 @@ static int take_row(struct reader *rd, const struct row *r)
     if (__builtin_add_overflow(it->total_ns, dur, &it->total_ns))
         return fail_row(rd, "work time that overflows 64 bits"), -1;
     it->count++;
-    if (counted)
-        add_pair(rd, r->gpid, r->device, dur);   /* bounded by the item totals */
+    if (counted && add_pair(rd, r->gpid, r->device, dur) < 0)
+        return fail_row(rd, "work time that overflows 64 bits"), -1;
     return 0;
 }
 
@@ -1110,6 +1115,7 @@ static void forget_work(struct reader *rd)
     free(rd->pairs);
     rd->pairs = NULL;
     rd->n_pairs = rd->last_pair = 0;
+    ng_idmap_release(&rd->pair_index);
     rd->graph_node_kernels = 0;
     rd->rows_seen = 0;
     rd->problem = NULL;
@@ -1727,6 +1733,7 @@ static void reader_release(struct reader *rd)
     release_dense(rd);
     drop_sums(&rd->sums);   /* a scan stopped by an error leaves its sums unfolded */
     free(rd->pairs);
+    ng_idmap_release(&rd->pair_index);
     ng_acc_release(&rd->whole);
     for (size_t i = 0; i < rd->n_schema; i++) {
         free(rd->schema[i].name);
@@ -1772,15 +1779,38 @@ static int nothing_counted(struct reader *rd, const struct ng_profile *p, unsign
     return -1;
 }
 
+static int by_device(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    return (x->device > y->device) - (x->device < y->device);
+}
+
+static int64_t pid_of(int64_t gpid)
+{
+    return (gpid >> 24) & 0xFFFFFF;
+}
+
+static int by_process(const void *a, const void *b)
+{
+    int64_t x = pid_of(((const struct pair *)a)->gpid), y = pid_of(((const struct pair *)b)->gpid);
+    return (x > y) - (x < y);
+}
+
+/* The pairs into the profile's devices and processes, each added in
+ * order, so that even millions of them (a crafted file) add in linear time. */
 static void keep_places(struct reader *rd, struct ng_profile *p)
 {
     p->has_places = rd->places;
-    for (size_t i = 0; i < rd->n_pairs; i++) {
-        const struct pair *q = &rd->pairs[i];
-        ng_profile_add_place(&p->devices, &p->n_devices, q->device, q->ns, q->launches);
-        ng_profile_add_place(&p->processes, &p->n_processes, (q->gpid >> 24) & 0xFFFFFF, q->ns,
-                             q->launches);
-    }
+    qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
+    for (size_t i = 0; i < rd->n_pairs; i++)
+        ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device, rd->pairs[i].ns,
+                             rd->pairs[i].launches);
+    qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
+    for (size_t i = 0; i < rd->n_pairs; i++)
+        ng_profile_add_place(&p->processes, &p->n_processes, pid_of(rd->pairs[i].gpid),
+                             rd->pairs[i].ns, rd->pairs[i].launches);
+    ng_idmap_release(&rd->pair_index);   /* the pairs moved */
+    rd->last_pair = 0;
     p->graph_node_kernels = rd->graph_node_kernels;
     if (rd->metric == NG_METRIC_GPU_BUSY && !rd->pj) {
         p->measured_ns = ng_acc_value(&rd->whole, rd->metric);

@@ -38,7 +38,7 @@ static void check_threshold(const char *text)
 static void check_settings(const struct ng_settings *s, int ok)
 {
     NG_FUZZ_CHECK(s->n_baselines <= NG_MAX_RUNS && s->n_currents <= NG_MAX_RUNS);
-    NG_FUZZ_CHECK(s->n_owned <= 2 * NG_MAX_RUNS);
+    NG_FUZZ_CHECK(s->n_owned <= sizeof s->owned / sizeof s->owned[0]);
     /* whatever failed, a report path that is kept is a usable one */
     for (size_t i = 0; i < ng_n_outputs; i++) {
         const char *p = s->outputs[i];
@@ -48,7 +48,9 @@ static void check_settings(const struct ng_settings *s, int ok)
     /* batch mode: each gate's profiles come from the manifest */
     if (!ok || s->show_help || s->show_version || s->print_profile || s->manifest)
         return;
-    NG_FUZZ_CHECK(s->n_baselines >= 1 && s->n_currents >= 1);
+    /* a baseline is profiles or a history file's runs (--baseline-history) */
+    NG_FUZZ_CHECK((s->n_baselines >= 1 || (s->baseline_history && *s->baseline_history)) &&
+                  s->n_currents >= 1);
     NG_FUZZ_CHECK(s->compare.epochs >= 1);
     NG_FUZZ_CHECK(s->compare.threshold >= 1.0);
     NG_FUZZ_CHECK(s->nsys_timeout > 0);
