@@ -179,7 +179,7 @@ void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64
             i++;
     }
     if (i == *n || (*places)[i].id != id) {
-        *places = ng_xrealloc(*places, (*n + 1) * sizeof **places);
+        *places = ng_xgrow(*places, *n, sizeof **places);   /* doubling: millions add linearly */
         memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);
         (*places)[i] = (struct ng_place){ id, 0, 0 };
         (*n)++;

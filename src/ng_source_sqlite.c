@@ -1801,16 +1801,18 @@ static int by_process(const void *a, const void *b)
 static void keep_places(struct reader *rd, struct ng_profile *p)
 {
     p->has_places = rd->places;
-    qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
-    for (size_t i = 0; i < rd->n_pairs; i++)
-        ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device, rd->pairs[i].ns,
-                             rd->pairs[i].launches);
-    qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
-    for (size_t i = 0; i < rd->n_pairs; i++)
-        ng_profile_add_place(&p->processes, &p->n_processes, pid_of(rd->pairs[i].gpid),
-                             rd->pairs[i].ns, rd->pairs[i].launches);
-    ng_idmap_release(&rd->pair_index);   /* the pairs moved */
-    rd->last_pair = 0;
+    if (rd->n_pairs > 0) {
+        qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
+        for (size_t i = 0; i < rd->n_pairs; i++)
+            ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device,
+                                 rd->pairs[i].ns, rd->pairs[i].launches);
+        qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
+        for (size_t i = 0; i < rd->n_pairs; i++)
+            ng_profile_add_place(&p->processes, &p->n_processes, pid_of(rd->pairs[i].gpid),
+                                 rd->pairs[i].ns, rd->pairs[i].launches);
+        ng_idmap_release(&rd->pair_index);   /* the pairs moved */
+        rd->last_pair = 0;
+    }
     p->graph_node_kernels = rd->graph_node_kernels;
     if (rd->metric == NG_METRIC_GPU_BUSY && !rd->pj) {
         p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
