@@ -55,8 +55,18 @@ def run(args, sql_only, cwd):
     return p.returncode, p.stdout, p.stderr, js
 
 
-def rebuild(path, table, ddl_of, fill):
-    """Table rebuilt as ddl_of(columns) holding fill(columns) of its rows."""
+def copy_rows(table):
+    """The fill that copies every row of the old table, every column."""
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO {table} ({c}) SELECT {c} FROM old_t")
+    return fill
+
+
+def rebuild(path, table, ddl_of, fill=None):
+    """Table rebuilt as ddl_of(columns) holding fill(columns) of its rows
+    (by default all of them)."""
+    fill = fill or copy_rows(table)
     db = sqlite3.connect(path)
     cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
     db.execute(f"ALTER TABLE {table} RENAME TO old_t")
@@ -105,10 +115,7 @@ def rowid_key(path):
         defs = [c + (" INTEGER PRIMARY KEY" if c == "correlationId" else "") for c in cols]
         return f"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME ({', '.join(defs)})"
 
-    def fill(db, cols):
-        c = ", ".join(cols)
-        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME ({c}) SELECT {c} FROM old_t")
-    rebuild(path, "CUPTI_ACTIVITY_KIND_RUNTIME", ddl, fill)
+    rebuild(path, "CUPTI_ACTIVITY_KIND_RUNTIME", ddl)
 
 
 def without_rowid(path):
@@ -116,10 +123,7 @@ def without_rowid(path):
         return (f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)}, "
                 "PRIMARY KEY (correlationId, start)) WITHOUT ROWID")
 
-    def fill(db, cols):
-        c = ", ".join(cols)
-        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({c}) SELECT {c} FROM old_t")
-    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl)
 
 
 def loose(path):
@@ -127,10 +131,7 @@ def loose(path):
     def ddl(cols):
         return f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)})"
 
-    def fill(db, cols):
-        c = ", ".join(cols)
-        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({c}) SELECT {c} FROM old_t")
-    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl)
 
 
 def sql(*stmts, vacuum=False):
