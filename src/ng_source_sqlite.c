@@ -1006,7 +1006,8 @@ static int aggregate_table(struct reader *rd, const struct work_table *t, const 
 struct stream {
     const struct work_table *t;
     const char *table;
-    sqlite3_stmt *st;
+    sqlite3_stmt *st;              /* SQL, or */
+    struct ng_btree_cursor *cur;   /* the page reader (the unsorted pass) */
     struct row head;
     int live;
     int64_t last_start;
@@ -1024,14 +1025,28 @@ static const char *column_row(const struct reader *rd, sqlite3_stmt *st, struct 
  * table is not in order of start. */
 static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
 {
-    int rc = sqlite3_step(s->st);
-    if (rc == SQLITE_DONE) {
-        s->live = 0;
-        return 0;
+    const char *bad;
+    if (s->cur) {
+        struct ng_btree_cell c[NG_BTREE_COLS];
+        struct ng_err why;
+        int r = ng_btree_next(s->cur, c, &why);
+        if (r < 0)
+            return corrupt(rd, s->table, &why, err);
+        if (r == 0) {
+            s->live = 0;
+            return 0;
+        }
+        bad = cells_to_row(rd, c, &s->head);
+    } else {
+        int rc = sqlite3_step(s->st);
+        if (rc == SQLITE_DONE) {
+            s->live = 0;
+            return 0;
+        }
+        if (rc != SQLITE_ROW)
+            return rd_error(rd, err, rc);
+        bad = column_row(rd, s->st, &s->head);
     }
-    if (rc != SQLITE_ROW)
-        return rd_error(rd, err, rc);
-    const char *bad = column_row(rd, s->st, &s->head);
     if (bad) {
         rd->cur = s->t;
         fail_row(rd, bad);
@@ -1044,14 +1059,46 @@ static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
     return 1;
 }
 
+/* A page-reader cursor for the stream's table: 0 opened, 1 the page
+ * reader does not apply (SQL then), -1 an error (err set). */
+static int stream_cursor(struct reader *rd, struct stream *s, struct ng_err *err)
+{
+    struct col c[N_COLS];
+    size_t n;
+    struct ng_btree_query q;
+    struct ng_err why;
+
+    if (select_cols(rd, s->t, s->table, c, &n, err) < 0)
+        return -1;
+    int ok = direct_query(rd, s->table, c, n, &q, err);
+    if (ok <= 0)
+        return ok < 0 ? -1 : 1;
+    s->cur = ng_btree_open(rd->fd, &q, &why);
+    return s->cur ? 0 : corrupt(rd, s->table, &why, err);
+}
+
 /* Returns 0, -1 (err set) or 2 (a table was out of order: nothing of this
  * pass may be kept). */
 static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted,
                        struct ng_err *err)
 {
     int ret = 0;
+    /* the unsorted pass reads rows in storage order, which is what the page
+     * reader gives; SQLite's read lock is held across every cursor */
+    sqlite3_stmt *lock = !sorted && direct_ok(rd, rd->path) ? hold_read(rd) : NULL;
 
     for (size_t i = 0; i < n && ret == 0; i++) {
+        if (lock) {
+            int d = stream_cursor(rd, &s[i], err);
+            if (d < 0) {
+                ret = -1;
+                break;
+            }
+            if (d == 0) {
+                ret = stream_next(rd, &s[i], err) < 0 ? -1 : 0;
+                continue;
+            }
+        }
         struct ng_buf sql = NG_BUF_INIT;
         ng_buf_adds(&sql, "SELECT ");
         if (select_list(rd, s[i].t, s[i].table, &sql, err) < 0) {
@@ -1088,8 +1135,11 @@ static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted
     for (size_t i = 0; i < n; i++) {
         sqlite3_finalize(s[i].st);
         s[i].st = NULL;
+        ng_btree_close(s[i].cur);
+        s[i].cur = NULL;
         s[i].live = 0;
     }
+    sqlite3_finalize(lock);
     if (ret == 0 && (rd->pj ? ng_project_disordered(rd->pj) : rd->whole.disordered))
         ret = 2;   /* cannot happen with a true merge; never trust it if it does */
     return ret;
