@@ -60,6 +60,30 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
     return rows;
 }
 
+/* One profile's rows are merged by kind and name already, and in
+ * by_time's order: its first NG_ROWS_CAP rows are the list and the rest
+ * fold into *others, with no copy of them all (a saved summary of ten
+ * million names would double its memory for a list of NG_ROWS_CAP). */
+static struct sum *top_of_one(const struct ng_profile *p, size_t *count, struct sum *others,
+                              int *folded)
+{
+    struct sum *rows = ng_xcalloc(NG_ROWS_CAP + 1, sizeof *rows);
+
+    *count = 0;
+    for (size_t k = 0; k < p->n_rows; k++) {
+        const struct ng_work_row *r = &p->rows[k];
+        if (r->kind != NG_WORK_OTHERS && *count < NG_ROWS_CAP) {
+            rows[(*count)++] = (struct sum){ r->name, r->kind, r->total_ns, r->instances,
+                                             r->cells };
+            continue;
+        }
+        *folded |= r->kind != NG_WORK_OTHERS;
+        others->ns += r->total_ns;
+        others->launches += r->instances;
+    }
+    return rows;
+}
+
 void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
 {
     struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0, NULL };
@@ -68,9 +92,11 @@ void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
 
     if (!v->has_figures || !(per > 0))
         return;
-    struct sum *rows = merged(p, n, &count, &others);
+    int folded_rows = 0;
+    struct sum *rows = n == 1 ? top_of_one(p, &count, &others, &folded_rows)
+                              : merged(p, n, &count, &others);
     size_t kept = count < NG_ROWS_CAP ? count : NG_ROWS_CAP;
-    int folded = others.launches > 0 || others.ns > 0;
+    int folded = folded_rows || others.launches > 0 || others.ns > 0;
     for (size_t i = kept; i < count; i++, folded = 1) {
         others.ns += rows[i].ns;
         others.launches += rows[i].launches;
