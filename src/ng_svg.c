@@ -80,14 +80,16 @@ double ng_scale_map(const struct ng_scale *s, double v)
  * thousand points is mostly numbers). */
 static void num(struct ng_buf *out, double v)
 {
-    char buf[32];
+    char buf[NG_FMT_FIXED_MAX];
     if (!isfinite(v))
         v = 0;
-    snprintf(buf, sizeof buf, "%.1f", v);
-    size_t n = strlen(buf);
-    if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
-        buf[n - 2] = '\0';
-    ng_buf_adds(out, strcmp(buf, "-0") == 0 ? "0" : buf);
+    size_t n = ng_fmt_fixed(buf, v, 1);
+    if (n > 2 && buf[n - 2] == '.' && buf[n - 1] == '0')
+        n -= 2;
+    if (n == 2 && buf[0] == '-' && buf[1] == '0')
+        ng_buf_add(out, "0", 1);
+    else
+        ng_buf_add(out, buf, n);
 }
 
 static void xy(struct ng_buf *out, double x, double y)
