@@ -19,6 +19,7 @@
 #include "ng_oom.h"
 #include "ng_report.h"
 #include "ng_reporter.h"
+#include "ng_scan.h"
 #include "ng_signal.h"
 #include "ng_svg.h"
 #include "ng_util.h"
@@ -248,6 +249,9 @@ struct run {
     int has_figures, has_p;
     double ratio, p, threshold, base_ms, cur_ms, lo, hi;
     char *commit, *run_url;    /* owned; NULL when unknown */
+    char *text;                /* its line, while it is one of the latest --details runs
+                                  (read whole once every file is read) */
+    size_t text_len;
     struct ng_verdict_doc *doc;   /* the whole verdict, for the latest --details runs */
 };
 
@@ -256,7 +260,7 @@ struct gate {
     char slug[64];
     struct run *runs;
     size_t n;
-    size_t *held;              /* the runs holding a doc (at most details) */
+    size_t *held;              /* the runs holding their line (at most details) */
     size_t n_held;
 };
 
@@ -285,9 +289,9 @@ static int run_later(const struct run *a, const struct run *b)
     return a->line > b->line;
 }
 
-/* Keeps the whole verdict of the latest runs only: a run newer than the
- * oldest held takes its place. */
-static void hold(struct site *s, struct gate *g, size_t idx, struct ng_history_entry *e)
+/* Keeps the line of the latest runs only (to be read whole later): a run
+ * newer than the oldest held takes its place. */
+static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_history_line *l)
 {
     size_t slot = g->n_held;
 
@@ -299,16 +303,14 @@ static void hold(struct site *s, struct gate *g, size_t idx, struct ng_history_e
         struct run *oldest = &g->runs[g->held[slot]];
         if (!run_later(&g->runs[idx], oldest))
             return;
-        ng_verdict_doc_release(oldest->doc);
-        free(oldest->doc);
-        oldest->doc = NULL;
+        free(oldest->text);
+        oldest->text = NULL;
     } else {
         g->n_held++;
     }
     g->held[slot] = idx;
-    g->runs[idx].doc = ng_xmalloc(sizeof *g->runs[idx].doc);
-    *g->runs[idx].doc = e->doc;
-    memset(&e->doc, 0, sizeof e->doc);
+    g->runs[idx].text = ng_xstrndup(l->text, l->len);
+    g->runs[idx].text_len = l->len;
 }
 
 static void make_slug(struct gate *g)
@@ -347,10 +349,8 @@ static struct gate *gate_of(struct site *s, const char *name)
     return &s->gates[i];
 }
 
-static int take_entry(struct ng_history_entry *e, void *ctx)
+static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l)
 {
-    struct site *s = ctx;
-    const struct ng_verdict *v = &e->doc.v;
     struct gate *g = gate_of(s, v->name);
 
     g->runs = ng_xgrow(g->runs, g->n, sizeof *g->runs);
@@ -358,24 +358,23 @@ static int take_entry(struct ng_history_entry *e, void *ctx)
     *r = (struct run){
         .ts = v->timestamp,
         .file = s->file,
-        .line = e->line,
+        .line = l->line,
         .outcome = v->outcome,
         .has_figures = v->has_figures,
         .has_p = v->has_p,
         .ratio = v->ratio,
         .p = v->p_value,
         .threshold = v->threshold,
-        .base_ms = v->baseline.ms_per_epoch,
-        .cur_ms = v->current.ms_per_epoch,
-        .lo = v->current.min_ms,
-        .hi = v->current.max_ms,
-        .commit = dup_or_null(ng_html_context(v, "commit")),
-        .run_url = dup_or_null(ng_html_context(v, "run_url")),
+        .base_ms = v->baseline_ms,
+        .cur_ms = v->current_ms,
+        .lo = v->current_min_ms,
+        .hi = v->current_max_ms,
+        .commit = dup_or_null(v->commit),
+        .run_url = dup_or_null(v->run_url),
     };
     g->n++;
     s->runs++;
-    hold(s, g, g->n - 1, e);
-    return 0;
+    hold(s, g, g->n - 1, l);
 }
 
 static void add_warning(struct ng_dashboard_result *r, char *w)
@@ -386,12 +385,15 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 
 /* ---- reading, in parallel ----
  *
- * Parsing the JSON is nearly all of the time a big history takes, so a
- * file is read as up to THREADS parts at once, each part a run of whole
- * lines, each through ng_history on its own: a part is a stream over its
- * byte range, and its line numbers start where the part before it ends,
- * so warnings name the file's own lines.  What the parts read is put
- * together under a lock (runs are ordered later, by time, file and line). */
+ * Reading the JSON is most of the time a big history takes, so a file is
+ * read as up to THREADS parts at once, each part a run of whole lines,
+ * each through ng_history on its own: a part is a stream over its byte
+ * range, and its line numbers start where the part before it ends, so
+ * warnings name the file's own lines.  A line is scanned for its chart's
+ * figures (ng_scan), or read whole where the scanner cannot tell; the
+ * latest runs of each gate keep their line, read whole once every file
+ * is read.  What the parts read is put together under a lock (runs are
+ * ordered later, by time, file and line). */
 
 #define THREADS 2          /* parts read, and pages written, at once */
 /* Below this a file is read as one part: threads would cost more. */
@@ -406,6 +408,7 @@ struct part {
     struct site *s;
     pthread_mutex_t *lock;
     struct ng_history h;
+    struct ng_scan scan;       /* the figures of the line being read */
     struct ng_err err;
     int ret;
 };
@@ -426,12 +429,23 @@ static ssize_t part_read(void *cookie, char *buf, size_t size)
     return n;
 }
 
-static int take_locked(struct ng_history_entry *e, void *ctx)
+/* A line's figures, from the scanner or, where it cannot tell, from the
+ * whole verdict (whose reader says what is wrong with a bad line). */
+static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
 {
     struct part *p = ctx;
 
+    if (ng_scan_line(&p->scan, l->text, l->len) != 0) {
+        struct ng_verdict_doc doc;
+        int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
+        if (ret == 0)
+            ng_scan_of_verdict(&p->scan, &doc.v);
+        ng_verdict_doc_release(&doc);
+        if (ret < 0)
+            return -1;
+    }
     pthread_mutex_lock(p->lock);
-    take_entry(e, p->s);
+    take_run(p->s, &p->scan, l);
     pthread_mutex_unlock(p->lock);
     return 0;
 }
@@ -446,7 +460,7 @@ static void *read_part(void *arg)
         ng_oom_fail();
     ng_oom_doing("reading the history '%s'", p->path);
     p->h.lines = p->first_line;
-    p->ret = ng_history_read_stream(&p->h, f, p->path, take_locked, p, &p->err);
+    p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
     fclose(f);
     ng_oom_doing(NULL);
     return NULL;
@@ -508,7 +522,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
                               : boundary(fd, st.st_size / (off_t)n * (off_t)(i + 1), st.st_size);
         parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
-                                  .lock = &lock, .h = NG_HISTORY_INIT };
+                                  .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
         parts[i].first_line = i ? newlines(fd, from) : 0;
         parts[i].seekable = S_ISREG(st.st_mode);
         from = to;
@@ -536,6 +550,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             parts[i].h.warnings[k] = NULL;
         }
         ng_history_release(&parts[i].h);
+        ng_scan_release(&parts[i].scan);
     }
     close(fd);
     if (ret == 0 && verdicts == 0) {
@@ -548,6 +563,64 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     return ret;
 }
 
+/* The latest runs' lines read whole, by THREADS threads at once (each
+ * run its own verdict); each line is given up once read. */
+struct held {
+    struct run **runs;
+    size_t n;
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static void *read_held(void *arg)
+{
+    struct held *h = arg;
+
+    ng_oom_doing("reading the dashboard's latest runs");
+    for (;;) {
+        pthread_mutex_lock(&h->lock);
+        size_t i = h->next++;
+        pthread_mutex_unlock(&h->lock);
+        if (i >= h->n)
+            break;
+        struct run *r = h->runs[i];
+        struct ng_err err;
+        r->doc = ng_xmalloc(sizeof *r->doc);
+        /* the line was read once already (scanned, which answers only
+         * for lines the full reader takes, or read whole): the same bytes
+         * fail only where cJSON ran out of memory */
+        if (ng_verdict_doc_read(r->doc, r->text, r->text_len, &err) < 0)
+            ng_oom_fail();
+        free(r->text);
+        r->text = NULL;
+    }
+    ng_oom_doing(NULL);
+    return NULL;
+}
+
+static void read_latest(struct site *s)
+{
+    struct held h = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    pthread_t threads[THREADS];
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->n_gates; i++)
+        n += s->gates[i].n_held;
+    h.runs = ng_xcalloc(n + 1, sizeof *h.runs);
+    for (size_t i = 0; i < s->n_gates; i++)
+        for (size_t k = 0; k < s->gates[i].n_held; k++)
+            h.runs[h.n++] = &s->gates[i].runs[s->gates[i].held[k]];
+    size_t t = h.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
+    for (size_t i = 1; i < t; i++)
+        if (pthread_create(&threads[i], NULL, read_held, &h) != 0)
+            threads[i] = 0;
+    read_held(&h);
+    for (size_t i = 1; i < t; i++)
+        if (threads[i])
+            pthread_join(threads[i], NULL);
+    free(h.runs);
+}
+
 static int read_histories(struct site *s, struct ng_err *err)
 {
     for (size_t i = 0; i < s->o->n_histories; i++) {
@@ -555,6 +628,7 @@ static int read_histories(struct site *s, struct ng_err *err)
         if (read_file(s, s->o->histories[i], err) < 0)
             return -1;
     }
+    read_latest(s);
     return 0;
 }
 
@@ -587,6 +661,7 @@ static void site_release(struct site *s)
         for (size_t k = 0; k < g->n; k++) {
             free(g->runs[k].commit);
             free(g->runs[k].run_url);
+            free(g->runs[k].text);
             if (g->runs[k].doc) {
                 ng_verdict_doc_release(g->runs[k].doc);
                 free(g->runs[k].doc);
