@@ -517,6 +517,24 @@ void ng_scan_of_verdict(struct ng_scan *s, const struct ng_verdict *v)
     s->current_max_ms = v->current.max_ms;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b)
+{
+    const double x[] = { a->ratio, a->p_value, a->threshold, a->baseline_ms, a->current_ms,
+                         a->current_min_ms, a->current_max_ms };
+    const double y[] = { b->ratio, b->p_value, b->threshold, b->baseline_ms, b->current_ms,
+                         b->current_min_ms, b->current_max_ms };
+
+    return same_text(a->name, b->name) && same_text(a->commit, b->commit) &&
+           same_text(a->run_url, b->run_url) && a->outcome == b->outcome &&
+           a->timestamp == b->timestamp && a->has_figures == b->has_figures &&
+           a->has_p == b->has_p && memcmp(x, y, sizeof x) == 0;
+}
+
 void ng_scan_release(struct ng_scan *s)
 {
     ng_buf_release(&s->text);

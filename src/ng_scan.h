@@ -56,6 +56,10 @@ int ng_scan_line(struct ng_scan *s, const char *line, size_t len);
 /* The same figures from a verdict read whole (its strings copied). */
 void ng_scan_of_verdict(struct ng_scan *s, const struct ng_verdict *v);
 
+/* 1 when a and b hold the same figures, numbers bit for bit: what the
+ * tests hold the two readers to. */
+int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b);
+
 void ng_scan_release(struct ng_scan *s);
 
 #endif
