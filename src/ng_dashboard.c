@@ -714,9 +714,13 @@ static char *point_title(const struct run *r)
     else
         ng_buf_adds(&b, "unknown");
     ng_buf_addf(&b, ", %s, %s", when, ng_outcome_title(r->outcome));
-    if (r->has_figures)
-        ng_buf_addf(&b, ", ratio %.3fx, %.3f ms/epoch", r->ratio, r->cur_ms);
-    else
+    if (r->has_figures) {   /* ", ratio %.3fx, %.3f ms/epoch", without printf */
+        ng_buf_adds(&b, ", ratio ");
+        ng_buf_add_fixed(&b, r->ratio, 3);
+        ng_buf_adds(&b, "x, ");
+        ng_buf_add_fixed(&b, r->cur_ms, 3);
+        ng_buf_adds(&b, " ms/epoch");
+    } else
         ng_buf_adds(&b, ", ratio unknown");
     if (r->has_p)
         ng_buf_addf(&b, ", p %.3g", r->p);

@@ -112,21 +112,34 @@ void ng_html_attr(struct ng_buf *out, const char *s)
  * URL already has). */
 static int url_char(unsigned char c)
 {
+    static const char marks[] = "-._~:/?#[]@!$&'()*+,;=%";
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL;
+           (c && memchr(marks, c, sizeof marks - 1) != NULL);
 }
 
+/* Plain URL characters are copied a run at a time (a page links every
+ * point of its chart). */
 void ng_html_url(struct ng_buf *out, const char *url)
 {
-    for (const unsigned char *p = (const unsigned char *)(url ? url : ""); *p; p++) {
-        if (*p == '&')
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(url ? url : ""), *run = p;
+
+    for (;; p++) {
+        unsigned char c = *p;
+        if (c && c != '&' && c != '\'' && url_char(c))
+            continue;
+        ng_buf_add(out, run, (size_t)(p - run));
+        if (!c)
+            return;
+        if (c == '&') {
             ng_buf_adds(out, "&amp;");
-        else if (*p == '\'')
+        } else if (c == '\'') {
             ng_buf_adds(out, "%27");
-        else if (url_char(*p))
-            ng_buf_add(out, p, 1);
-        else
-            ng_buf_addf(out, "%%%02X", *p);
+        } else {
+            char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+            ng_buf_add(out, esc, sizeof esc);
+        }
+        run = p + 1;
     }
 }
 

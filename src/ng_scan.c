@@ -1,8 +1,12 @@
 #include "ng_scan.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ng_context.h"
 
@@ -74,46 +78,96 @@ static int unicode_escape(const unsigned char *p, const unsigned char *end)
     return second >= 0xDC00 && second <= 0xDFFF ? 12 : -1;
 }
 
-/* The string at c->p (its opening quote). */
-static int string(struct cur *c, struct span *s)
+/* Where the plain run of a string that starts at p ends: at a quote, a
+ * backslash or the end.  Eight bytes a step where it can (strings are
+ * most of a line's bytes): a byte equal to '"' or '\\' is a zero byte of
+ * x ^ 0x22.. or x ^ 0x5C.., and the lowest zero byte of a word is found
+ * exactly by the (v - 0x01..) & ~v & 0x80.. test.  Never a byte past end. */
+static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
 {
-    const unsigned char *p = c->p + 1, *end = c->end;
-    int escaped = 0;
-
-    for (;;) {
-        while (p < end && !string_stop[*p])
-            p++;
-        if (p >= end)
-            return -1;
-        if (*p == '"')
-            break;
-        escaped = 1;
-        if (end - p < 2)
-            return -1;
-        int n = p[1] == 'u' ? unicode_escape(p, end) : unescaped[p[1]] ? 2 : -1;
-        if (n < 0)
-            return -1;
-        p += n;
+#if defined(__SSE2__)
+    /* sixteen bytes a step where the machine has SSE2 (every x86-64) */
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        int hit = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                                 _mm_cmpeq_epi8(x, backslash)));
+        if (hit)
+            return p + __builtin_ctz((unsigned)hit);
+        p += 16;
     }
-    s->at = c->p + 1;
-    s->len = (size_t)(p - s->at);
-    s->escaped = escaped;
-    c->p = p + 1;
-    return 0;
-}
-
-static const unsigned char *digits(const unsigned char *p, const unsigned char *end)
-{
-    while (p < end && *p >= '0' && *p <= '9')
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+        uint64_t x, q, b;
+        memcpy(&x, p, sizeof x);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+        if (hit)
+            return p + __builtin_ctzll(hit) / 8;
+        p += 8;
+    }
+#endif
+    while (p < end && !string_stop[*p])
         p++;
     return p;
 }
 
-/* The number at c->p, strictly as JSON writes one; its value (as cJSON's
- * strtod() reads it) into *v when v is not NULL. */
-static int number(struct cur *c, double *v)
+/* Past the string whose first byte (after the quote) is at p: the byte
+ * after its closing quote, or NULL.  *escaped: it holds a backslash. */
+static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *end,
+                                              int *escaped)
 {
-    const unsigned char *p = c->p, *end = c->end, *d;
+    for (;;) {
+        p = plain_run(p, end);
+        if (p >= end)
+            return NULL;
+        if (*p == '"')
+            return p + 1;
+        *escaped = 1;
+        if (end - p < 2)
+            return NULL;
+        int n = p[1] == 'u' ? unicode_escape(p, end) : unescaped[p[1]] ? 2 : -1;
+        if (n < 0)
+            return NULL;
+        p += n;
+    }
+}
+
+/* The string at c->p (its opening quote). */
+static int string(struct cur *c, struct span *s)
+{
+    int escaped = 0;
+    const unsigned char *e = string_end(c->p + 1, c->end, &escaped);
+
+    if (!e)
+        return -1;
+    s->at = c->p + 1;
+    s->len = (size_t)(e - 1 - s->at);
+    s->escaped = escaped;
+    c->p = e;
+    return 0;
+}
+
+static inline int is_digit(unsigned char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static inline const unsigned char *digits(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && is_digit(*p))
+        p++;
+    return p;
+}
+
+/* Past the number at p, strictly as JSON writes one (and within cJSON's
+ * 63 characters), or NULL. */
+static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *start = p, *d;
 
     if (p < end && *p == '-')
         p++;
@@ -122,10 +176,10 @@ static int number(struct cur *c, double *v)
     else if ((d = digits(p, end)) > p)
         p = d;
     else
-        return -1;
+        return NULL;
     if (p < end && *p == '.') {
         if ((d = digits(p + 1, end)) == p + 1)
-            return -1;
+            return NULL;
         p = d;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
@@ -133,65 +187,114 @@ static int number(struct cur *c, double *v)
         if (p < end && (*p == '+' || *p == '-'))
             p++;
         if ((d = digits(p, end)) == p)
-            return -1;
+            return NULL;
         p = d;
     }
-    size_t n = (size_t)(p - c->p);
-    if (n > NUMBER_MAX)
-        return -1;
-    if (v) {
-        char buf[NUMBER_MAX + 1];
-        memcpy(buf, c->p, n);
-        buf[n] = '\0';
-        *v = strtod(buf, NULL);
+    return p - start <= NUMBER_MAX ? p : NULL;
+}
+
+/* The value of the number in s[0..n) (already checked), as strtod()
+ * gives it: correctly rounded.  Where its digits make an integer below
+ * 2^53 and the power of ten is at most 22, both are exact doubles and one
+ * multiplication or division rounds once: the same double, without
+ * strtod's thousand instructions (Clinger's fast path).  Anything else
+ * goes to strtod() itself. */
+static double number_value(const unsigned char *s, size_t n)
+{
+    static const double tens[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    const unsigned char *p = s, *end = s + n;
+    uint64_t w = 0;
+    int exact = 1, e = 0, negative = *p == '-';
+
+    p += negative;
+    for (; p < end && (is_digit(*p) || *p == '.'); p++) {
+        if (*p == '.') {
+            e = -(int)(end - p - 1);   /* the digits after the point, fixed below */
+            continue;
+        }
+        exact &= w <= ((1ull << 53) - 9) / 10;   /* w * 10 + 9 stays below 2^53 */
+        w = w * 10 + (uint64_t)(*p - '0');
     }
-    c->p = p;
+    if (e < 0)
+        e += (int)(end - p);   /* only the digits before any exponent */
+    if (p < end) {   /* an exponent */
+        int neg = p[1] == '-', x = 0;
+        for (p += 1 + (p[1] == '-' || p[1] == '+'); p < end; p++)
+            x = x < 10000 ? x * 10 + (*p - '0') : x;
+        e += neg ? -x : x;
+    }
+#if FLT_EVAL_METHOD == 0
+    if (exact && e >= -22 && e <= 22) {
+        double x = (double)w;
+        x = e < 0 ? x / tens[-e] : x * tens[e];
+        return negative ? -x : x;
+    }
+#endif
+    char buf[NUMBER_MAX + 1];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+/* The number at c->p; its value into *v. */
+static int number(struct cur *c, double *v)
+{
+    const unsigned char *e = number_end(c->p, c->end);
+
+    if (!e)
+        return -1;
+    *v = number_value(c->p, (size_t)(e - c->p));
+    c->p = e;
     return 0;
 }
 
-static int literal(struct cur *c)
+/* Past the literal at p (true, false, null), or NULL. */
+static inline const unsigned char *literal_end(const unsigned char *p, const unsigned char *end)
 {
-    static const char *const words[] = { "true", "false", "null" };
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t n = strlen(words[i]);
-        if ((size_t)(c->end - c->p) >= n && memcmp(c->p, words[i], n) == 0) {
-            c->p += n;
-            return 0;
-        }
-    }
-    return -1;
+    size_t left = (size_t)(end - p);
+
+    if (left >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0))
+        return p + 4;
+    if (left >= 5 && memcmp(p, "false", 5) == 0)
+        return p + 5;
+    return NULL;
 }
 
-/* A scalar at c->p (not an object or array). */
-static int scalar(struct cur *c)
+static inline const unsigned char *space_end(const unsigned char *p, const unsigned char *end)
 {
-    struct span s;
-    if (at(c, '"'))
-        return string(c, &s);
-    if (at(c, '-') || (c->p < c->end && *c->p >= '0' && *c->p <= '9'))
-        return number(c, NULL);
-    return literal(c);
+    while (p < end && is_space[*p])
+        p++;
+    return p;
 }
 
 /* Skips the value at c->p whole, checking it; depth: the containers it
- * lies in.  One loop with a stack of bits (1: an object), not recursion:
- * most of a line is values skipped. */
+ * lies in.  One loop with a stack of bits (1: an object) and the cursor
+ * in a local, not recursion: most of a line is values skipped. */
 static int skip_value(struct cur *c, int depth)
 {
+    const unsigned char *p = c->p, *end = c->end;
     uint64_t objects = 0;
     int open = 0;              /* containers opened here */
+    int escaped;
 
     for (;;) {
         /* a value */
-        skip_space(c);
-        if (at(c, '{') || at(c, '[')) {
-            int obj = *c->p == '{';
+        p = space_end(p, end);
+        if (p >= end)
+            return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            if (!(p = string_end(p + 1, end, &escaped)))
+                return -1;
+        } else if (ch == '{' || ch == '[') {
+            int obj = ch == '{';
             if (depth + open + 1 > DEPTH_MAX)
                 return -1;
-            c->p++;
-            skip_space(c);
-            if (at(c, obj ? '}' : ']')) {
-                c->p++;
+            p = space_end(p + 1, end);
+            if (p < end && *p == (obj ? '}' : ']')) {
+                p++;
             } else {
                 objects = objects << 1 | (uint64_t)obj;
                 open++;
@@ -199,36 +302,41 @@ static int skip_value(struct cur *c, int depth)
                     goto key;
                 continue;
             }
-        } else if (scalar(c) < 0) {
+        } else if (ch == '-' || is_digit(ch)) {
+            if (!(p = number_end(p, end)))
+                return -1;
+        } else if (!(p = literal_end(p, end))) {
             return -1;
         }
         /* after a value: a comma, or the ends of containers */
         for (;;) {
-            if (!open)
+            if (!open) {
+                c->p = p;
                 return 0;
-            skip_space(c);
-            int obj = (int)(objects & 1);
-            if (at(c, ',')) {
-                c->p++;
+            }
+            p = space_end(p, end);
+            if (p >= end)
+                return -1;
+            if (*p == ',') {
+                p++;
                 break;
             }
-            if (!at(c, obj ? '}' : ']'))
+            if (*p != ((objects & 1) ? '}' : ']'))
                 return -1;
-            c->p++;
+            p++;
             objects >>= 1;
             open--;
         }
         if (!(objects & 1))
             continue;
     key:
-        skip_space(c);
-        struct span k;
-        if (!at(c, '"') || string(c, &k) < 0)
+        p = space_end(p, end);
+        if (p >= end || *p != '"' || !(p = string_end(p + 1, end, &escaped)))
             return -1;
-        skip_space(c);
-        if (!at(c, ':'))
+        p = space_end(p, end);
+        if (p >= end || *p != ':')
             return -1;
-        c->p++;
+        p++;
     }
 }
 
@@ -273,17 +381,24 @@ static int object(struct cur *c, member_fn fn, void *ctx, int depth)
     }
 }
 
-static int key_is(const struct span *k, const char *name)
+static int key_is(const struct span *k, const char *name, size_t n)
 {
-    size_t n = strlen(name);
     return k->len == n && memcmp(k->at, name, n) == 0;
 }
 
-/* Which of `names` the key is, or -1. */
-static int key_index(const struct span *k, const char *const *names, int n)
+/* A key looked up, with its length (every member of a line is looked up). */
+struct key {
+    const char *name;
+    size_t len;
+};
+#define KEY(s) { s, sizeof s - 1 }
+
+/* Which of `keys` the key is, or -1. */
+static int key_index(const struct span *k, const struct key *keys, int n)
 {
     for (int i = 0; i < n; i++)
-        if (key_is(k, names[i]))
+        if (k->len == keys[i].len && k->at[0] == (unsigned char)keys[i].name[0] &&
+            memcmp(k->at, keys[i].name, k->len) == 0)
             return i;
     return -1;
 }
@@ -291,7 +406,7 @@ static int key_index(const struct span *k, const char *const *names, int n)
 /* A number member: *v and 1 when it is one, else skipped (null, ...). */
 static int number_or_skip(struct cur *c, double *v, int *is, int depth)
 {
-    if (at(c, '-') || (c->p < c->end && *c->p >= '0' && *c->p <= '9')) {
+    if (at(c, '-') || (c->p < c->end && is_digit(*c->p))) {
         *is = 1;
         return number(c, v);
     }
@@ -310,7 +425,8 @@ static int string_or_skip(struct cur *c, struct span *s, int *is, int depth)
 
 /* "baseline" and "current": the first of each of these members counts. */
 enum { SIDE_MEDIAN, SIDE_MIN, SIDE_MAX, SIDE_FIELDS };
-static const char *const side_keys[SIDE_FIELDS] = { "median_ms", "min_ms", "max_ms" };
+static const struct key side_keys[SIDE_FIELDS] = { KEY("median_ms"), KEY("min_ms"),
+                                                   KEY("max_ms") };
 
 struct side {
     unsigned seen;
@@ -332,7 +448,7 @@ static int side_member(struct cur *c, const struct span *key, void *ctx, int dep
 /* "context": each string member is set in turn (ng_context_set()), so
  * the last one of a key wins and an empty one takes the key out. */
 enum { CTX_COMMIT, CTX_RUN_URL, CTX_FIELDS };
-static const char *const context_keys[CTX_FIELDS] = { "commit", "run_url" };
+static const struct key context_keys[CTX_FIELDS] = { KEY("commit"), KEY("run_url") };
 
 struct context {
     struct span v[CTX_FIELDS];
@@ -367,9 +483,10 @@ enum {
 #define F_STRINGS 3
 #define F_NUMBERS 8
 
-static const char *const root_keys[F_FIELDS] = {
-    "name", "verdict", "timestamp", "ratio", "p_value", "threshold", "baseline_ms_per_epoch",
-    "current_ms_per_epoch", "baseline", "current", "context",
+static const struct key root_keys[F_FIELDS] = {
+    KEY("name"), KEY("verdict"), KEY("timestamp"), KEY("ratio"), KEY("p_value"),
+    KEY("threshold"), KEY("baseline_ms_per_epoch"), KEY("current_ms_per_epoch"),
+    KEY("baseline"), KEY("current"), KEY("context"),
 };
 
 struct root {
@@ -431,7 +548,8 @@ static int keep(struct ng_buf *b, const struct span *s)
 static int outcome_of(const struct span *s, enum ng_outcome *o)
 {
     for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++) {
-        if (!s->escaped && key_is(s, ng_outcome_name((enum ng_outcome)k))) {
+        const char *name = ng_outcome_name((enum ng_outcome)k);
+        if (!s->escaped && key_is(s, name, strlen(name))) {
             *o = (enum ng_outcome)k;
             return 0;
         }

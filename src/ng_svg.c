@@ -123,6 +123,15 @@ const char *ng_svg_kind_colour(enum ng_work_kind k)
     return colours[k];
 }
 
+/* The end of a mark: `head`, the colour, "\"/>" (no printf: a chart has a
+ * thousand marks). */
+static void fill(struct ng_buf *out, const char *head, const char *colour)
+{
+    ng_buf_adds(out, head);
+    ng_buf_adds(out, colour);
+    ng_buf_adds(out, "\"/>");
+}
+
 void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, double r)
 {
     const char *c = ng_svg_outcome_colour(o);
@@ -135,7 +144,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         num(out, y);
         ng_buf_adds(out, "\" r=\"");
         num(out, r);
-        ng_buf_addf(out, "\" fill=\"%s\"/>", c);
+        fill(out, "\" fill=\"", c);
         return;
     case NG_OUTCOME_FAIL:   /* a triangle pointing up: slower */
         ng_buf_adds(out, "<path class=\"v-fail\" d=\"M");
@@ -144,7 +153,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         xy(out, x + 1.15 * r, y + 0.75 * r);
         ng_buf_adds(out, "H");
         num(out, x - 1.15 * r);
-        ng_buf_addf(out, "Z\" fill=\"%s\"/>", c);
+        fill(out, "Z\" fill=\"", c);
         return;
     case NG_OUTCOME_INCONCLUSIVE:
         ng_buf_adds(out, "<path class=\"v-inconclusive\" d=\"M");
@@ -155,7 +164,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         xy(out, x, y + 1.3 * r);
         ng_buf_adds(out, "L");
         xy(out, x - r, y);
-        ng_buf_addf(out, "Z\" fill=\"%s\"/>", c);
+        fill(out, "Z\" fill=\"", c);
         return;
     case NG_OUTCOME_ERROR:
         ng_buf_adds(out, "<path class=\"v-error\" d=\"M");

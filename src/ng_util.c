@@ -403,6 +403,12 @@ size_t ng_fmt_fixed(char *buf, double v, int decimals)
     return (size_t)snprintf(buf, NG_FMT_FIXED_MAX, "%.*f", decimals, v);
 }
 
+void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals)
+{
+    char buf[NG_FMT_FIXED_MAX];
+    ng_buf_add(b, buf, ng_fmt_fixed(buf, v, decimals));
+}
+
 void ng_fmt_double(char *buf, size_t size, double v)
 {
     snprintf(buf, size, "%.15g", v);
@@ -578,11 +584,46 @@ time_t ng_report_time(void)
     return time(NULL);
 }
 
+/* Years of four digits (every date a history holds) are written digit by
+ * digit: a chart dates each of its points twice, and strftime() costs a
+ * thousand instructions a call.  Others go to strftime(). */
 void ng_fmt_utc(char *buf, size_t size, time_t t, int zone)
 {
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+    int64_t days = (int64_t)t / 86400, secs = (int64_t)t % 86400;
+    if (secs < 0)
+        secs += 86400, days--;
+    /* Howard Hinnant's civil_from_days: gmtime_r() without its time zone
+     * lock */
+    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int day = (int)(doy - (153 * mp + 2) / 5 + 1), month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    int64_t year = (int64_t)yoe + era * 400 + (month <= 2);
+    if (year < 1000 || year > 9999 || size < 21) {
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+        return;
+    }
+    const int parts[6] = { (int)year, month, day, (int)(secs / 3600), (int)(secs / 60 % 60),
+                           (int)(secs % 60) };
+    static const char seps[6] = { '-', '-', 'T', ':', ':', '\0' };
+    char *p = buf;
+    for (int i = 0; i < 6; i++) {
+        int v = parts[i];
+        if (i == 0) {
+            *p++ = (char)('0' + v / 1000);
+            *p++ = (char)('0' + v / 100 % 10);
+        }
+        *p++ = (char)('0' + v / 10 % 10);
+        *p++ = (char)('0' + v % 10);
+        if (i < 5)
+            *p++ = seps[i];
+    }
+    if (zone)
+        *p++ = 'Z';
+    *p = '\0';
 }
 
 /* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's

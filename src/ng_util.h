@@ -131,6 +131,8 @@ void ng_fmt_double(char *buf, size_t size, double v);
  * NaN, a platform without such a long double) goes to snprintf. */
 #define NG_FMT_FIXED_MAX 352
 size_t ng_fmt_fixed(char *buf, double v, int decimals);
+/* The same appended to b. */
+void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals);
 
 /* write() until all len bytes are written (EINTR retried); -1 with errno
  * on failure. */

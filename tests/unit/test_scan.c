@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,39 @@ static void test_nesting(void **state)
     ng_buf_release(&b);
 }
 
+/* Numbers of every shape and size, read by the scanner without strtod()
+ * where they allow it: the same doubles as cJSON's strtod(). */
+static void test_numbers(void **state)
+{
+    static const char *const forms[] = { "%.17g", "%.15g", "%.6g", "%.3f", "%.9f", "%.2e",
+                                         "%.16e", "%.0f", "%.20f" };
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    char num[80], line[160];
+    size_t scanned = 0;
+    (void)state;
+
+    for (int i = 0; i < 60000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v;
+        if (i % 3 == 0) {
+            memcpy(&v, &x, sizeof v);
+            if (!isfinite(v))
+                v = (double)(x >> 11);
+        } else {
+            v = (double)(x >> (x % 64)) * pow(10, (double)((int)(x % 61) - 30));
+        }
+        if (x & 1)
+            v = -v;
+        snprintf(num, sizeof num, forms[i % 9], v);
+        if (i % 7 == 0)   /* digits alone, up to 25 of them, a point anywhere */
+            snprintf(num, sizeof num, "%llu.%llu", (unsigned long long)(x >> 20),
+                     (unsigned long long)(x % 100000000000000ull));
+        snprintf(line, sizeof line, "{\"name\":\"g\",\"verdict\":\"pass\",\"ratio\":%s}", num);
+        scanned += (size_t)agree(line);
+    }
+    assert_true(scanned > 50000);
+}
+
 /* Every cut of a real line, and a handful of bytes put at many places:
  * where the scanner reads one, so does cJSON, to the same figures. */
 static void test_mutations(void **state)
@@ -370,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_nesting),
+        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -107,6 +108,34 @@ static void test_fmt_fixed(void **state)
             v = (double)((int64_t)(x % 200001) - 100000) / 1000.0 + (double)((x >> 40) % 3) * 0.0005;
         }
         expect_fixed(v, i % 4);
+    }
+}
+
+/* ng_fmt_utc against gmtime_r() and strftime(): every day from year 1000
+ * to 9999 at a moving time of day, the edges of that range (where it
+ * hands over to strftime()), and times before 1970. */
+static void test_fmt_utc(void **state)
+{
+    static const int64_t edges[] = { -30610224000LL - 1, -30610224000LL, 253402300799LL,
+                                     253402300800LL, -1, 0, 951782400, 4107542399LL };
+    char got[64], want[64];
+    struct tm tm;
+    (void)state;
+
+    for (int64_t t = -30610224000LL, i = 0; t < 253402300800LL; t += 86400 + 7, i++) {
+        time_t tt = (time_t)t;
+        ng_fmt_utc(got, sizeof got, tt, (int)(i & 1));
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, i & 1 ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+        if (strcmp(got, want) != 0)
+            fail_msg("%lld: %s, not %s", (long long)t, got, want);
+    }
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        time_t tt = (time_t)edges[i];
+        ng_fmt_utc(got, sizeof got, tt, 1);
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        assert_string_equal(got, want);
     }
 }
 
@@ -303,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_text_clean),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_fmt_fixed),
+        cmocka_unit_test(test_fmt_utc),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_xgrow),
