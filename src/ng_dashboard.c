@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -249,8 +250,11 @@ struct run {
     int has_figures, has_p;
     double ratio, p, threshold, base_ms, cur_ms, lo, hi;
     char *commit, *run_url;    /* owned; NULL when unknown */
-    char *text;                /* its line, while it is one of the latest --details runs
-                                  (read whole once every file is read) */
+    /* while it is one of the latest --details runs, where its line is
+     * (read whole once every file is read): at `at` in its file, or for a
+     * history that cannot be read again (a pipe) a copy in text */
+    unsigned long long at;
+    char *text;
     size_t text_len;
     struct ng_verdict_doc *doc;   /* the whole verdict, for the latest --details runs */
 };
@@ -270,6 +274,8 @@ struct site {
     struct gate *gates;
     size_t n_gates;
     size_t file;               /* the history being read */
+    int fds[NG_DASHBOARD_MAX_HISTORIES];   /* each history open, until its latest runs are
+                                              read (-1: closed) */
     size_t runs;
     time_t now;                /* when the site is written, on every page */
     struct ng_dashboard_result *r;
@@ -291,7 +297,8 @@ static int run_later(const struct run *a, const struct run *b)
 
 /* Keeps the line of the latest runs only (to be read whole later): a run
  * newer than the oldest held takes its place. */
-static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_history_line *l)
+static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_history_line *l,
+                 int again)
 {
     size_t slot = g->n_held;
 
@@ -309,7 +316,8 @@ static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_his
         g->n_held++;
     }
     g->held[slot] = idx;
-    g->runs[idx].text = ng_xstrndup(l->text, l->len);
+    g->runs[idx].at = l->offset;
+    g->runs[idx].text = again ? NULL : ng_xstrndup(l->text, l->len);
     g->runs[idx].text_len = l->len;
 }
 
@@ -349,7 +357,10 @@ static struct gate *gate_of(struct site *s, const char *name)
     return &s->gates[i];
 }
 
-static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l)
+/* again: the line can be read again from the file (else it is copied
+ * while the run is one of the latest). */
+static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l,
+                     int again)
 {
     struct gate *g = gate_of(s, v->name);
 
@@ -374,7 +385,7 @@ static void take_run(struct site *s, const struct ng_scan *v, const struct ng_hi
     };
     g->n++;
     s->runs++;
-    hold(s, g, g->n - 1, l);
+    hold(s, g, g->n - 1, l, again);
 }
 
 static void add_warning(struct ng_dashboard_result *r, char *w)
@@ -445,7 +456,7 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
             return -1;
     }
     pthread_mutex_lock(p->lock);
-    take_run(p->s, &p->scan, l);
+    take_run(p->s, &p->scan, l, p->seekable);
     pthread_mutex_unlock(p->lock);
     return 0;
 }
@@ -460,6 +471,7 @@ static void *read_part(void *arg)
         ng_oom_fail();
     ng_oom_doing("reading the history '%s'", p->path);
     p->h.lines = p->first_line;
+    p->h.offset = (unsigned long long)p->at;
     p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
     fclose(f);
     ng_oom_doing(NULL);
@@ -515,6 +527,11 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             close(fd);
         return -1;
     }
+    /* a shared lock, as ng_history_read() takes: appends (under an
+     * exclusive one) are whole when read, and wait until the latest runs'
+     * lines are read again */
+    while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+        ;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? THREADS : 1;
     off_t from = 0;
@@ -552,7 +569,10 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         ng_history_release(&parts[i].h);
         ng_scan_release(&parts[i].scan);
     }
-    close(fd);
+    if (S_ISREG(st.st_mode))
+        s->fds[s->file] = fd;   /* kept for the latest runs' lines */
+    else
+        close(fd);
     if (ret == 0 && verdicts == 0) {
         struct ng_buf b = NG_BUF_INIT;
         char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
@@ -564,17 +584,54 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
 }
 
 /* The latest runs' lines read whole, by THREADS threads at once (each
- * run its own verdict); each line is given up once read. */
+ * run its own verdict), from their files again or from their copies. */
 struct held {
+    const struct site *s;
     struct run **runs;
     size_t n;
     pthread_mutex_t lock;
     size_t next;
+    int ret;
+    struct ng_err err;         /* the first failure */
 };
+
+/* Run r's line, again.  It was read once (scanned, which answers only for
+ * lines the full reader takes, or read whole), under the shared lock that
+ * is still held: the same bytes fail only when the file was changed in
+ * place meanwhile (where locks do not work), or cJSON ran out of memory. */
+struct line_buf {
+    char *data;
+    size_t cap;
+};
+
+static int read_run(const struct site *s, struct run *r, struct line_buf *b, struct ng_err *err)
+{
+    const char *text = r->text;
+
+    if (!text) {
+        if (b->cap < r->text_len + 1) {
+            b->data = ng_xrealloc(b->data, r->text_len + 1);
+            b->cap = r->text_len + 1;
+        }
+        ssize_t n;
+        do
+            n = pread(s->fds[r->file], b->data, r->text_len, (off_t)r->at);
+        while (n < 0 && errno == EINTR);
+        text = n == (ssize_t)r->text_len ? b->data : NULL;
+    }
+    r->doc = ng_xmalloc(sizeof *r->doc);
+    if (text && ng_verdict_doc_read(r->doc, text, r->text_len, err) == 0)
+        return 0;
+    char *shown = ng_text_cleaned(s->o->histories[r->file], NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "the history '%s' changed while it was read (line %zu)", shown, r->line);
+    free(shown);
+    return -1;
+}
 
 static void *read_held(void *arg)
 {
     struct held *h = arg;
+    struct line_buf line = { NULL, 0 };
 
     ng_oom_doing("reading the dashboard's latest runs");
     for (;;) {
@@ -583,24 +640,35 @@ static void *read_held(void *arg)
         pthread_mutex_unlock(&h->lock);
         if (i >= h->n)
             break;
-        struct run *r = h->runs[i];
         struct ng_err err;
-        r->doc = ng_xmalloc(sizeof *r->doc);
-        /* the line was read once already (scanned, which answers only
-         * for lines the full reader takes, or read whole): the same bytes
-         * fail only where cJSON ran out of memory */
-        if (ng_verdict_doc_read(r->doc, r->text, r->text_len, &err) < 0)
-            ng_oom_fail();
+        struct run *r = h->runs[i];
+        int ret = read_run(h->s, r, &line, &err);
         free(r->text);
         r->text = NULL;
+        pthread_mutex_lock(&h->lock);
+        if (ret < 0 && h->ret == 0) {
+            h->ret = -1;
+            h->err = err;
+        }
+        pthread_mutex_unlock(&h->lock);
     }
+    free(line.data);
     ng_oom_doing(NULL);
     return NULL;
 }
 
-static void read_latest(struct site *s)
+static void close_histories(struct site *s)
 {
-    struct held h = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++) {
+        if (s->fds[i] >= 0)
+            close(s->fds[i]);
+        s->fds[i] = -1;
+    }
+}
+
+static int read_latest(struct site *s, struct ng_err *err)
+{
+    struct held h = { .s = s, .lock = PTHREAD_MUTEX_INITIALIZER };
     pthread_t threads[THREADS];
     size_t n = 0;
 
@@ -619,6 +687,10 @@ static void read_latest(struct site *s)
         if (threads[i])
             pthread_join(threads[i], NULL);
     free(h.runs);
+    close_histories(s);
+    if (h.ret < 0)
+        *err = h.err;
+    return h.ret;
 }
 
 static int read_histories(struct site *s, struct ng_err *err)
@@ -628,8 +700,7 @@ static int read_histories(struct site *s, struct ng_err *err)
         if (read_file(s, s->o->histories[i], err) < 0)
             return -1;
     }
-    read_latest(s);
-    return 0;
+    return read_latest(s, err);
 }
 
 static int run_cmp(const void *a, const void *b)
@@ -673,6 +744,7 @@ static void site_release(struct site *s)
     }
     free(s->gates);
     ng_strmap_release(&s->names);
+    close_histories(s);
 }
 
 /* ---- charts ---- */
@@ -1198,6 +1270,8 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
     struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r, .now = ng_report_time() };
 
     memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++)
+        s.fds[i] = -1;
     r->files = o->n_histories;
     int ret = read_histories(&s, err);
     if (ret == 0) {

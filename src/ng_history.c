@@ -19,6 +19,7 @@ struct reader {
     void *ctx;
     struct ng_buf line;          /* the line being gathered across reads */
     int too_long;                /* it passed line_max: the rest of it is dropped */
+    unsigned long long start;    /* where it starts in the file */
     size_t unsaid;               /* warnings past NG_HISTORY_WARNINGS_MAX */
     int stop;
 };
@@ -66,7 +67,7 @@ static void take_line(struct reader *r, const char *p, size_t n, int torn)
     }
     if (blank(p, n))
         return;
-    struct ng_history_line l = { p, n, line };
+    struct ng_history_line l = { p, n, line, r->start };
     struct ng_err err;
     int ret = r->fn(&l, r->ctx, &err);
     if (ret < 0) {
@@ -104,13 +105,14 @@ int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_hi
                           void *ctx, struct ng_err *err)
 {
     struct reader r = { h, ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS), fn, ctx,
-                        NG_BUF_INIT, 0, 0, 0 };
+                        NG_BUF_INIT, 0, 0, 0, 0 };
     char chunk[65536];
     size_t n;
     int ret = 0;
 
     if (!h->line_max)
         h->line_max = NG_HISTORY_LINE_MAX;
+    r.start = h->offset;
     while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         for (const char *p = chunk, *end = chunk + n; p < end && !r.stop;) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -125,7 +127,9 @@ int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_hi
                 line_done(&r, 0);
             }
             p = nl + 1;
+            r.start = h->offset + (unsigned long long)(p - chunk);
         }
+        h->offset += n;
     }
     if (!r.stop && ferror(f))
         ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));

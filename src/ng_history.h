@@ -48,6 +48,8 @@ struct ng_history {
     size_t line_max;             /* longest line read, in bytes (0 at init:
                                     NG_HISTORY_LINE_MAX); set before reading */
     size_t lines;                /* lines in the file, blank ones included */
+    unsigned long long offset;   /* where the next line starts in the file (set with
+                                    lines to read a part of a file) */
     size_t verdicts;             /* lines read as verdicts */
     size_t skipped;              /* lines skipped with a warning */
     char **warnings;             /* one line each, without "WARNING: " */
@@ -56,7 +58,7 @@ struct ng_history {
     size_t n_entries;
 };
 
-#define NG_HISTORY_INIT { 0, 0, 0, 0, NULL, 0, NULL, 0 }
+#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, 0 }
 
 /* Called for each verdict, in file order; a non-zero return stops the
  * reading (ng_history_read() then returns 0). */
@@ -78,6 +80,7 @@ struct ng_history_line {
     const char *text;            /* without its newline; not NUL-terminated */
     size_t len;
     size_t line;                 /* its line number, from 1 */
+    unsigned long long offset;   /* where it starts in the file */
 };
 
 /* Called for each line that is not blank (nor too long): 0 when it was
