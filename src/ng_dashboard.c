@@ -407,6 +407,7 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * ordered later, by time, file and line). */
 
 #define THREADS 2          /* parts read, and pages written, at once */
+#define READ_BUF ((size_t)1 << 20)
 /* Below this a file is read as one part: threads would cost more. */
 #define SPLIT_MIN (4u << 20)
 
@@ -414,7 +415,8 @@ struct part {
     int fd;
     int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
     off_t at, end;             /* the byte range still to read */
-    size_t first_line;         /* lines before the part */
+    int after_first;           /* not the file's first part: its line numbers start
+                                  after the lines before it, counted by its thread */
     const char *path;
     struct site *s;
     pthread_mutex_t *lock;
@@ -461,6 +463,23 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
     return 0;
 }
 
+/* The lines before byte `end`. */
+static size_t newlines(int fd, off_t end)
+{
+    char buf[65536];
+    size_t count = 0;
+    for (off_t at = 0; at < end;) {
+        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, at);
+        if (n <= 0)
+            break;
+        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            count++;
+        at += n;
+    }
+    return count;
+}
+
 static void *read_part(void *arg)
 {
     struct part *p = arg;
@@ -469,11 +488,17 @@ static void *read_part(void *arg)
 
     if (!f)
         ng_oom_fail();
+    /* reads of a megabyte: the stream's own buffer would make them 8 kB,
+     * a system call for each line or two (glibc takes the size only with
+     * a buffer given) */
+    char *buf = ng_xmalloc(READ_BUF);
+    setvbuf(f, buf, _IOFBF, READ_BUF);
     ng_oom_doing("reading the history '%s'", p->path);
-    p->h.lines = p->first_line;
+    p->h.lines = p->after_first ? newlines(p->fd, p->at) : 0;
     p->h.offset = (unsigned long long)p->at;
     p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
     fclose(f);
+    free(buf);
     ng_oom_doing(NULL);
     return NULL;
 }
@@ -492,23 +517,6 @@ static off_t boundary(int fd, off_t at, off_t size)
         at += n;
     }
     return size;
-}
-
-/* The lines before byte `end`. */
-static size_t newlines(int fd, off_t end)
-{
-    char buf[65536];
-    size_t count = 0;
-    for (off_t at = 0; at < end;) {
-        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
-        ssize_t n = pread(fd, buf, want, at);
-        if (n <= 0)
-            break;
-        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
-            count++;
-        at += n;
-    }
-    return count;
 }
 
 static int read_file(struct site *s, const char *path, struct ng_err *err)
@@ -540,7 +548,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
                               : boundary(fd, st.st_size / (off_t)n * (off_t)(i + 1), st.st_size);
         parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
                                   .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
-        parts[i].first_line = i ? newlines(fd, from) : 0;
+        parts[i].after_first = i > 0;
         parts[i].seekable = S_ISREG(st.st_mode);
         from = to;
     }

@@ -101,49 +101,71 @@ static void line_done(struct reader *r, int torn)
     r->line.len = 0;
 }
 
+/* The bytes that follow what was fed before: whole lines are read where
+ * they lie, a line split between two feeds is gathered. */
+static void feed(struct reader *r, const char *chunk, size_t n)
+{
+    struct ng_history *h = r->h;
+
+    for (const char *p = chunk, *end = chunk + n; p < end && !r->stop;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)((nl ? nl : end) - p);
+        if (nl && !r->line.len && !r->too_long && len <= h->line_max) {
+            take_line(r, p, len, 0);   /* not copied */
+        } else {
+            gather(r, p, len);
+            if (!nl)
+                break;
+            line_done(r, 0);
+        }
+        p = nl + 1;
+        r->start = h->offset + (unsigned long long)(p - chunk);
+    }
+    h->offset += n;
+}
+
+static void reader_init(struct reader *r, struct ng_history *h, const char *name,
+                        ng_history_line_fn fn, void *ctx)
+{
+    *r = (struct reader){ .h = h, .shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS),
+                          .fn = fn, .ctx = ctx, .line = NG_BUF_INIT, .start = h->offset };
+    if (!h->line_max)
+        h->line_max = NG_HISTORY_LINE_MAX;
+}
+
+/* The last line (the file ended inside it), the count of warnings left
+ * unsaid; r released. */
+static void reader_finish(struct reader *r, int ended)
+{
+    struct ng_history *h = r->h;
+
+    if (ended && !r->stop && (r->line.len > 0 || r->too_long))
+        line_done(r, 1);
+    if (r->unsaid) {
+        struct ng_buf b = NG_BUF_INIT;
+        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r->shown, r->unsaid,
+                    r->unsaid == 1 ? "" : "s");
+        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
+        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+    }
+    ng_buf_release(&r->line);
+    free(r->shown);
+}
+
 int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
                           void *ctx, struct ng_err *err)
 {
-    struct reader r = { h, ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS), fn, ctx,
-                        NG_BUF_INIT, 0, 0, 0, 0 };
+    struct reader r;
     char chunk[65536];
     size_t n;
     int ret = 0;
 
-    if (!h->line_max)
-        h->line_max = NG_HISTORY_LINE_MAX;
-    r.start = h->offset;
-    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        for (const char *p = chunk, *end = chunk + n; p < end && !r.stop;) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            size_t len = (size_t)((nl ? nl : end) - p);
-            if (nl && !r.line.len && !r.too_long && len <= h->line_max) {
-                /* a whole line in the chunk: read where it lies, not copied */
-                take_line(&r, p, len, 0);
-            } else {
-                gather(&r, p, len);
-                if (!nl)
-                    break;
-                line_done(&r, 0);
-            }
-            p = nl + 1;
-            r.start = h->offset + (unsigned long long)(p - chunk);
-        }
-        h->offset += n;
-    }
+    reader_init(&r, h, name, fn, ctx);
+    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        feed(&r, chunk, n);
     if (!r.stop && ferror(f))
         ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
-    else if (!r.stop && (r.line.len > 0 || r.too_long))
-        line_done(&r, 1);
-    if (r.unsaid) {
-        struct ng_buf b = NG_BUF_INIT;
-        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r.shown, r.unsaid,
-                    r.unsaid == 1 ? "" : "s");
-        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
-        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
-    }
-    ng_buf_release(&r.line);
-    free(r.shown);
+    reader_finish(&r, ret == 0);
     return ret;
 }
 
