@@ -408,6 +408,23 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 
 #define THREADS 2          /* parts read, and pages written, at once */
 #define READ_BUF ((size_t)1 << 20)
+
+/* fn(arg) on THREADS threads at once (this one among them), or on this
+ * one alone for fewer than two items or one core; fn takes its items
+ * from arg under its own lock until none is left. */
+static void on_threads(void *(*fn)(void *), void *arg, size_t items)
+{
+    pthread_t threads[THREADS];
+    size_t n = items > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
+
+    for (size_t i = 1; i < n; i++)
+        if (pthread_create(&threads[i], NULL, fn, arg) != 0)
+            threads[i] = 0;
+    fn(arg);
+    for (size_t i = 1; i < n; i++)
+        if (threads[i])
+            pthread_join(threads[i], NULL);
+}
 /* Below this a file is read as one part: threads would cost more. */
 #define SPLIT_MIN (4u << 20)
 
@@ -677,7 +694,6 @@ static void close_histories(struct site *s)
 static int read_latest(struct site *s, struct ng_err *err)
 {
     struct held h = { .s = s, .lock = PTHREAD_MUTEX_INITIALIZER };
-    pthread_t threads[THREADS];
     size_t n = 0;
 
     for (size_t i = 0; i < s->n_gates; i++)
@@ -686,14 +702,7 @@ static int read_latest(struct site *s, struct ng_err *err)
     for (size_t i = 0; i < s->n_gates; i++)
         for (size_t k = 0; k < s->gates[i].n_held; k++)
             h.runs[h.n++] = &s->gates[i].runs[s->gates[i].held[k]];
-    size_t t = h.n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
-    for (size_t i = 1; i < t; i++)
-        if (pthread_create(&threads[i], NULL, read_held, &h) != 0)
-            threads[i] = 0;
-    read_held(&h);
-    for (size_t i = 1; i < t; i++)
-        if (threads[i])
-            pthread_join(threads[i], NULL);
+    on_threads(read_held, &h, h.n);
     free(h.runs);
     close_histories(s);
     if (h.ret < 0)
@@ -1124,7 +1133,6 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
 {
     struct ng_buf b = NG_BUF_INIT;
     char dir[PATH_MAX];
-    pthread_t threads[THREADS];
 
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
@@ -1134,14 +1142,7 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
     int ret = write_file(tmp, "index.html", &b, err);
     if (ret == 0) {
         struct pages p = { .s = s, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
-        size_t n = s->n_gates > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
-        for (size_t i = 1; i < n; i++)
-            if (pthread_create(&threads[i], NULL, write_pages, &p) != 0)
-                threads[i] = 0;
-        write_pages(&p);
-        for (size_t i = 1; i < n; i++)
-            if (threads[i])
-                pthread_join(threads[i], NULL);
+        on_threads(write_pages, &p, s->n_gates);
         s->r->site_bytes += p.bytes;
         if ((ret = p.ret) < 0)
             *err = p.err;
