@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "ng_oom.h"
 #include "ng_report.h"
 #include "ng_reporter.h"
+#include "ng_scan.h"
 #include "ng_signal.h"
 #include "ng_svg.h"
 #include "ng_util.h"
@@ -248,6 +250,12 @@ struct run {
     int has_figures, has_p;
     double ratio, p, threshold, base_ms, cur_ms, lo, hi;
     char *commit, *run_url;    /* owned; NULL when unknown */
+    /* while it is one of the latest --details runs, where its line is
+     * (read whole once every file is read): at `at` in its file, or for a
+     * history that cannot be read again (a pipe) a copy in text */
+    unsigned long long at;
+    char *text;
+    size_t text_len;
     struct ng_verdict_doc *doc;   /* the whole verdict, for the latest --details runs */
 };
 
@@ -256,7 +264,7 @@ struct gate {
     char slug[64];
     struct run *runs;
     size_t n;
-    size_t *held;              /* the runs holding a doc (at most details) */
+    size_t *held;              /* the runs holding their line (at most details) */
     size_t n_held;
 };
 
@@ -266,6 +274,8 @@ struct site {
     struct gate *gates;
     size_t n_gates;
     size_t file;               /* the history being read */
+    int fds[NG_DASHBOARD_MAX_HISTORIES];   /* each history open, until its latest runs are
+                                              read (-1: closed) */
     size_t runs;
     time_t now;                /* when the site is written, on every page */
     struct ng_dashboard_result *r;
@@ -285,9 +295,10 @@ static int run_later(const struct run *a, const struct run *b)
     return a->line > b->line;
 }
 
-/* Keeps the whole verdict of the latest runs only: a run newer than the
- * oldest held takes its place. */
-static void hold(struct site *s, struct gate *g, size_t idx, struct ng_history_entry *e)
+/* Keeps the line of the latest runs only (to be read whole later): a run
+ * newer than the oldest held takes its place. */
+static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_history_line *l,
+                 int again)
 {
     size_t slot = g->n_held;
 
@@ -299,16 +310,15 @@ static void hold(struct site *s, struct gate *g, size_t idx, struct ng_history_e
         struct run *oldest = &g->runs[g->held[slot]];
         if (!run_later(&g->runs[idx], oldest))
             return;
-        ng_verdict_doc_release(oldest->doc);
-        free(oldest->doc);
-        oldest->doc = NULL;
+        free(oldest->text);
+        oldest->text = NULL;
     } else {
         g->n_held++;
     }
     g->held[slot] = idx;
-    g->runs[idx].doc = ng_xmalloc(sizeof *g->runs[idx].doc);
-    *g->runs[idx].doc = e->doc;
-    memset(&e->doc, 0, sizeof e->doc);
+    g->runs[idx].at = l->offset;
+    g->runs[idx].text = again ? NULL : ng_xstrndup(l->text, l->len);
+    g->runs[idx].text_len = l->len;
 }
 
 static void make_slug(struct gate *g)
@@ -347,10 +357,11 @@ static struct gate *gate_of(struct site *s, const char *name)
     return &s->gates[i];
 }
 
-static int take_entry(struct ng_history_entry *e, void *ctx)
+/* again: the line can be read again from the file (else it is copied
+ * while the run is one of the latest). */
+static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l,
+                     int again)
 {
-    struct site *s = ctx;
-    const struct ng_verdict *v = &e->doc.v;
     struct gate *g = gate_of(s, v->name);
 
     g->runs = ng_xgrow(g->runs, g->n, sizeof *g->runs);
@@ -358,24 +369,23 @@ static int take_entry(struct ng_history_entry *e, void *ctx)
     *r = (struct run){
         .ts = v->timestamp,
         .file = s->file,
-        .line = e->line,
+        .line = l->line,
         .outcome = v->outcome,
         .has_figures = v->has_figures,
         .has_p = v->has_p,
         .ratio = v->ratio,
         .p = v->p_value,
         .threshold = v->threshold,
-        .base_ms = v->baseline.ms_per_epoch,
-        .cur_ms = v->current.ms_per_epoch,
-        .lo = v->current.min_ms,
-        .hi = v->current.max_ms,
-        .commit = dup_or_null(ng_html_context(v, "commit")),
-        .run_url = dup_or_null(ng_html_context(v, "run_url")),
+        .base_ms = v->baseline_ms,
+        .cur_ms = v->current_ms,
+        .lo = v->current_min_ms,
+        .hi = v->current_max_ms,
+        .commit = dup_or_null(v->commit),
+        .run_url = dup_or_null(v->run_url),
     };
     g->n++;
     s->runs++;
-    hold(s, g, g->n - 1, e);
-    return 0;
+    hold(s, g, g->n - 1, l, again);
 }
 
 static void add_warning(struct ng_dashboard_result *r, char *w)
@@ -386,14 +396,35 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 
 /* ---- reading, in parallel ----
  *
- * Parsing the JSON is nearly all of the time a big history takes, so a
- * file is read as up to THREADS parts at once, each part a run of whole
- * lines, each through ng_history on its own: a part is a stream over its
- * byte range, and its line numbers start where the part before it ends,
- * so warnings name the file's own lines.  What the parts read is put
- * together under a lock (runs are ordered later, by time, file and line). */
+ * Reading the JSON is most of the time a big history takes, so a file is
+ * read as up to THREADS parts at once, each part a run of whole lines,
+ * each through ng_history on its own: a part is a stream over its byte
+ * range, and its line numbers start where the part before it ends, so
+ * warnings name the file's own lines.  A line is scanned for its chart's
+ * figures (ng_scan), or read whole where the scanner cannot tell; the
+ * latest runs of each gate keep their line, read whole once every file
+ * is read.  What the parts read is put together under a lock (runs are
+ * ordered later, by time, file and line). */
 
 #define THREADS 2          /* parts read, and pages written, at once */
+#define READ_BUF ((size_t)1 << 20)
+
+/* fn(arg) on THREADS threads at once (this one among them), or on this
+ * one alone for fewer than two items or one core; fn takes its items
+ * from arg under its own lock until none is left. */
+static void on_threads(void *(*fn)(void *), void *arg, size_t items)
+{
+    pthread_t threads[THREADS];
+    size_t n = items > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
+
+    for (size_t i = 1; i < n; i++)
+        if (pthread_create(&threads[i], NULL, fn, arg) != 0)
+            threads[i] = 0;
+    fn(arg);
+    for (size_t i = 1; i < n; i++)
+        if (threads[i])
+            pthread_join(threads[i], NULL);
+}
 /* Below this a file is read as one part: threads would cost more. */
 #define SPLIT_MIN (4u << 20)
 
@@ -401,11 +432,13 @@ struct part {
     int fd;
     int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
     off_t at, end;             /* the byte range still to read */
-    size_t first_line;         /* lines before the part */
+    int after_first;           /* not the file's first part: its line numbers start
+                                  after the lines before it, counted by its thread */
     const char *path;
     struct site *s;
     pthread_mutex_t *lock;
     struct ng_history h;
+    struct ng_scan scan;       /* the figures of the line being read */
     struct ng_err err;
     int ret;
 };
@@ -426,14 +459,42 @@ static ssize_t part_read(void *cookie, char *buf, size_t size)
     return n;
 }
 
-static int take_locked(struct ng_history_entry *e, void *ctx)
+/* A line's figures, from the scanner or, where it cannot tell, from the
+ * whole verdict (whose reader says what is wrong with a bad line). */
+static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
 {
     struct part *p = ctx;
 
+    if (ng_scan_line(&p->scan, l->text, l->len) != 0) {
+        struct ng_verdict_doc doc;
+        int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
+        if (ret == 0)
+            ng_scan_of_verdict(&p->scan, &doc.v);
+        ng_verdict_doc_release(&doc);
+        if (ret < 0)
+            return -1;
+    }
     pthread_mutex_lock(p->lock);
-    take_entry(e, p->s);
+    take_run(p->s, &p->scan, l, p->seekable);
     pthread_mutex_unlock(p->lock);
     return 0;
+}
+
+/* The lines before byte `end`. */
+static size_t newlines(int fd, off_t end)
+{
+    char buf[65536];
+    size_t count = 0;
+    for (off_t at = 0; at < end;) {
+        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, at);
+        if (n <= 0)
+            break;
+        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            count++;
+        at += n;
+    }
+    return count;
 }
 
 static void *read_part(void *arg)
@@ -444,10 +505,17 @@ static void *read_part(void *arg)
 
     if (!f)
         ng_oom_fail();
+    /* reads of a megabyte: the stream's own buffer would make them 8 kB,
+     * a system call for each line or two (glibc takes the size only with
+     * a buffer given) */
+    char *buf = ng_xmalloc(READ_BUF);
+    setvbuf(f, buf, _IOFBF, READ_BUF);
     ng_oom_doing("reading the history '%s'", p->path);
-    p->h.lines = p->first_line;
-    p->ret = ng_history_read_stream(&p->h, f, p->path, take_locked, p, &p->err);
+    p->h.lines = p->after_first ? newlines(p->fd, p->at) : 0;
+    p->h.offset = (unsigned long long)p->at;
+    p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
     fclose(f);
+    free(buf);
     ng_oom_doing(NULL);
     return NULL;
 }
@@ -468,23 +536,6 @@ static off_t boundary(int fd, off_t at, off_t size)
     return size;
 }
 
-/* The lines before byte `end`. */
-static size_t newlines(int fd, off_t end)
-{
-    char buf[65536];
-    size_t count = 0;
-    for (off_t at = 0; at < end;) {
-        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
-        ssize_t n = pread(fd, buf, want, at);
-        if (n <= 0)
-            break;
-        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
-            count++;
-        at += n;
-    }
-    return count;
-}
-
 static int read_file(struct site *s, const char *path, struct ng_err *err)
 {
     struct part parts[THREADS];
@@ -501,6 +552,11 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             close(fd);
         return -1;
     }
+    /* a shared lock, as ng_history_read() takes: appends (under an
+     * exclusive one) are whole when read, and wait until the latest runs'
+     * lines are read again */
+    while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+        ;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? THREADS : 1;
     off_t from = 0;
@@ -508,8 +564,8 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
                               : boundary(fd, st.st_size / (off_t)n * (off_t)(i + 1), st.st_size);
         parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
-                                  .lock = &lock, .h = NG_HISTORY_INIT };
-        parts[i].first_line = i ? newlines(fd, from) : 0;
+                                  .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
+        parts[i].after_first = i > 0;
         parts[i].seekable = S_ISREG(st.st_mode);
         from = to;
     }
@@ -536,8 +592,12 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             parts[i].h.warnings[k] = NULL;
         }
         ng_history_release(&parts[i].h);
+        ng_scan_release(&parts[i].scan);
     }
-    close(fd);
+    if (S_ISREG(st.st_mode))
+        s->fds[s->file] = fd;   /* kept for the latest runs' lines */
+    else
+        close(fd);
     if (ret == 0 && verdicts == 0) {
         struct ng_buf b = NG_BUF_INIT;
         char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
@@ -548,6 +608,108 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     return ret;
 }
 
+/* The latest runs' lines read whole, by THREADS threads at once (each
+ * run its own verdict), from their files again or from their copies. */
+struct held {
+    const struct site *s;
+    struct run **runs;
+    size_t n;
+    pthread_mutex_t lock;
+    size_t next;
+    int ret;
+    struct ng_err err;         /* the first failure */
+};
+
+/* Run r's line, again.  It was read once (scanned, which answers only for
+ * lines the full reader takes, or read whole), under the shared lock that
+ * is still held: the same bytes fail only when the file was changed in
+ * place meanwhile (where locks do not work), or cJSON ran out of memory. */
+struct line_buf {
+    char *data;
+    size_t cap;
+};
+
+static int read_run(const struct site *s, struct run *r, struct line_buf *b, struct ng_err *err)
+{
+    const char *text = r->text;
+
+    if (!text) {
+        if (b->cap < r->text_len + 1) {
+            b->data = ng_xrealloc(b->data, r->text_len + 1);
+            b->cap = r->text_len + 1;
+        }
+        ssize_t n;
+        do
+            n = pread(s->fds[r->file], b->data, r->text_len, (off_t)r->at);
+        while (n < 0 && errno == EINTR);
+        text = n == (ssize_t)r->text_len ? b->data : NULL;
+    }
+    r->doc = ng_xmalloc(sizeof *r->doc);
+    if (text && ng_verdict_doc_read(r->doc, text, r->text_len, err) == 0)
+        return 0;
+    char *shown = ng_text_cleaned(s->o->histories[r->file], NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "the history '%s' changed while it was read (line %zu)", shown, r->line);
+    free(shown);
+    return -1;
+}
+
+static void *read_held(void *arg)
+{
+    struct held *h = arg;
+    struct line_buf line = { NULL, 0 };
+
+    ng_oom_doing("reading the dashboard's latest runs");
+    for (;;) {
+        pthread_mutex_lock(&h->lock);
+        size_t i = h->next++;
+        pthread_mutex_unlock(&h->lock);
+        if (i >= h->n)
+            break;
+        struct ng_err err;
+        struct run *r = h->runs[i];
+        int ret = read_run(h->s, r, &line, &err);
+        free(r->text);
+        r->text = NULL;
+        pthread_mutex_lock(&h->lock);
+        if (ret < 0 && h->ret == 0) {
+            h->ret = -1;
+            h->err = err;
+        }
+        pthread_mutex_unlock(&h->lock);
+    }
+    free(line.data);
+    ng_oom_doing(NULL);
+    return NULL;
+}
+
+static void close_histories(struct site *s)
+{
+    for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++) {
+        if (s->fds[i] >= 0)
+            close(s->fds[i]);
+        s->fds[i] = -1;
+    }
+}
+
+static int read_latest(struct site *s, struct ng_err *err)
+{
+    struct held h = { .s = s, .lock = PTHREAD_MUTEX_INITIALIZER };
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->n_gates; i++)
+        n += s->gates[i].n_held;
+    h.runs = ng_xcalloc(n + 1, sizeof *h.runs);
+    for (size_t i = 0; i < s->n_gates; i++)
+        for (size_t k = 0; k < s->gates[i].n_held; k++)
+            h.runs[h.n++] = &s->gates[i].runs[s->gates[i].held[k]];
+    on_threads(read_held, &h, h.n);
+    free(h.runs);
+    close_histories(s);
+    if (h.ret < 0)
+        *err = h.err;
+    return h.ret;
+}
+
 static int read_histories(struct site *s, struct ng_err *err)
 {
     for (size_t i = 0; i < s->o->n_histories; i++) {
@@ -555,7 +717,7 @@ static int read_histories(struct site *s, struct ng_err *err)
         if (read_file(s, s->o->histories[i], err) < 0)
             return -1;
     }
-    return 0;
+    return read_latest(s, err);
 }
 
 static int run_cmp(const void *a, const void *b)
@@ -587,6 +749,7 @@ static void site_release(struct site *s)
         for (size_t k = 0; k < g->n; k++) {
             free(g->runs[k].commit);
             free(g->runs[k].run_url);
+            free(g->runs[k].text);
             if (g->runs[k].doc) {
                 ng_verdict_doc_release(g->runs[k].doc);
                 free(g->runs[k].doc);
@@ -598,6 +761,7 @@ static void site_release(struct site *s)
     }
     free(s->gates);
     ng_strmap_release(&s->names);
+    close_histories(s);
 }
 
 /* ---- charts ---- */
@@ -639,9 +803,13 @@ static char *point_title(const struct run *r)
     else
         ng_buf_adds(&b, "unknown");
     ng_buf_addf(&b, ", %s, %s", when, ng_outcome_title(r->outcome));
-    if (r->has_figures)
-        ng_buf_addf(&b, ", ratio %.3fx, %.3f ms/epoch", r->ratio, r->cur_ms);
-    else
+    if (r->has_figures) {   /* ", ratio %.3fx, %.3f ms/epoch", without printf */
+        ng_buf_adds(&b, ", ratio ");
+        ng_buf_add_fixed(&b, r->ratio, 3);
+        ng_buf_adds(&b, "x, ");
+        ng_buf_add_fixed(&b, r->cur_ms, 3);
+        ng_buf_adds(&b, " ms/epoch");
+    } else
         ng_buf_adds(&b, ", ratio unknown");
     if (r->has_p)
         ng_buf_addf(&b, ", p %.3g", r->p);
@@ -965,7 +1133,6 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
 {
     struct ng_buf b = NG_BUF_INIT;
     char dir[PATH_MAX];
-    pthread_t threads[THREADS];
 
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
@@ -975,14 +1142,7 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
     int ret = write_file(tmp, "index.html", &b, err);
     if (ret == 0) {
         struct pages p = { .s = s, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
-        size_t n = s->n_gates > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
-        for (size_t i = 1; i < n; i++)
-            if (pthread_create(&threads[i], NULL, write_pages, &p) != 0)
-                threads[i] = 0;
-        write_pages(&p);
-        for (size_t i = 1; i < n; i++)
-            if (threads[i])
-                pthread_join(threads[i], NULL);
+        on_threads(write_pages, &p, s->n_gates);
         s->r->site_bytes += p.bytes;
         if ((ret = p.ret) < 0)
             *err = p.err;
@@ -1119,6 +1279,8 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
     struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r, .now = ng_report_time() };
 
     memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++)
+        s.fds[i] = -1;
     r->files = o->n_histories;
     int ret = read_histories(&s, err);
     if (ret == 0) {

@@ -15,10 +15,11 @@
 struct reader {
     struct ng_history *h;
     char *shown;                 /* the file's name, cleaned for messages */
-    ng_history_fn fn;
+    ng_history_line_fn fn;
     void *ctx;
-    struct ng_buf line;          /* the line being gathered */
+    struct ng_buf line;          /* the line being gathered across reads */
     int too_long;                /* it passed line_max: the rest of it is dropped */
+    unsigned long long start;    /* where it starts in the file */
     size_t unsaid;               /* warnings past NG_HISTORY_WARNINGS_MAX */
     int stop;
 };
@@ -66,17 +67,16 @@ static void take_line(struct reader *r, const char *p, size_t n, int torn)
     }
     if (blank(p, n))
         return;
-    struct ng_history_entry e = { .line = line };
+    struct ng_history_line l = { p, n, line, r->start };
     struct ng_err err;
-    if (ng_verdict_doc_read(&e.doc, p, n, &err) < 0) {
+    int ret = r->fn(&l, r->ctx, &err);
+    if (ret < 0) {
         skip(r, line, "%s (%s); skipped", err.msg,
              torn ? "the file ends inside it: a torn line" : "a torn or garbage line");
     } else {
         h->verdicts++;
-        if (r->fn)
-            r->stop = r->fn(&e, r->ctx) != 0;
+        r->stop = ret > 0;
     }
-    ng_verdict_doc_release(&e.doc);
 }
 
 /* Adds n bytes to the line being gathered, or drops them once it is too
@@ -101,41 +101,99 @@ static void line_done(struct reader *r, int torn)
     r->line.len = 0;
 }
 
-int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_history_fn fn,
-                           void *ctx, struct ng_err *err)
+/* The bytes that follow what was fed before: whole lines are read where
+ * they lie, a line split between two feeds is gathered. */
+static void feed(struct reader *r, const char *chunk, size_t n)
 {
-    struct reader r = { h, ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS), fn, ctx,
-                        NG_BUF_INIT, 0, 0, 0 };
+    struct ng_history *h = r->h;
+
+    for (const char *p = chunk, *end = chunk + n; p < end && !r->stop;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)((nl ? nl : end) - p);
+        if (nl && !r->line.len && !r->too_long && len <= h->line_max) {
+            take_line(r, p, len, 0);   /* not copied */
+        } else {
+            gather(r, p, len);
+            if (!nl)
+                break;
+            line_done(r, 0);
+        }
+        p = nl + 1;
+        r->start = h->offset + (unsigned long long)(p - chunk);
+    }
+    h->offset += n;
+}
+
+static void reader_init(struct reader *r, struct ng_history *h, const char *name,
+                        ng_history_line_fn fn, void *ctx)
+{
+    *r = (struct reader){ .h = h, .shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS),
+                          .fn = fn, .ctx = ctx, .line = NG_BUF_INIT, .start = h->offset };
+    if (!h->line_max)
+        h->line_max = NG_HISTORY_LINE_MAX;
+}
+
+/* The last line (the file ended inside it), the count of warnings left
+ * unsaid; r released. */
+static void reader_finish(struct reader *r, int ended)
+{
+    struct ng_history *h = r->h;
+
+    if (ended && !r->stop && (r->line.len > 0 || r->too_long))
+        line_done(r, 1);
+    if (r->unsaid) {
+        struct ng_buf b = NG_BUF_INIT;
+        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r->shown, r->unsaid,
+                    r->unsaid == 1 ? "" : "s");
+        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
+        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+    }
+    ng_buf_release(&r->line);
+    free(r->shown);
+}
+
+int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
+                          void *ctx, struct ng_err *err)
+{
+    struct reader r;
     char chunk[65536];
     size_t n;
     int ret = 0;
 
-    if (!h->line_max)
-        h->line_max = NG_HISTORY_LINE_MAX;
-    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        for (const char *p = chunk, *end = chunk + n; p < end && !r.stop;) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            gather(&r, p, (size_t)((nl ? nl : end) - p));
-            if (!nl)
-                break;
-            line_done(&r, 0);
-            p = nl + 1;
-        }
-    }
+    reader_init(&r, h, name, fn, ctx);
+    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        feed(&r, chunk, n);
     if (!r.stop && ferror(f))
         ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
-    else if (!r.stop && (r.line.len > 0 || r.too_long))
-        line_done(&r, 1);
-    if (r.unsaid) {
-        struct ng_buf b = NG_BUF_INIT;
-        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r.shown, r.unsaid,
-                    r.unsaid == 1 ? "" : "s");
-        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
-        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
-    }
-    ng_buf_release(&r.line);
-    free(r.shown);
+    reader_finish(&r, ret == 0);
     return ret;
+}
+
+/* The verdict reader over the line reader: each line read whole. */
+struct verdicts {
+    ng_history_fn fn;
+    void *ctx;
+};
+
+static int read_verdict_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
+{
+    struct verdicts *v = ctx;
+    struct ng_history_entry e = { .line = l->line };
+    int ret = 0;
+
+    if (ng_verdict_doc_read(&e.doc, l->text, l->len, err) < 0)
+        ret = -1;
+    else if (v->fn)
+        ret = v->fn(&e, v->ctx) != 0;
+    ng_verdict_doc_release(&e.doc);
+    return ret;
+}
+
+int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_history_fn fn,
+                           void *ctx, struct ng_err *err)
+{
+    struct verdicts v = { fn, ctx };
+    return ng_history_read_lines(h, f, name, read_verdict_line, &v, err);
 }
 
 int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,

@@ -25,7 +25,8 @@
  * path is borrowed.  With ng_history_read() each entry is the reader's and
  * valid only during the callback: to keep its verdict, copy entry->doc
  * and set entry->doc to all zeros (the reader then releases nothing);
- * release the copy with ng_verdict_doc_release(). */
+ * release the copy with ng_verdict_doc_release().  With
+ * ng_history_read_lines() each line's text is borrowed for the callback. */
 #ifndef NG_HISTORY_H
 #define NG_HISTORY_H
 
@@ -47,6 +48,8 @@ struct ng_history {
     size_t line_max;             /* longest line read, in bytes (0 at init:
                                     NG_HISTORY_LINE_MAX); set before reading */
     size_t lines;                /* lines in the file, blank ones included */
+    unsigned long long offset;   /* where the next line starts in the file (set with
+                                    lines to read a part of a file) */
     size_t verdicts;             /* lines read as verdicts */
     size_t skipped;              /* lines skipped with a warning */
     char **warnings;             /* one line each, without "WARNING: " */
@@ -55,7 +58,7 @@ struct ng_history {
     size_t n_entries;
 };
 
-#define NG_HISTORY_INIT { 0, 0, 0, 0, NULL, 0, NULL, 0 }
+#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, 0 }
 
 /* Called for each verdict, in file order; a non-zero return stops the
  * reading (ng_history_read() then returns 0). */
@@ -70,6 +73,26 @@ int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, vo
 /* The same from an open stream; name is the file's, for messages. */
 int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_history_fn fn,
                            void *ctx, struct ng_err *err);
+
+/* One line as it stands in the file, for a caller that reads its lines
+ * itself (the dashboard scans most of them, ng_scan.h). */
+struct ng_history_line {
+    const char *text;            /* without its newline; not NUL-terminated */
+    size_t len;
+    size_t line;                 /* its line number, from 1 */
+    unsigned long long offset;   /* where it starts in the file */
+};
+
+/* Called for each line that is not blank (nor too long): 0 when it was
+ * read as a verdict, 1 the same and stop reading, or -1 with err when it
+ * is not one: it is then skipped with the warning a bad line gets. */
+typedef int (*ng_history_line_fn)(const struct ng_history_line *l, void *ctx,
+                                  struct ng_err *err);
+
+/* ng_history_read_stream() with the lines handed over as text: the same
+ * blank, long, torn and counted lines, the same warnings. */
+int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
+                          void *ctx, struct ng_err *err);
 
 /* Reads every verdict of the file at path into h->entries. */
 int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err);

@@ -29,23 +29,46 @@ static size_t seq_len(unsigned char c)
     return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
+/* The five characters HTML text and attributes escape, or NULL. */
+static const char *html_ref(unsigned char c)
+{
+    static const char *const refs[256] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;",
+    };
+    return refs[c];
+}
+
+/* Printable ASCII needs no cleaning: escaped as it stands, a run of
+ * plain characters at a time (nearly every text of a page).  0 when s
+ * holds anything else. */
+static int ascii_text(struct ng_buf *out, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 || s[i] >= 0x7F)
+            return 0;
+    for (size_t i = 0, run = 0; i <= n; i++) {
+        const char *ref = i < n ? html_ref(s[i]) : NULL;
+        if (i < n && !ref)
+            continue;
+        ng_buf_add(out, s + run, i - run);
+        if (ref)
+            ng_buf_adds(out, ref);
+        run = i + 1;
+    }
+    return 1;
+}
+
 void ng_html_text_n(struct ng_buf *out, const char *s, size_t n)
 {
     struct ng_buf clean = NG_BUF_INIT;
 
+    if (s && ascii_text(out, (const unsigned char *)s, n))
+        return;
     ng_text_clean(&clean, s ? s : "", s ? n : 0, NG_TEXT_ESCAPE_CONTROLS);
     const unsigned char *p = (const unsigned char *)clean.data;
     for (size_t i = 0; i < clean.len;) {
         size_t len = seq_len(p[i]);
-        const char *ref = NULL;
-        switch (p[i]) {
-        case '&': ref = "&amp;"; break;
-        case '<': ref = "&lt;"; break;
-        case '>': ref = "&gt;"; break;
-        case '"': ref = "&quot;"; break;
-        case '\'': ref = "&#39;"; break;
-        default: break;
-        }
+        const char *ref = html_ref(p[i]);
         if (ref)
             ng_buf_adds(out, ref);
         else if (nonchar(p + i, len))
@@ -89,21 +112,34 @@ void ng_html_attr(struct ng_buf *out, const char *s)
  * URL already has). */
 static int url_char(unsigned char c)
 {
+    static const char marks[] = "-._~:/?#[]@!$&'()*+,;=%";
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           strchr("-._~:/?#[]@!$&'()*+,;=%", c) != NULL;
+           (c && memchr(marks, c, sizeof marks - 1) != NULL);
 }
 
+/* Plain URL characters are copied a run at a time (a page links every
+ * point of its chart). */
 void ng_html_url(struct ng_buf *out, const char *url)
 {
-    for (const unsigned char *p = (const unsigned char *)(url ? url : ""); *p; p++) {
-        if (*p == '&')
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(url ? url : ""), *run = p;
+
+    for (;; p++) {
+        unsigned char c = *p;
+        if (c && c != '&' && c != '\'' && url_char(c))
+            continue;
+        ng_buf_add(out, run, (size_t)(p - run));
+        if (!c)
+            return;
+        if (c == '&') {
             ng_buf_adds(out, "&amp;");
-        else if (*p == '\'')
+        } else if (c == '\'') {
             ng_buf_adds(out, "%27");
-        else if (url_char(*p))
-            ng_buf_add(out, p, 1);
-        else
-            ng_buf_addf(out, "%%%02X", *p);
+        } else {
+            char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+            ng_buf_add(out, esc, sizeof esc);
+        }
+        run = p + 1;
     }
 }
 

@@ -80,14 +80,16 @@ double ng_scale_map(const struct ng_scale *s, double v)
  * thousand points is mostly numbers). */
 static void num(struct ng_buf *out, double v)
 {
-    char buf[32];
+    char buf[NG_FMT_FIXED_MAX];
     if (!isfinite(v))
         v = 0;
-    snprintf(buf, sizeof buf, "%.1f", v);
-    size_t n = strlen(buf);
-    if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
-        buf[n - 2] = '\0';
-    ng_buf_adds(out, strcmp(buf, "-0") == 0 ? "0" : buf);
+    size_t n = ng_fmt_fixed(buf, v, 1);
+    if (n > 2 && buf[n - 2] == '.' && buf[n - 1] == '0')
+        n -= 2;
+    if (n == 2 && buf[0] == '-' && buf[1] == '0')
+        ng_buf_add(out, "0", 1);
+    else
+        ng_buf_add(out, buf, n);
 }
 
 static void xy(struct ng_buf *out, double x, double y)
@@ -121,6 +123,15 @@ const char *ng_svg_kind_colour(enum ng_work_kind k)
     return colours[k];
 }
 
+/* The end of a mark: `head`, the colour, "\"/>" (no printf: a chart has a
+ * thousand marks). */
+static void fill(struct ng_buf *out, const char *head, const char *colour)
+{
+    ng_buf_adds(out, head);
+    ng_buf_adds(out, colour);
+    ng_buf_adds(out, "\"/>");
+}
+
 void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, double r)
 {
     const char *c = ng_svg_outcome_colour(o);
@@ -133,7 +144,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         num(out, y);
         ng_buf_adds(out, "\" r=\"");
         num(out, r);
-        ng_buf_addf(out, "\" fill=\"%s\"/>", c);
+        fill(out, "\" fill=\"", c);
         return;
     case NG_OUTCOME_FAIL:   /* a triangle pointing up: slower */
         ng_buf_adds(out, "<path class=\"v-fail\" d=\"M");
@@ -142,7 +153,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         xy(out, x + 1.15 * r, y + 0.75 * r);
         ng_buf_adds(out, "H");
         num(out, x - 1.15 * r);
-        ng_buf_addf(out, "Z\" fill=\"%s\"/>", c);
+        fill(out, "Z\" fill=\"", c);
         return;
     case NG_OUTCOME_INCONCLUSIVE:
         ng_buf_adds(out, "<path class=\"v-inconclusive\" d=\"M");
@@ -153,7 +164,7 @@ void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, doub
         xy(out, x, y + 1.3 * r);
         ng_buf_adds(out, "L");
         xy(out, x - r, y);
-        ng_buf_addf(out, "Z\" fill=\"%s\"/>", c);
+        fill(out, "Z\" fill=\"", c);
         return;
     case NG_OUTCOME_ERROR:
         ng_buf_adds(out, "<path class=\"v-error\" d=\"M");

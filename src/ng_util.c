@@ -1,7 +1,9 @@
 #include "ng_util.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,18 +95,23 @@ void ng_buf_adds(struct ng_buf *b, const char *s)
     ng_buf_add(b, s, strlen(s));
 }
 
+/* Formats straight into the room the buffer has (most texts are short),
+ * and again only when that was too small: one vsnprintf, not two. */
 void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
 {
     va_list again;
     int n;
 
     va_copy(again, ap);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    if (n >= 0) {
+    buf_grow(b, 128);
+    n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    if (n >= 0 && (size_t)n >= b->cap - b->len) {
         buf_grow(b, (size_t)n);
-        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
-        b->len += (size_t)n;
+        n = vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
     }
+    if (n >= 0)
+        b->len += (size_t)n;
+    b->data[b->len] = '\0';
     va_end(again);
 }
 
@@ -315,6 +322,15 @@ void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags)
     /* make sure the result is a string even when s is empty */
     ng_buf_add(out, "", 0);
     while (i < len) {
+        /* printable ASCII is kept as it is in every mode: copied a run at a time */
+        size_t run = i;
+        while (run < len && p[run] >= 0x20 && p[run] < 0x7F)
+            run++;
+        if (run > i) {
+            ng_buf_add(out, p + i, run - i);
+            i = run;
+            continue;
+        }
         size_t n = utf8_seq(p + i, len - i);
         if (n == 0) {
             ng_buf_adds(out, "\xEF\xBF\xBD");
@@ -353,6 +369,44 @@ void ng_fmt_threshold(char *buf, size_t size, double v)
         if (strtod(buf, NULL) == v)
             return;
     }
+}
+
+size_t ng_fmt_fixed(char *buf, double v, int decimals)
+{
+    static const long double scale[] = { 1, 10, 100, 1000 };
+#if LDBL_MANT_DIG >= 64
+    if (decimals >= 0 && decimals <= 3 && v == v && fabs(v) < 1e15) {
+        long double y = fabsl((long double)v) * scale[decimals];   /* exact */
+        long double whole = floorl(y), frac = y - whole;
+        uint64_t u = (uint64_t)whole;
+        if (frac > 0.5L || (frac == 0.5L && (u & 1)))
+            u++;
+        char digits[24];
+        size_t nd = 0, n = 0;
+        do
+            digits[nd++] = (char)('0' + u % 10);
+        while ((u /= 10) > 0);
+        while (nd <= (size_t)decimals)   /* at least one digit before the point */
+            digits[nd++] = '0';
+        if (signbit(v))
+            buf[n++] = '-';
+        while (nd > (size_t)decimals)
+            buf[n++] = digits[--nd];
+        if (decimals)
+            buf[n++] = '.';
+        while (nd > 0)
+            buf[n++] = digits[--nd];
+        buf[n] = '\0';
+        return n;
+    }
+#endif
+    return (size_t)snprintf(buf, NG_FMT_FIXED_MAX, "%.*f", decimals, v);
+}
+
+void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals)
+{
+    char buf[NG_FMT_FIXED_MAX];
+    ng_buf_add(b, buf, ng_fmt_fixed(buf, v, decimals));
 }
 
 void ng_fmt_double(char *buf, size_t size, double v)
@@ -530,11 +584,46 @@ time_t ng_report_time(void)
     return time(NULL);
 }
 
+/* Years of four digits (every date a history holds) are written digit by
+ * digit: a chart dates each of its points twice, and strftime() costs a
+ * thousand instructions a call.  Others go to strftime(). */
 void ng_fmt_utc(char *buf, size_t size, time_t t, int zone)
 {
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+    int64_t days = (int64_t)t / 86400, secs = (int64_t)t % 86400;
+    if (secs < 0)
+        secs += 86400, days--;
+    /* Howard Hinnant's civil_from_days: gmtime_r() without its time zone
+     * lock */
+    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int day = (int)(doy - (153 * mp + 2) / 5 + 1), month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    int64_t year = (int64_t)yoe + era * 400 + (month <= 2);
+    if (year < 1000 || year > 9999 || size < 21) {
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(buf, size, zone ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+        return;
+    }
+    const int parts[6] = { (int)year, month, day, (int)(secs / 3600), (int)(secs / 60 % 60),
+                           (int)(secs % 60) };
+    static const char seps[6] = { '-', '-', 'T', ':', ':', '\0' };
+    char *p = buf;
+    for (int i = 0; i < 6; i++) {
+        int v = parts[i];
+        if (i == 0) {
+            *p++ = (char)('0' + v / 1000);
+            *p++ = (char)('0' + v / 100 % 10);
+        }
+        *p++ = (char)('0' + v / 10 % 10);
+        *p++ = (char)('0' + v % 10);
+        if (i < 5)
+            *p++ = seps[i];
+    }
+    if (zone)
+        *p++ = 'Z';
+    *p = '\0';
 }
 
 /* Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's

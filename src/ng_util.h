@@ -122,6 +122,18 @@ void ng_fmt_threshold(char *buf, size_t size, double v);
  * 12.345678901234567: the same digits a JSON encoder prints. */
 void ng_fmt_double(char *buf, size_t size, double v);
 
+/* v as printf's "%.*f" writes it, decimals 0 to 3, into buf (at least
+ * NG_FMT_FIXED_MAX bytes); returns the length.  The charts print tens of
+ * thousands of numbers a page: this takes a few dozen instructions where
+ * printf takes a thousand, and gives the same bytes (the value times
+ * 10^decimals is exact in a 64-bit-mantissa long double, then rounded
+ * half to even as printf rounds); what it cannot do so (a huge value, a
+ * NaN, a platform without such a long double) goes to snprintf. */
+#define NG_FMT_FIXED_MAX 352
+size_t ng_fmt_fixed(char *buf, double v, int decimals);
+/* The same appended to b. */
+void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals);
+
 /* write() until all len bytes are written (EINTR retried); -1 with errno
  * on failure. */
 int ng_write_all(int fd, const void *data, size_t len);

@@ -2,7 +2,11 @@
  * memory.  Whatever the bytes, every line is either a verdict (with a
  * name, an outcome, and a headline, JSON and a history line within its
  * limit that render) or skipped with
- * a warning that names its line; the counts add up; line numbers rise. */
+ * a warning that names its line; the counts add up; line numbers rise.
+ * Then the same bytes line by line (ng_history_read_lines) through both
+ * readers of a line: where the dashboard's scanner (ng_scan) reads one,
+ * the full reader reads it too, to the same figures; both passes count
+ * the same lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,7 @@
 #include "fuzz.h"
 #include "ng_history.h"
 #include "ng_reporter.h"
+#include "ng_scan.h"
 
 struct seen {
     size_t n;
@@ -45,6 +50,44 @@ static int check_entry(struct ng_history_entry *e, void *ctx)
     return 0;
 }
 
+/* Both readers on one line; the full one decides, as the dashboard's
+ * does where the scanner cannot tell. */
+static int both_readers(const struct ng_history_line *l, void *ctx, struct ng_err *err)
+{
+    struct ng_scan fast = NG_SCAN_INIT, full = NG_SCAN_INIT;
+    struct ng_verdict_doc doc;
+    int scanned = ng_scan_line(&fast, l->text, l->len) == 0;
+    int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
+
+    (void)ctx;
+    NG_FUZZ_CHECK(!scanned || ret == 0);
+    if (scanned) {
+        ng_scan_of_verdict(&full, &doc.v);
+        NG_FUZZ_CHECK(ng_scan_same(&fast, &full));
+    }
+    ng_verdict_doc_release(&doc);
+    ng_scan_release(&fast);
+    ng_scan_release(&full);
+    return ret;
+}
+
+static void check_line_readers(const uint8_t *data, size_t size, const struct ng_history *whole)
+{
+    struct ng_history h = NG_HISTORY_INIT;
+    struct ng_err err;
+    FILE *f = fmemopen((void *)data, size, "r");
+
+    NG_FUZZ_CHECK(f != NULL);
+    h.line_max = whole->line_max;
+    NG_FUZZ_CHECK(ng_history_read_lines(&h, f, "fuzz.jsonl", both_readers, NULL, &err) == 0);
+    fclose(f);
+    NG_FUZZ_CHECK(h.lines == whole->lines && h.verdicts == whole->verdicts &&
+                  h.skipped == whole->skipped && h.n_warnings == whole->n_warnings);
+    for (size_t i = 0; i < h.n_warnings; i++)
+        NG_FUZZ_CHECK(strcmp(h.warnings[i], whole->warnings[i]) == 0);
+    ng_history_release(&h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ng_history h = NG_HISTORY_INIT;
@@ -72,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                        ? NG_HISTORY_WARNINGS_MAX + 1 : h.skipped));
     for (size_t i = 0; i < h.n_warnings; i++)
         NG_FUZZ_CHECK(strncmp(h.warnings[i], "'fuzz.jsonl'", 12) == 0);
+    check_line_readers(data, size, &h);
     ng_history_release(&h);
     return 0;
 }

@@ -4,7 +4,9 @@
  * latest --details runs with a section, points linked to their section,
  * a torn history line skipped and said, and the refusals that keep a
  * failed run from touching anything: an unreadable history (the old site
- * stays), a directory that is not a dashboard, a history inside it. */
+ * stays), a directory that is not a dashboard, a history inside it; a
+ * history read from a pipe (its latest runs' lines kept as copies, not
+ * read again) makes the same site as the file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -308,6 +311,49 @@ static void test_parts(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The same history from a file and from a FIFO: the same site, byte for
+ * byte (the pages name the history as given: both are "h.jsonl"). */
+static void test_pipe(void **state)
+{
+    (void)state;
+    char a[256], b[256], cmd[1400], cwd[4096];
+    struct ng_dashboard_result r;
+    struct ng_err err;
+
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(a, sizeof a, "%s/from-file", dir);
+    snprintf(b, sizeof b, "%s/from-fifo", dir);
+    assert_int_equal(mkdir(a, 0777), 0);
+    assert_int_equal(mkdir(b, 0777), 0);
+    assert_int_equal(chdir(a), 0);
+    FILE *f = fopen("h.jsonl", "w");
+    for (int i = 0; i < 120; i++)   /* out of time order, three gates, every fifth an ERROR */
+        add_line(f, i % 3 == 0 ? "x" : i % 3 == 1 ? "y" : "z", 1714532400 + (time_t)((i * 37) % 120) * 3600,
+                 i % 5 == 4 ? 0 : 10 + (double)(i % 7));
+    fclose(f);
+    setenv("SOURCE_DATE_EPOCH", "1714532400", 1);
+    build("site", (const char *const[]){ "h.jsonl" }, 1, 4, 0, &r, &err);
+    ng_dashboard_result_release(&r);
+    assert_int_equal(chdir(b), 0);
+    assert_int_equal(mkfifo("h.jsonl", 0666), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        snprintf(cmd, sizeof cmd, "cat '%s/h.jsonl' > h.jsonl", a);
+        _exit(system(cmd) == 0 ? 0 : 1);
+    }
+    build("site", (const char *const[]){ "h.jsonl" }, 1, 4, 0, &r, &err);
+    ng_dashboard_result_release(&r);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unsetenv("SOURCE_DATE_EPOCH");
+    assert_int_equal(chdir(cwd), 0);
+    snprintf(cmd, sizeof cmd, "diff -r '%s/site' '%s/site' && test $(cat '%s'/site/g/*.html | "
+                              "grep -c 'id=\"run-') -eq 12", a, b, a);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_site),
         cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_pipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,10 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <dirent.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -63,6 +66,79 @@ static void test_formats(void **state)
     assert_string_equal(buf, "1970-01-01T00:00:01");
 }
 
+/* ng_fmt_fixed against printf itself: the ties that round to even (0.25,
+ * 2.5, 0.125), values just off a tie, negative values that round to
+ * zero, big and tiny values, then a quarter of a million random ones of each kind. */
+static void expect_fixed(double v, int decimals)
+{
+    char want[NG_FMT_FIXED_MAX], got[NG_FMT_FIXED_MAX];
+    snprintf(want, sizeof want, "%.*f", decimals, v);
+    size_t n = ng_fmt_fixed(got, v, decimals);
+    assert_string_equal(got, want);
+    assert_int_equal(n, strlen(want));
+}
+
+static void test_fmt_fixed(void **state)
+{
+    static const double edges[] = { 0, -0.0, 0.25, 0.35, 2.5, 3.5, -2.5, 0.125, 0.0625, 1e-300,
+                                    -0.04, -0.05, 0.05, 0.15, 999.9999, 999999999999999.9,
+                                    1e15, -1e15, 1e16, 4.5e300, 1.0 / 3, 12345.6785 };
+    uint64_t x = 88172645463325252ull;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int d = 0; d <= 3; d++) {
+            expect_fixed(edges[i], d);
+            expect_fixed(nextafter(edges[i], INFINITY), d);
+            expect_fixed(nextafter(edges[i], -INFINITY), d);
+        }
+    expect_fixed(NAN, 1);
+    expect_fixed(INFINITY, 2);
+    expect_fixed(-INFINITY, 0);
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v;
+        if (i % 4 == 0) {   /* any bit pattern */
+            memcpy(&v, &x, sizeof v);
+        } else if (i % 4 == 1) {   /* exact ties and near them */
+            v = (double)((int64_t)(x % 2000001) - 1000000) / (double)(1u << (x >> 60));
+        } else if (i % 4 == 2) {   /* every scale */
+            v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * pow(10, (double)((x >> 3) % 20) - 4);
+        } else {   /* thousandths and halves of them */
+            v = (double)((int64_t)(x % 200001) - 100000) / 1000.0 + (double)((x >> 40) % 3) * 0.0005;
+        }
+        expect_fixed(v, i % 4);
+    }
+}
+
+/* ng_fmt_utc against gmtime_r() and strftime(): every day from year 1000
+ * to 9999 at a moving time of day, the edges of that range (where it
+ * hands over to strftime()), and times before 1970. */
+static void test_fmt_utc(void **state)
+{
+    static const int64_t edges[] = { -30610224000LL - 1, -30610224000LL, 253402300799LL,
+                                     253402300800LL, -1, 0, 951782400, 4107542399LL };
+    char got[64], want[64];
+    struct tm tm;
+    (void)state;
+
+    for (int64_t t = -30610224000LL, i = 0; t < 253402300800LL; t += 86400 + 7, i++) {
+        time_t tt = (time_t)t;
+        ng_fmt_utc(got, sizeof got, tt, (int)(i & 1));
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, i & 1 ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S", &tm);
+        if (strcmp(got, want) != 0)
+            fail_msg("%lld: %s, not %s", (long long)t, got, want);
+    }
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        time_t tt = (time_t)edges[i];
+        ng_fmt_utc(got, sizeof got, tt, 1);
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        assert_string_equal(got, want);
+    }
+}
+
 static int count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -117,6 +193,15 @@ static void test_buf(void **state)
         ng_buf_addf(&b, "%d,", i);
     assert_int_equal(b.len, strlen(b.data));
     assert_memory_equal(b.data, "0,1,2,", 6);
+    /* a text longer than the room the buffer has: formatted again, whole */
+    char big[1000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    size_t at = b.len;
+    ng_buf_addf(&b, "<%s>", big);
+    assert_int_equal(b.len, at + 1001);
+    assert_int_equal(b.len, strlen(b.data));
+    assert_memory_equal(b.data + at + 995, "xxxxx>", 6);
     char *s = ng_buf_detach(&b);
     assert_null(b.data);
     free(s);
@@ -246,6 +331,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_clean),
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_fmt_fixed),
+        cmocka_unit_test(test_fmt_utc),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_xgrow),
