@@ -1,6 +1,7 @@
 #include "ng_signal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -105,13 +106,16 @@ struct dirent64_raw {
     char d_name[];
 };
 
-static void remove_tree_at(int parent, const char *name, int depth)
+/* 0 once name is gone (or was never there), -1 if it is still there. */
+static int remove_tree_at(int parent, const char *name, int depth)
 {
-    if (unlinkat(parent, name, 0) == 0 || depth >= TREE_DEPTH)
-        return;
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (depth >= TREE_DEPTH)
+        return -1;
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return;
+        return errno == ENOENT ? 0 : -1;
     char buf[4096];
     long n;
     while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
@@ -124,12 +128,24 @@ static void remove_tree_at(int parent, const char *name, int depth)
         }
     }
     close(fd);
-    unlinkat(parent, name, AT_REMOVEDIR);
+    return unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Another thread may still be writing into the tree (the dashboard's two
+ * page writers) while a pass removes it: a file it made after the pass
+ * read its directory keeps the directory, so the passes go on, a bounded
+ * number of times, until the tree is gone. */
+static void remove_whole_tree(const char *path)
+{
+    int saved = errno;
+    for (int pass = 0; pass < 64 && remove_tree_at(AT_FDCWD, path, 0) < 0; pass++)
+        ;
+    errno = saved;
 }
 
 void ng_signal_remove_tree(const char *path)
 {
-    remove_tree_at(AT_FDCWD, path, 0);
+    remove_whole_tree(path);
 }
 
 static void on_signal(int sig)
@@ -147,7 +163,7 @@ static void on_signal(int sig)
         if (kind == FILE_PATH)
             unlink(slots[i].path);
         else if (kind == TREE_PATH)
-            remove_tree_at(AT_FDCWD, slots[i].path, 0);
+            remove_whole_tree(slots[i].path);
     }
     signal(sig, SIG_DFL);
     raise(sig);
