@@ -483,10 +483,10 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
 /* The lines before byte `end`. */
 static size_t newlines(int fd, off_t end)
 {
-    char buf[65536];
+    char *buf = ng_xmalloc(READ_BUF);   /* reads as big as the parts' own */
     size_t count = 0;
     for (off_t at = 0; at < end;) {
-        size_t want = (size_t)(end - at) < sizeof buf ? (size_t)(end - at) : sizeof buf;
+        size_t want = (size_t)(end - at) < READ_BUF ? (size_t)(end - at) : READ_BUF;
         ssize_t n = pread(fd, buf, want, at);
         if (n <= 0)
             break;
@@ -494,6 +494,7 @@ static size_t newlines(int fd, off_t end)
             count++;
         at += n;
     }
+    free(buf);
     return count;
 }
 
@@ -536,6 +537,18 @@ static off_t boundary(int fd, off_t at, off_t size)
     return size;
 }
 
+/* Where part i of n ends.  Each later part first counts the lines before
+ * it (newlines(), several times as fast as scanning them), so the first
+ * part gets more than an even share and the two end together: 11/20 of
+ * the file, as measured on the bench's 1.25 GB history (an even split
+ * left the second part 0.3 s behind, 7/12 the first 0.2 s). */
+static off_t split_at(off_t size, size_t i, size_t n)
+{
+    if (n == 2)
+        return size / 20 * 11;
+    return size / (off_t)n * (off_t)(i + 1);
+}
+
 static int read_file(struct site *s, const char *path, struct ng_err *err)
 {
     struct part parts[THREADS];
@@ -562,7 +575,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     off_t from = 0;
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
-                              : boundary(fd, st.st_size / (off_t)n * (off_t)(i + 1), st.st_size);
+                              : boundary(fd, split_at(st.st_size, i, n), st.st_size);
         parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
                                   .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
         parts[i].after_first = i > 0;
