@@ -281,6 +281,16 @@ static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t 
     return 1;
 }
 
+/* Cell k before any field is read: the rowid, or its constant (the
+ * column's default for a record without the field, or a column the table
+ * lacks). */
+static inline struct ng_btree_cell cell_default(const struct ng_btree_query *q, size_t k,
+                                                int64_t rowid)
+{
+    return q->col[k] == NG_BTREE_ROWID ? (struct ng_btree_cell){ NG_BTREE_INT, rowid }
+                                       : q->konst[k];
+}
+
 /* One record (payload of size bytes at p) and its rowid into the query's cells. */
 static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, uint64_t size,
                   int64_t rowid, struct ng_btree_cell *cells)
@@ -293,18 +303,14 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
     if (!n || hsize > size || hsize < n)
         return malformed(s, pgno, "a record header past its record");
     /* the fast path sets every cell of a field; the rowid and constants here */
-    for (size_t j = 0; j < s->n_fixed; j++) {
-        size_t k = s->fixed[j];
-        cells[k] = q->col[k] == NG_BTREE_ROWID
-                       ? (struct ng_btree_cell){ NG_BTREE_INT, rowid } : q->konst[k];
-    }
+    for (size_t j = 0; j < s->n_fixed; j++)
+        cells[s->fixed[j]] = cell_default(q, s->fixed[j], rowid);
     const uint8_t *h = p + n, *hend = p + hsize, *data = p + hsize;
     int fast = record_small(s, pgno, h, hend, data, end, cells);
     if (fast != 0)
         return fast < 0 ? -1 : 0;
     for (size_t k = 0; k < q->n; k++)   /* the general walk starts afresh */
-        cells[k] = q->col[k] == NG_BTREE_ROWID
-                       ? (struct ng_btree_cell){ NG_BTREE_INT, rowid } : q->konst[k];
+        cells[k] = cell_default(q, k, rowid);
     for (int f = 0; f <= s->max_field && h < hend; f++) {
         size_t m = varint1(h, hend, &type);
         if (!m)

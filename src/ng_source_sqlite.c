@@ -915,6 +915,21 @@ static int corrupt(struct reader *rd, const char *table, const struct ng_err *wh
                       table);
 }
 
+/* A page-reader cursor over the table's columns: 0 with *cur open, 1 the
+ * page reader does not apply (the caller runs SQL), -1 with err. */
+static int direct_open(struct reader *rd, const char *table, const struct col *c, size_t n,
+                       struct ng_btree_cursor **cur, struct ng_err *err)
+{
+    struct ng_btree_query q;
+    struct ng_err why;
+
+    int ok = direct_query(rd, table, c, n, &q, err);
+    if (ok <= 0)
+        return ok < 0 ? -1 : 1;
+    *cur = ng_btree_open(rd->fd, &q, &why);
+    return *cur ? 0 : corrupt(rd, table, &why, err);
+}
+
 /* Every row of the table's columns into row(): 0 done, 1 the direct path
  * does not apply (the caller runs SQL), -1 with err (a bad row: the
  * caller's rd->problem; a malformed file). */
@@ -922,30 +937,27 @@ static int direct_scan(struct reader *rd, const char *table, const struct col *c
                        int (*row)(struct reader *rd, const struct ng_btree_cell *c, size_t n),
                        struct ng_err *err)
 {
-    struct ng_btree_query q;
     struct ng_btree_cell cells[NG_BTREE_COLS];
+    struct ng_btree_cursor *cur;
     struct ng_err why;
 
     if (!direct_ok(rd, rd->path))
         return 1;
-    int ok = direct_query(rd, table, c, n, &q, err);
-    if (ok <= 0)
-        return ok < 0 ? -1 : 1;
     sqlite3_stmt *lock = hold_read(rd);
     if (!lock)
         return 1;
-    struct ng_btree_cursor *cur = ng_btree_open(rd->fd, &q, &why);
-    int r = cur ? 1 : -1;
-    while (cur && (r = ng_btree_next(cur, cells, &why)) == 1)
-        if (row(rd, cells, n) < 0) {
-            r = -2;
-            break;
-        }
-    ng_btree_close(cur);
+    int r = direct_open(rd, table, c, n, &cur, err);
+    if (r == 0) {
+        while ((r = ng_btree_next(cur, cells, &why)) == 1)
+            if (row(rd, cells, n) < 0) {
+                r = -2;   /* a bad row: rd->problem says why */
+                break;
+            }
+        ng_btree_close(cur);
+        r = r == -1 ? corrupt(rd, table, &why, err) : r == -2 ? -1 : 0;
+    }
     sqlite3_finalize(lock);
-    if (r == -1)
-        return corrupt(rd, table, &why, err);
-    return r == -2 ? -1 : 0;
+    return r;
 }
 
 static int sum_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
@@ -1065,16 +1077,10 @@ static int stream_cursor(struct reader *rd, struct stream *s, struct ng_err *err
 {
     struct col c[N_COLS];
     size_t n;
-    struct ng_btree_query q;
-    struct ng_err why;
 
     if (select_cols(rd, s->t, s->table, c, &n, err) < 0)
         return -1;
-    int ok = direct_query(rd, s->table, c, n, &q, err);
-    if (ok <= 0)
-        return ok < 0 ? -1 : 1;
-    s->cur = ng_btree_open(rd->fd, &q, &why);
-    return s->cur ? 0 : corrupt(rd, s->table, &why, err);
+    return direct_open(rd, s->table, c, n, &s->cur, err);
 }
 
 /* Returns 0, -1 (err set) or 2 (a table was out of order: nothing of this
