@@ -432,8 +432,6 @@ struct part {
     int fd;
     int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
     off_t at, end;             /* the byte range still to read */
-    int after_first;           /* not the file's first part: its line numbers start
-                                  after the lines before it, counted by its thread */
     const char *path;
     struct site *s;
     pthread_mutex_t *lock;
@@ -512,7 +510,7 @@ static void *read_part(void *arg)
     char *buf = ng_xmalloc(READ_BUF);
     setvbuf(f, buf, _IOFBF, READ_BUF);
     ng_oom_doing("reading the history '%s'", p->path);
-    p->h.lines = p->after_first ? newlines(p->fd, p->at) : 0;
+    p->h.lines = p->at > 0 ? newlines(p->fd, p->at) : 0;   /* only the first part starts at 0 */
     p->h.offset = (unsigned long long)p->at;
     p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
     fclose(f);
@@ -578,7 +576,6 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
                               : boundary(fd, split_at(st.st_size, i, n), st.st_size);
         parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
                                   .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
-        parts[i].after_first = i > 0;
         parts[i].seekable = S_ISREG(st.st_mode);
         from = to;
     }
@@ -858,8 +855,9 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
         const struct run *r = &g->runs[i];
         if (!keep[i])
             continue;
-        ng_fmt_utc(labels[n], sizeof labels[n], r->ts, 0);
-        labels[n][10] = '\0';   /* the date */
+        char when[32];   /* room for the whole time: its date is the label */
+        ng_fmt_utc(when, sizeof when, r->ts, 0);
+        snprintf(labels[n], sizeof labels[n], "%.10s", when);
         p[n] = (struct ng_svg_point){
             .x = (double)r->seq,
             .outcome = r->outcome,

@@ -36,10 +36,16 @@ static const unsigned char unescaped[256] = {
     ['r'] = '\r', ['t'] = '\t',
 };
 
+static inline const unsigned char *space_end(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && is_space[*p])
+        p++;
+    return p;
+}
+
 static void skip_space(struct cur *c)
 {
-    while (c->p < c->end && is_space[*c->p])
-        c->p++;
+    c->p = space_end(c->p, c->end);
 }
 
 static int at(const struct cur *c, unsigned char ch)
@@ -262,13 +268,6 @@ static inline const unsigned char *literal_end(const unsigned char *p, const uns
     return NULL;
 }
 
-static inline const unsigned char *space_end(const unsigned char *p, const unsigned char *end)
-{
-    while (p < end && is_space[*p])
-        p++;
-    return p;
-}
-
 /* Skips the value at c->p whole, checking it; depth: the containers it
  * lies in.  One loop with a stack of bits (1: an object) and the cursor
  * in a local, not recursion: most of a line is values skipped. */
@@ -397,8 +396,7 @@ struct key {
 static int key_index(const struct span *k, const struct key *keys, int n)
 {
     for (int i = 0; i < n; i++)
-        if (k->len == keys[i].len && k->at[0] == (unsigned char)keys[i].name[0] &&
-            memcmp(k->at, keys[i].name, k->len) == 0)
+        if (key_is(k, keys[i].name, keys[i].len))
             return i;
     return -1;
 }
