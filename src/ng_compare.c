@@ -447,14 +447,19 @@ static struct ng_kernel_delta *kept_items(struct keep *k, size_t *n)
     struct ng_kernel_delta *out = ng_xcalloc(k->n_best + k->n_busiest + k->n_flagged + 1,
                                              sizeof *out);
     size_t m = 0;
-    for (int l = 0; l < 3; l++)
+    /* each item came to keep_item once, so a list holds it at most once:
+     * only the earlier lists (at most 2 x top items) are searched, never
+     * the flagged ones among themselves, however many fail */
+    for (int l = 0; l < 3; l++) {
+        size_t earlier = m;
         for (size_t i = 0; i < count[l]; i++) {
             size_t j = 0;
-            while (j < m && !same_item(&out[j], &all[l][i]))
+            while (j < earlier && !same_item(&out[j], &all[l][i]))
                 j++;
-            if (j == m)
+            if (j == earlier)
                 out[m++] = all[l][i];
         }
+    }
     qsort_r(out, m, sizeof *out, by_contribution, &k->grows_first);
     *n = m;
     return out;
