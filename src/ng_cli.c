@@ -26,10 +26,8 @@ typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **p
 struct opt_spec {
     const char *flag;      /* without "--" */
     const char *env;       /* NULL: flag only */
-    int takes_value;       /* 2: repeatable; the variable holds a ':'-separated list;
-                              3: repeatable, the variable one value a line (patterns,
-                              which may hold ':'); REPEATABLE_COMMAS: repeatable,
-                              separated by ',' or newline */
+    int takes_value;       /* 0: a switch; 1: a value; or a repeatable one, whose
+                              variable holds a list (REPEATABLE_*) */
     parse_fn parse;        /* NULL for value-less switches handled by `set` */
     int *(*field)(struct ng_settings *s);   /* switches: the int to set to 1 */
     const char *meta;
@@ -37,10 +35,11 @@ struct opt_spec {
     enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
 };
 
-/* takes_value of a repeatable option whose variable separates its values
- * by commas or newlines (KEY=VALUE pairs, as a YAML block writes them):
- * a value may hold ':' */
-#define REPEATABLE_COMMAS 4
+/* takes_value of a repeatable option, by what separates its variable's values */
+#define REPEATABLE_PATHS 2    /* ':' (paths) */
+#define REPEATABLE_LINES 3    /* one a line (patterns, which may hold ':') */
+#define REPEATABLE_COMMAS 4   /* ',' or a newline (KEY=VALUE pairs, as a YAML block
+                                 writes them: a value may hold ':') */
 
 /* Where the output options of ng_outputs go in the table (and in --help). */
 #define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
@@ -497,10 +496,10 @@ static const struct opt_spec specs[] = {
       "the nsys executable for .nsys-rep inputs; default nsys on PATH", NG_CLI_GATE_PATH },
     { "nsys-timeout", "NSYS_GATE_NSYS_TIMEOUT", 1, p_nsys_timeout, NULL, "SECONDS",
       "kill nsys if an export takes longer; default 600", NG_CLI_GATE },
-    { "baseline", "NSYS_GATE_BASELINE", 2, p_baseline, NULL, "FILE",
+    { "baseline", "NSYS_GATE_BASELINE", REPEATABLE_PATHS, p_baseline, NULL, "FILE",
       "a baseline profile, repeatable for repeat runs (instead of the operands)",
       NG_CLI_GATE_PATH },
-    { "current", "NSYS_GATE_CURRENT", 2, p_current, NULL, "FILE",
+    { "current", "NSYS_GATE_CURRENT", REPEATABLE_PATHS, p_current, NULL, "FILE",
       "a current profile, repeatable for repeat runs (instead of the operands)",
       NG_CLI_GATE_PATH },
     { "baseline-history", "NSYS_GATE_BASELINE_HISTORY", 1, p_baseline_history, NULL, "FILE",
@@ -533,10 +532,11 @@ static const struct opt_spec specs[] = {
       NG_CLI_GATE },
     { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
       "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE },
-    { "kernels", "NSYS_GATE_KERNELS", 3, p_kernels, NULL, "REGEX",
+    { "kernels", "NSYS_GATE_KERNELS", REPEATABLE_LINES, p_kernels, NULL, "REGEX",
       "count only work items whose name matches (POSIX extended, case-sensitive; repeatable)",
       NG_CLI_GATE },
-    { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", 3, p_exclude_kernels, NULL, "REGEX",
+    { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", REPEATABLE_LINES,
+      p_exclude_kernels, NULL, "REGEX",
       "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE },
     { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
       "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
@@ -767,7 +767,7 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         } else if (eq) {
             r->value = eq + 1;   /* --quiet=0 */
         }
-        if (sp->takes_value >= 2) {
+        if (sp->takes_value >= REPEATABLE_PATHS) {
             if (r->n_all == NG_MAX_RUNS)
                 r->overflow = 1;
             else
@@ -797,7 +797,7 @@ static int apply_list(struct ng_settings *s, const struct opt_spec *sp, const st
      * is a copy the settings own.  Labels (commas or newlines, as a YAML
      * block writes them) skip empty pieces. */
     int commas = sp->takes_value == REPEATABLE_COMMAS;
-    const char *sep = commas ? ",\n" : sp->takes_value == 3 ? "\n" : ":";
+    const char *sep = commas ? ",\n" : sp->takes_value == REPEATABLE_LINES ? "\n" : ":";
     for (const char *p = env_value; ; ) {
         size_t n = strcspn(p, sep);
         const char *end = p[n] ? p + n : NULL;
@@ -848,7 +848,7 @@ static int apply(struct ng_settings *s, const struct raw *raw, struct ng_err *er
         } else {
             continue;
         }
-        if (sp->takes_value >= 2) {
+        if (sp->takes_value >= REPEATABLE_PATHS) {
             ret = apply_list(s, sp, &raw[i], where, value, err, ret);
             continue;
         }

@@ -219,7 +219,6 @@ int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err)
     if (ret < 0)
         ng_err_prefix(err, "--baseline-history");
     for (size_t i = 0; i < n; i++) {
-        w[i]->read = 1;
         if (ret < 0) {
             snprintf(w[i]->error, sizeof w[i]->error, "%s", err->msg);
             continue;

@@ -67,7 +67,6 @@ struct ng_window {
     char **warnings;           /* the reader's: torn or garbage lines */
     size_t n_warnings;
     char error[NG_ERR_MAX];    /* the file could not be read; empty if it could */
-    int read;                  /* ng_window_read() ran */
 };
 
 /* What gate s looks for in s->baseline_history (nothing read yet). */
