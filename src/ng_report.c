@@ -109,7 +109,6 @@ static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
     }
 }
 
-static void item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
 
 static void name_line(struct ng_buf *out, const char *name)
 {
@@ -147,7 +146,7 @@ static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
         if (!k->gated || k->verdict == NG_OUTCOME_PASS)
             continue;
         ng_buf_addf(out, "    %-12s ", ng_outcome_title(k->verdict));
-        item_ratio(out, k);
+        ng_report_item_ratio(out, k);
         ng_buf_addf(out, " %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (k->has_p)
             ng_buf_addf(out, " (p=%.3g)", k->p_value);
@@ -244,7 +243,7 @@ static const struct ng_kernel_delta *first_item(const struct ng_verdict *v, enum
     return NULL;
 }
 
-static void item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
+void ng_report_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
 {
     if (isfinite(k->ratio))
         ng_buf_addf(out, "%.2fx", k->ratio);
@@ -278,7 +277,7 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
     if (k) {
         short_name(out, k->name);
         ng_buf_adds(out, " ");
-        item_ratio(out, k);
+        ng_report_item_ratio(out, k);
         ng_buf_addf(out, ", %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (!failed) {
             ng_fmt_double(alpha, sizeof alpha, v->alpha);

@@ -173,10 +173,7 @@ static char *item_text(const struct ng_verdict *v, const struct ng_kernel_delta 
 
     ng_fmt_threshold(kthr, sizeof kthr, v->policy->kernel_threshold);
     ng_buf_addf(&b, "%s: %s ", ng_outcome_title(k->verdict), k->name);
-    if (isfinite(k->ratio))
-        ng_buf_addf(&b, "%.2fx", k->ratio);
-    else
-        ng_buf_adds(&b, "new");
+    ng_report_item_ratio(&b, k);
     ng_buf_addf(&b, " %s the %sx kernel threshold (%+.3f ms/epoch, floor %.3f ms",
                 k->verdict == NG_OUTCOME_PASS ? "within" : "past", kthr, k->delta_ms_per_epoch,
                 v->kernel_floor_ms);

@@ -53,6 +53,9 @@ int ng_report_wants_details(const struct ng_verdict *v);
  * "kernels"; otherwise "work items", with their kinds). */
 int ng_report_only_kernels(const struct ng_verdict *v);
 
+/* A work item's ratio as the reports print it: "1.52x", or "new". */
+void ng_report_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
+
 /* "PASS", "FAIL", "INCONCLUSIVE", "ERROR": as the human line spells them. */
 const char *ng_outcome_title(enum ng_outcome o);
 
