@@ -864,7 +864,8 @@ static int direct_query(struct reader *rd, const char *table, const struct col *
         q->konst[k] = c[k].konst;
     }
     rc = sqlite3_prepare_v2(rd->db, "SELECT cid, name, type, dflt_value, pk, "
-                            "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) "
+                            "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0), "
+                            "(SELECT count(*) FROM pragma_index_list(?1) WHERE origin = 'pk') "
                             "FROM pragma_table_info(?1)", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rd_error(rd, err, rc);
@@ -874,9 +875,11 @@ static int direct_query(struct reader *rd, const char *table, const struct col *
         const char *type = (const char *)sqlite3_column_text(st, 2);
         const char *dflt = (const char *)sqlite3_column_text(st, 3);
         int64_t cid = sqlite3_column_int64(st, 0), v = 0;
-        /* the one INTEGER PRIMARY KEY column is the rowid itself */
+        /* the one INTEGER PRIMARY KEY column is the rowid itself, unless the
+         * key has an index of its own (INTEGER PRIMARY KEY DESC, SQLite's
+         * exception: then the value is a field of the record) */
         int rowid = sqlite3_column_int64(st, 4) == 1 && sqlite3_column_int64(st, 5) == 1 &&
-                    type && strcasecmp(type, "INTEGER") == 0;
+                    sqlite3_column_int64(st, 6) == 0 && type && strcasecmp(type, "INTEGER") == 0;
         for (size_t k = 0; k < n && name; k++) {
             if (!c[k].name || strcasecmp(c[k].name, name) != 0)
                 continue;

@@ -5,14 +5,16 @@ file that SQLite accepts, read with the page reader and again with
 Shapes: the generator's files in every work mode; small pages (deep
 interior b-trees); rows that spill onto overflow pages before the columns
 the gate reads; a column added by ALTER TABLE with a default (old rows
-lack the field); an INTEGER PRIMARY KEY that is the rowid; rows with a
+lack the field), and one with a text default (SQL reads that table); an
+INTEGER PRIMARY KEY that is the rowid, and an INTEGER PRIMARY KEY DESC that
+is not (SQLite's exception: a field of the record); rows with a
 NULL, a real or a text where an integer belongs; deleted rows and free
 pages; auto-vacuum pointer-map pages; a WAL database with no -wal file;
 a WITHOUT ROWID table (read by SQL: the page reader does not apply).
 
 A parity test passes trivially if the page reader never runs, so each
-direct-path shape is also read with one of its table's leaf pages
-overwritten: only the page reader names the page in its error."""
+shape is also read, in every mode that reads the table, with one of its
+leaf pages overwritten: only the page reader names the page in its error."""
 import json
 import os
 import shutil
@@ -118,6 +120,36 @@ def rowid_key(path):
     rebuild(path, "CUPTI_ACTIVITY_KIND_RUNTIME", ddl)
 
 
+def rowid_key_desc(path):
+    # correlationId INTEGER PRIMARY KEY DESC: SQLite's one exception, not
+    # the rowid but a field of the record (and an index); rows inserted in
+    # reverse, so rowid and correlationId differ
+    def ddl(cols):
+        defs = [c + (" INTEGER PRIMARY KEY DESC" if c == "correlationId" else "") for c in cols]
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME ({', '.join(defs)})"
+
+    def fill(db, cols):
+        c = ", ".join(cols)
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME ({c}) SELECT {c} FROM old_t "
+                   "ORDER BY rowid DESC")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_RUNTIME", ddl, fill)
+
+
+def text_default(path):
+    # deviceId added later with a text default ('0'): not a plain integer,
+    # so the page reader leaves the table to SQL
+    def ddl(cols):
+        rest = [c for c in cols if c != "deviceId"]
+        return f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(rest)})"
+
+    def fill(db, cols):
+        rest = ", ".join(c for c in cols if c != "deviceId")
+        db.execute(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ({rest}) SELECT {rest} FROM old_t")
+        db.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN deviceId INTEGER "
+                   "NOT NULL DEFAULT '0'")
+    rebuild(path, "CUPTI_ACTIVITY_KIND_KERNEL", ddl, fill)
+
+
 def without_rowid(path):
     def ddl(cols):
         return (f"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL ({', '.join(cols)}, "
@@ -159,13 +191,17 @@ def wal(path):
 
 K = "CUPTI_ACTIVITY_KIND_KERNEL"
 SHAPES = [
-    # name, gentrace args, edit, page reader applies
+    # name, gentrace args, edit, page reader applies (in every mode, or in these)
     ("plain", [], None, True),
     ("small-pages", [], sql("PRAGMA page_size=512", vacuum=True), True),
     ("overflow", [], lambda p: (sql("PRAGMA page_size=1024", vacuum=True)(p),
                                 overflow_first(p)), True),
-    ("added-column", [], added_column, True),
+    # rows stored out of time order: gpu-busy's sorted pass (SQL) reads them
+    ("added-column", [], added_column, {"total", "nvtx"}),
     ("rowid-key", [], rowid_key, True),
+    ("rowid-key-desc", [], rowid_key_desc, True),
+    # only total mode reads no deviceId, so only there the page reader reads the table
+    ("text-default", [], text_default, {"total"}),
     ("untyped", [], loose, True),
     ("null-end", [], lambda p: (loose(p), sql(f"UPDATE {K} SET end = NULL WHERE rowid = 77")(p)), True),
     ("real-start", [], lambda p: (loose(p), sql(f"UPDATE {K} SET start = start + 0.5 WHERE rowid = 91")(p)), True),
@@ -237,14 +273,18 @@ def main():
             else:
                 check(a[3]["current"]["total_gpu_ms"] > 0, f"{name}: work read")
             bad = os.path.join(tmp, name + "-bad.sqlite")
-            table = "CUPTI_ACTIVITY_KIND_RUNTIME" if name == "rowid-key" else K
+            table = "CUPTI_ACTIVITY_KIND_RUNTIME" if name.startswith("rowid-key") else K
             page = corrupt_leaf(cur, bad, table)
-            rc, _, err, _ = run([base, bad, "--epoch-range", "auto"], False, tmp)
-            named = f"(page {page} of the table:" in err
-            check(rc == 2 and "corrupt SQLite database" in err,
-                  f"{name}: leaf page {page} overwritten is an error: {err.strip()[:200]}")
-            check(named == direct, f"{name}: the page reader {'ran' if direct else 'did not run'}"
-                                   f" ({err.strip()[:160]})")
+            # every mode that reads the table (total mode reads no runtime calls)
+            for mode, margs in MODES if table == K else [m for m in MODES if m[0] == "nvtx"]:
+                rc, _, err, _ = run([base, bad, *margs], False, tmp)
+                named = f"(page {page} of the table:" in err
+                ran = mode in direct if isinstance(direct, set) else direct
+                check(rc == 2 and "corrupt SQLite database" in err,
+                      f"{name} {mode}: leaf page {page} overwritten is an error: "
+                      f"{err.strip()[:200]}")
+                check(named == ran, f"{name} {mode}: the page reader "
+                                    f"{'ran' if ran else 'did not run'} ({err.strip()[:160]})")
     if failures:
         print(f"{len(failures)} failed", file=sys.stderr)
         sys.exit(1)
