@@ -251,6 +251,22 @@ def corrupt_leaf(src, dst, table):
     return page
 
 
+def loop_root(src, dst, table):
+    """A copy whose table root (an interior page) names itself as its
+    right-most child: a cycle, which the page reader must refuse."""
+    shutil.copy(src, dst)
+    db = sqlite3.connect(dst)
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    db.close()
+    with open(dst, "r+b") as f:
+        size = struct.unpack(">H", f.read(18)[16:18])[0]
+        off = (root - 1) * size + (100 if root == 1 else 0)
+        f.seek(off)
+        assert f.read(1) == b"\x05", "the root is not an interior page"
+        f.seek(off + 8)
+        f.write(struct.pack(">I", root))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "base.sqlite")
@@ -285,6 +301,12 @@ def main():
                       f"{err.strip()[:200]}")
                 check(named == ran, f"{name} {mode}: the page reader "
                                     f"{'ran' if ran else 'did not run'} ({err.strip()[:160]})")
+        # the cycle guard: every page visited at most once, so no file loops
+        cyc = os.path.join(tmp, "cycle.sqlite")
+        loop_root(os.path.join(tmp, "small-pages.sqlite"), cyc, K)
+        rc, _, err, _ = run([base, cyc], False, tmp)
+        check(rc == 2 and "a page reached twice" in err,
+              f"a table root that is its own child: refused ({err.strip()[:200]})")
     if failures:
         print(f"{len(failures)} failed", file=sys.stderr)
         sys.exit(1)
