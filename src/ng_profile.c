@@ -33,14 +33,20 @@ static void free_rows(struct ng_work_row *rows, size_t n, int own_names)
     free(rows);
 }
 
-void ng_profile_release(struct ng_profile *p)
+/* The index that merges rows as they are added (p->merge), freed. */
+static void free_merge(struct ng_profile *p)
 {
-    free_rows(p->rows, p->n_rows, 0);
-    free_rows(p->excluded, p->n_excluded, 1);
     free(p->merge.slots);
     for (size_t i = 0; i < p->merge.n_blocks; i++)
         free(p->merge.blocks[i]);
     free(p->merge.blocks);
+}
+
+void ng_profile_release(struct ng_profile *p)
+{
+    free_rows(p->rows, p->n_rows, 0);
+    free_rows(p->excluded, p->n_excluded, 1);
+    free_merge(p);
     for (size_t i = 0; i < p->n_epochs; i++)
         free(p->epochs[i].name);
     free(p->epochs);
@@ -265,6 +271,8 @@ static int sum_rows(struct ng_profile *p, struct ng_err *err)
     }
     p->total_ns = total;
     p->launches = count;
+    if (!p->measured)
+        p->measured_ns = p->total_ns;   /* kernel-sum, and every source without intervals */
     return 0;
 }
 
@@ -281,8 +289,6 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
     if (sum_rows(p, err) < 0)
         return -1;
     sort_rows(p);
-    if (!p->measured)
-        p->measured_ns = p->total_ns;   /* kernel-sum, and every source without intervals */
     p->loaded = 1;
     return 0;
 }
@@ -290,10 +296,7 @@ int ng_profile_finish(struct ng_profile *p, struct ng_err *err)
 void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from)
 {
     free_rows(p->rows, p->n_rows, 0);
-    free(p->merge.slots);
-    for (size_t i = 0; i < p->merge.n_blocks; i++)
-        free(p->merge.blocks[i]);
-    free(p->merge.blocks);
+    free_merge(p);
     p->rows = from->rows;
     p->n_rows = from->n_rows;
     p->cap_rows = from->cap_rows;
@@ -331,11 +334,7 @@ int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
     p->n_rows = out;
     memcpy(p->include_hits, a->include_hits, sizeof p->include_hits);
     memcpy(p->exclude_hits, a->exclude_hits, sizeof p->exclude_hits);
-    if (sum_rows(p, err) < 0)
-        return -1;
-    if (!p->measured)
-        p->measured_ns = p->total_ns;
-    return 0;
+    return sum_rows(p, err);
 }
 
 /* ---- base names ---- */
