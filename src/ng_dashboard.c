@@ -264,7 +264,7 @@ struct gate {
     char slug[64];
     struct run *runs;
     size_t n;
-    size_t *held;              /* the runs holding their line (at most details) */
+    size_t *held;              /* the runs holding their line (at most details; grown) */
     size_t n_held;
 };
 
@@ -313,6 +313,8 @@ static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_his
         free(oldest->text);
         oldest->text = NULL;
     } else {
+        /* grown as runs come, not --details slots for every gate at once */
+        g->held = ng_xgrow(g->held, g->n_held, sizeof *g->held);
         g->n_held++;
     }
     g->held[slot] = idx;
@@ -351,7 +353,6 @@ static struct gate *gate_of(struct site *s, const char *name)
         struct gate *g = &s->gates[s->n_gates++];
         memset(g, 0, sizeof *g);
         g->name = ng_xstrdup(name);
-        g->held = ng_xcalloc((size_t)s->o->details, sizeof *g->held);
         make_slug(g);
     }
     return &s->gates[i];
@@ -904,19 +905,6 @@ static void gate_page_href(struct ng_buf *b, const struct gate *g)
     ng_buf_addf(b, "g/%s.html", g->slug);
 }
 
-static void warnings_block(struct ng_buf *out, const struct ng_dashboard_result *r)
-{
-    if (!r->n_warnings)
-        return;
-    ng_buf_addf(out, "<h2>Warnings</h2>\n<ul class=\"warnings\">\n");
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        ng_buf_adds(out, "<li class=\"warn\">");
-        ng_html_text(out, r->warnings[i]);
-        ng_buf_adds(out, "</li>\n");
-    }
-    ng_buf_adds(out, "</ul>\n");
-}
-
 static void footer(struct ng_buf *out, const struct site *s)
 {
     char ts[32];
@@ -995,7 +983,7 @@ static void index_page(struct ng_buf *out, const struct site *s)
         ng_buf_adds(out, "</section>\n");
     }
     free(by_rank);
-    warnings_block(out, s->r);
+    ng_html_warnings(out, s->r->warnings, s->r->n_warnings, 2);
     footer(out, s);
     ng_html_end(out);
     ng_buf_release(&hrefs);
@@ -1014,7 +1002,7 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
                      "<th scope=\"col\" class=\"n\">baseline</th><th scope=\"col\">commit</th><th scope=\"col\">date</th><th scope=\"col\">CI run</th></tr>\n</thead>\n<tbody>\n");
     for (size_t k = g->n; k-- > first;) {
         const struct run *r = &g->runs[k];
-        ng_buf_addf(out, "<tr><td class=\"n\">");
+        ng_buf_adds(out, "<tr><td class=\"n\">");
         if (r->doc)
             ng_buf_addf(out, "<a href=\"#run-%zu\">%zu</a>", r->seq, r->seq);
         else

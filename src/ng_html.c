@@ -232,6 +232,19 @@ const char *ng_html_context(const struct ng_verdict *v, const char *key)
     return val && *val ? val : NULL;
 }
 
+void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading)
+{
+    if (!n)
+        return;
+    ng_buf_addf(out, "<h%d>Warnings</h%d>\n<ul class=\"warnings\">\n", heading, heading);
+    for (size_t i = 0; i < n; i++) {
+        ng_buf_adds(out, "<li class=\"warn\">");
+        ng_html_text(out, w[i]);
+        ng_buf_adds(out, "</li>\n");
+    }
+    ng_buf_adds(out, "</ul>\n");
+}
+
 void ng_html_commit(struct ng_buf *out, const char *commit)
 {
     if (!commit || !*commit) {
@@ -414,15 +427,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
     free(headline);
     ng_buf_adds(out, "</p>\n");
     figures(out, v);
-    if (v->n_warnings) {
-        ng_buf_adds(out, "<h3>Warnings</h3>\n<ul class=\"warnings\">\n");
-        for (size_t i = 0; i < v->n_warnings; i++) {
-            ng_buf_adds(out, "<li class=\"warn\">");
-            ng_html_text(out, v->warnings[i]);
-            ng_buf_adds(out, "</li>\n");
-        }
-        ng_buf_adds(out, "</ul>\n");
-    }
+    ng_html_warnings(out, v->warnings, v->n_warnings, 3);
     ng_buf_adds(out, "<h3>Run</h3>\n");
     context_table(out, v);
     if (v->has_figures) {

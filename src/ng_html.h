@@ -66,6 +66,10 @@ void ng_html_badge(struct ng_buf *out, enum ng_outcome o);
  * "job", "pipeline", "runner", and labels. */
 const char *ng_html_context(const struct ng_verdict *v, const char *key);
 
+/* A list of warnings under a heading of level `heading` (h2 on the
+ * dashboard, h3 in a verdict's section); nothing when there are none. */
+void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading);
+
 /* A commit as shown: its first 12 characters, or "unknown". */
 void ng_html_commit(struct ng_buf *out, const char *commit);
 

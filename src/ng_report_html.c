@@ -39,8 +39,7 @@ static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
 {
     struct ng_buf line = NG_BUF_INIT;
     struct ng_html_row *rows = ng_xcalloc(b->n ? b->n : 1, sizeof *rows);
-    char (*ids)[32] = ng_xcalloc(b->n ? b->n : 1, sizeof *ids);
-    char (*hrefs)[34] = ng_xcalloc(b->n ? b->n : 1, sizeof *hrefs);
+    char (*hrefs)[32] = ng_xcalloc(b->n ? b->n : 1, sizeof *hrefs);   /* "#gate-N": the id after '#' */
 
     (void)err;
     ng_report_batch_line(b, &line);
@@ -56,19 +55,17 @@ static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
     }
     for (size_t i = 0; i < b->n; i++) {
         /* the table links each gate to its section, which keeps manifest order */
-        snprintf(ids[i], sizeof ids[i], "gate-%zu", i + 1);
-        snprintf(hrefs[i], sizeof hrefs[i], "#%s", ids[i]);
+        snprintf(hrefs[i], sizeof hrefs[i], "#gate-%zu", i + 1);
         rows[i] = (struct ng_html_row){ .v = b->verdicts[i], .href = hrefs[i] };
     }
     ng_html_filter(out);
     ng_html_overview(out, rows, b->n);
     ng_html_legend(out);
     for (size_t i = 0; i < b->n; i++)
-        ng_html_section(out, b->verdicts[i], ids[i], 2);
+        ng_html_section(out, b->verdicts[i], hrefs[i] + 1, 2);
     footer(out, b->timestamp);
     ng_html_end(out);
     free(hrefs);
-    free(ids);
     free(rows);
     return 0;
 }

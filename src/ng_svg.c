@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ng_html.h"
+#include "ng_stats.h"
 
 /* ---- scales and ticks ---- */
 
@@ -467,39 +468,23 @@ void ng_svg_sparkline(struct ng_buf *out, const double *v, size_t n, enum ng_out
 #define STRIP_LEFT 70.0
 #define STRIP_ROW 34.0
 
-static double median_of(const double *v, size_t n)
-{
-    double *c = ng_xmalloc((n ? n : 1) * sizeof *c);
-    memcpy(c, v, n * sizeof *c);
-    for (size_t i = 1; i < n; i++)   /* insertion sort: the samples of one run */
-        for (size_t j = i; j > 0 && c[j - 1] > c[j]; j--) {
-            double t = c[j];
-            c[j] = c[j - 1];
-            c[j - 1] = t;
-        }
-    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return m;
-}
-
 static void strip_row(struct ng_buf *out, const char *side, const char *cls, const double *v,
                       size_t n, const struct ng_scale *x, double mid, const char *colour)
 {
+    struct ng_summary sm;
+
+    ng_stats_summary(v, n, &sm);
     ng_buf_addf(out, "<g class=\"side %s\"><title>%s: %zu sample%s", cls, side, n,
                 n == 1 ? "" : "s");
-    if (n) {
-        double lo = v[0], hi = v[0];
-        for (size_t i = 1; i < n; i++)
-            widen(&lo, &hi, v[i]);
-        ng_buf_addf(out, ", median %.3f ms, min %.3f, max %.3f", median_of(v, n), lo, hi);
-    }
+    if (n)
+        ng_buf_addf(out, ", median %.3f ms, min %.3f, max %.3f", sm.median, sm.min, sm.max);
     ng_buf_adds(out, "</title><text x=\"4\" y=\"");
     num(out, mid + 4);
     ng_buf_addf(out, "\">%s</text>", side);
     for (size_t i = 0; i < n; i++) {
         /* a fixed spread over nine lanes, so equal samples stay visible */
         double dy = (double)((int)((i * 5) % 9) - 4) * 2.6;
-        ng_buf_addf(out, "<circle class=\"s\" cx=\"");
+        ng_buf_adds(out, "<circle class=\"s\" cx=\"");
         num(out, ng_scale_map(x, v[i]));
         ng_buf_adds(out, "\" cy=\"");
         num(out, mid + dy);
@@ -507,7 +492,7 @@ static void strip_row(struct ng_buf *out, const char *side, const char *cls, con
     }
     if (n) {
         ng_buf_adds(out, "<path class=\"median\" d=\"M");
-        xy(out, ng_scale_map(x, median_of(v, n)), mid - 14);
+        xy(out, ng_scale_map(x, sm.median), mid - 14);
         ng_buf_adds(out, "v28\" stroke=\"#1f2328\" stroke-width=\"2\"/>");
     }
     ng_buf_adds(out, "</g>");
