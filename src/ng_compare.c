@@ -762,31 +762,27 @@ static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size
                         s->max_ms);
 }
 
-/* ---- the decision ---- */
-
 /* ---- the policy ---- */
 
 /* The largest work items of every profile, counted or left out: what a
  * pattern that selected nothing could have meant. */
-static void largest_items(const struct ng_profile *const *sides[2], const size_t n[2],
-                          struct ng_buf *out)
+static void largest_items(const struct ng_profile *b, size_t nb, const struct ng_profile *c,
+                          size_t nc, struct ng_buf *out)
 {
     const struct ng_work_row *top[5] = { NULL };
-    for (int sd = 0; sd < 2; sd++) {
-        for (size_t i = 0; i < n[sd]; i++) {
-            const struct ng_profile *p = &(*sides[sd])[i];
-            for (size_t k = 0; k < p->n_rows + p->n_excluded; k++) {
-                const struct ng_work_row *r = k < p->n_rows ? &p->rows[k]
-                                                            : &p->excluded[k - p->n_rows];
-                int dup = 0;
-                for (size_t t = 0; t < 5 && top[t] && !dup; t++)
-                    dup = strcmp(top[t]->name, r->name) == 0;
-                for (size_t t = 0; t < 5 && !dup; t++) {
-                    if (!top[t] || r->total_ns > top[t]->total_ns) {
-                        memmove(&top[t + 1], &top[t], (4 - t) * sizeof top[0]);
-                        top[t] = r;
-                        break;
-                    }
+    for (size_t i = 0; i < nb + nc; i++) {
+        const struct ng_profile *p = i < nb ? &b[i] : &c[i - nb];
+        for (size_t k = 0; k < p->n_rows + p->n_excluded; k++) {
+            const struct ng_work_row *r = k < p->n_rows ? &p->rows[k]
+                                                        : &p->excluded[k - p->n_rows];
+            int dup = 0;
+            for (size_t t = 0; t < 5 && top[t] && !dup; t++)
+                dup = strcmp(top[t]->name, r->name) == 0;
+            for (size_t t = 0; t < 5 && !dup; t++) {
+                if (!top[t] || r->total_ns > top[t]->total_ns) {
+                    memmove(&top[t + 1], &top[t], (4 - t) * sizeof top[0]);
+                    top[t] = r;
+                    break;
                 }
             }
         }
@@ -817,10 +813,8 @@ static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size
             }
             if (hits)
                 continue;
-            const struct ng_profile *const *sides[2] = { &b, &c };
-            size_t counts[2] = { nb, nc };
             struct ng_buf names = NG_BUF_INIT, msg = NG_BUF_INIT;
-            largest_items(sides, counts, &names);
+            largest_items(b, nb, c, nc, &names);
             char *pat = ng_text_cleaned(excl ? pol->exclude[i] : pol->kernels[i],
                                         NG_TEXT_ESCAPE_CONTROLS);
             ng_buf_addf(&msg, "%s '%s' matches no work item of the baseline or current "
@@ -835,6 +829,8 @@ static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size
     }
     return 0;
 }
+
+/* ---- the decision ---- */
 
 /* The total's own outcome: over the threshold, over the floor, and (when a
  * test ran) significant.  Exactly at the threshold or the floor passes. */

@@ -147,21 +147,15 @@ static const struct ng_kernel_delta **listed_items(const struct ng_verdict *v, s
     return k;
 }
 
-static size_t item_failures(const struct ng_verdict *v)
-{
-    size_t n, failed = 0;
-    const struct ng_kernel_delta **k = listed_items(v, &n);
-    for (size_t i = 0; i < n; i++)
-        failed += (size_t)item_fails(v, k[i]);
-    free(k);
-    return failed;
-}
-
-static size_t item_count(const struct ng_verdict *v)
+/* How many items the verdict lists (*tests) and how many of them fail. */
+static void item_counts(const struct ng_verdict *v, size_t *tests, size_t *failures)
 {
     size_t n;
-    free(listed_items(v, &n));
-    return n;
+    const struct ng_kernel_delta **k = listed_items(v, &n);
+    *tests += n;
+    for (size_t i = 0; i < n; i++)
+        *failures += (size_t)item_fails(v, k[i]);
+    free(k);
 }
 
 /* "FAIL: NAME 2.00x past the 1.50x kernel threshold (+1.234 ms/epoch,
@@ -325,20 +319,15 @@ static int is_failure(const struct ng_verdict *v)
     return v->outcome != NG_OUTCOME_ERROR && ng_verdict_exit_code(v) == 1;
 }
 
-static size_t count_failures(const struct ng_batch *b)
+/* The suite's tests (a testcase per gate and per listed item) and failures. */
+static void count_cases(const struct ng_batch *b, size_t *tests, size_t *failures)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < b->n; i++)
-        n += (size_t)is_failure(b->verdicts[i]) + item_failures(b->verdicts[i]);
-    return n;
-}
-
-static size_t count_tests(const struct ng_batch *b)
-{
-    size_t n = b->n;
-    for (size_t i = 0; i < b->n; i++)
-        n += item_count(b->verdicts[i]);
-    return n;
+    *tests = b->n;
+    *failures = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        *failures += (size_t)is_failure(b->verdicts[i]);
+        item_counts(b->verdicts[i], tests, failures);
+    }
 }
 
 /* One verdict (b->manifest NULL) or every gate of a manifest. */
@@ -359,8 +348,10 @@ static int junit_render_batch(const struct ng_batch *b, struct ng_buf *out, stru
     set_attr(suite, "name", NG_TOOL_NAME);
     set_attr(suite, "timestamp", ts);
     set_attr(suite, "hostname", host);
-    set_count(suite, "tests", count_tests(b));
-    set_count(suite, "failures", count_failures(b));
+    size_t tests, failures;
+    count_cases(b, &tests, &failures);
+    set_count(suite, "tests", tests);
+    set_count(suite, "failures", failures);
     set_count(suite, "errors", c.by_outcome[NG_OUTCOME_ERROR]);
     set_attr(suite, "skipped", "0");
     set_attr(suite, "time", time);

@@ -30,6 +30,7 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
                           struct sum *others)
 {
     struct ng_strmap index = NG_STRMAP_INIT;
+    struct ng_buf key = NG_BUF_INIT;   /* one buffer for every row's key */
     struct sum *rows = NULL;
 
     *count = 0;
@@ -38,11 +39,10 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
             const struct ng_work_row *r = &p[i].rows[k];
             struct sum *to = others;
             if (r->kind != NG_WORK_OTHERS) {
-                struct ng_buf key = NG_BUF_INIT;
                 int added;
+                key.len = 0;
                 ng_buf_addf(&key, "%c%s", 'a' + (int)r->kind, r->name);
                 size_t at = ng_strmap_get(&index, key.data, key.len, *count, &added);
-                ng_buf_release(&key);
                 if (added) {
                     rows = ng_xgrow(rows, *count, sizeof *rows);
                     rows[(*count)++] = (struct sum){ r->name, r->kind, 0, 0, n == 1 ? r->cells
@@ -55,6 +55,7 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
         }
     }
     ng_strmap_release(&index);
+    ng_buf_release(&key);
     if (*count)
         qsort(rows, *count, sizeof *rows, by_time);
     return rows;
