@@ -77,22 +77,27 @@ execFileSync(GENTRACE, ['-o', path.join(work, 'c.sqlite'), '--names-from', names
     '--no-nvtx', '--scale', '1.5'], { env });
 const report = path.join(ARTIFACTS, 'report.html');
 const batchReport = path.join(ARTIFACTS, 'batch.html');
-const run = (args) => {
+// The gate with the exit status it must give (1 FAIL, 2 an ERROR gate).
+const run = (args, want) => {
+    let status = 0;
     try {
         execFileSync(GATE, args, { env, stdio: 'pipe' });
     } catch (e) {
-        if (e.status !== 1 && e.status !== 2)
+        if (e.status === null || e.status === undefined)
             throw e;
+        status = e.status;
     }
+    if (status !== want)
+        throw new Error(`nsys-gate ${args.join(' ')}: exit ${status}, expected ${want}`);
 };
 run(['--quiet', '--epochs', '2', '--name', '</title><script>alert(5)</script>', '--html', report,
-    path.join(work, 'b.sqlite'), path.join(work, 'c.sqlite')]);
+    path.join(work, 'b.sqlite'), path.join(work, 'c.sqlite')], 1);
 fs.writeFileSync(path.join(work, 'm.json'), JSON.stringify({ gates: [
     { name: 'same', baseline: 'b.sqlite', current: 'b.sqlite', epochs: 2 },
     { name: 'slower <i>', baseline: 'b.sqlite', current: 'c.sqlite', epochs: 2 },
     { name: 'missing', baseline: 'b.sqlite', current: 'nope.sqlite' },
 ] }));
-run(['--quiet', '--manifest', path.join(work, 'm.json'), '--html', batchReport]);
+run(['--quiet', '--manifest', path.join(work, 'm.json'), '--html', batchReport], 2);
 
 // What the history says each gate's points must be, in time order.
 const runs = new Map();
