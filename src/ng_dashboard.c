@@ -554,21 +554,19 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     pthread_t threads[THREADS];
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* under the shared lock ng_history_read() takes: appends wait until the
+     * latest runs' lines are read again */
+    int fd = ng_history_open(path, err);
 
-    if (fd < 0 || fstat(fd, &st) < 0) {
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0) {
         char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
         ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
         free(shown);
-        if (fd >= 0)
-            close(fd);
+        close(fd);
         return -1;
     }
-    /* a shared lock, as ng_history_read() takes: appends (under an
-     * exclusive one) are whole when read, and wait until the latest runs'
-     * lines are read again */
-    while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
-        ;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? THREADS : 1;
     off_t from = 0;

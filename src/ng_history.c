@@ -1,11 +1,13 @@
 #include "ng_history.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 
+#include "ng_oom.h"
 #include "ng_util.h"
 
 /* A line buffer this large after a long line is given back: memory
@@ -196,22 +198,32 @@ int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_h
     return ng_history_read_lines(h, f, name, read_verdict_line, &v, err);
 }
 
-int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
-                    struct ng_err *err)
+int ng_history_open(const char *path, struct ng_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    /* a shared lock: appends (ng_file_append(), under an exclusive one) are
-     * whole when read; where locks do not work the file is read as is */
-    if (f)
-        while (flock(fileno(f), LOCK_SH) < 0 && errno == EINTR)
-            ;
-    if (!f) {
+    if (fd < 0) {
         char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
         ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
         free(shown);
         return -1;
     }
+    /* a shared lock: appends (ng_file_append(), under an exclusive one) are
+     * whole when read; where locks do not work the file is read as is */
+    while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+        ;
+    return fd;
+}
+
+int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
+                    struct ng_err *err)
+{
+    int fd = ng_history_open(path, err);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        ng_oom_fail();   /* fdopen of an open descriptor fails only for memory */
     int ret = ng_history_read_stream(h, f, path, fn, ctx, err);
     fclose(f);
     return ret;

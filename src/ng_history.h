@@ -67,6 +67,10 @@ typedef int (*ng_history_fn)(struct ng_history_entry *entry, void *ctx);
 /* Streams the file at path through fn.  Returns 0 (what was skipped is
  * in h->warnings), or -1 with err when the file cannot be opened or read
  * (a missing history is the caller's to judge). */
+/* The file at path opened read-only under a shared lock (the one appends
+ * wait for): its descriptor, or -1 with err ("unable to open 'PATH': ..."). */
+int ng_history_open(const char *path, struct ng_err *err);
+
 int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
                     struct ng_err *err);
 
