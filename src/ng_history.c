@@ -29,6 +29,18 @@ struct reader {
 static void skip(struct reader *r, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* line: the warning's line number, whose digits start at text[at] (0: it
+ * names no line). */
+static void add_warning(struct ng_history *h, char *text, size_t line, size_t at)
+{
+    h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
+    h->warning_line = ng_xgrow(h->warning_line, h->n_warnings, sizeof *h->warning_line);
+    h->warning_at = ng_xgrow(h->warning_at, h->n_warnings, sizeof *h->warning_at);
+    h->warning_line[h->n_warnings] = line;
+    h->warning_at[h->n_warnings] = at;
+    h->warnings[h->n_warnings++] = text;
+}
+
 static void skip(struct reader *r, size_t line, const char *fmt, ...)
 {
     struct ng_history *h = r->h;
@@ -40,12 +52,13 @@ static void skip(struct reader *r, size_t line, const char *fmt, ...)
         r->unsaid++;
         return;
     }
-    ng_buf_addf(&b, "'%s' line %zu: ", r->shown, line);
+    ng_buf_addf(&b, "'%s' line ", r->shown);
+    size_t digits_at = b.len;
+    ng_buf_addf(&b, "%zu: ", line);
     va_start(ap, fmt);
     ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
-    h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+    add_warning(h, ng_buf_detach(&b), line, digits_at);
 }
 
 static int blank(const char *p, size_t n)
@@ -147,27 +160,54 @@ static void reader_finish(struct reader *r, int ended)
         struct ng_buf b = NG_BUF_INIT;
         ng_buf_addf(&b, "'%s': %zu more line%s skipped", r->shown, r->unsaid,
                     r->unsaid == 1 ? "" : "s");
-        h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
-        h->warnings[h->n_warnings++] = ng_buf_detach(&b);
+        add_warning(h, ng_buf_detach(&b), 0, 0);
     }
     ng_buf_release(&r->line);
     free(r->shown);
 }
 
+int ng_history_read_chunks(struct ng_history *h, ng_history_chunk_fn next, void *next_ctx,
+                           const char *name, ng_history_line_fn fn, void *ctx,
+                           struct ng_err *err)
+{
+    struct reader r;
+    const char *chunk;
+    size_t n;
+    int got, ret = 0;
+
+    reader_init(&r, h, name, fn, ctx);
+    while (!r.stop && (got = next(next_ctx, &chunk, &n)) > 0)
+        feed(&r, chunk, n);
+    if (!r.stop && got < 0)
+        ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
+    reader_finish(&r, ret == 0);
+    return ret;
+}
+
+/* The chunks of a stream. */
+struct stream {
+    FILE *f;
+    char chunk[65536];
+};
+
+static int stream_chunk(void *ctx, const char **chunk, size_t *len)
+{
+    struct stream *st = ctx;
+    size_t n = fread(st->chunk, 1, sizeof st->chunk, st->f);
+    if (n == 0)
+        return ferror(st->f) ? -1 : 0;
+    *chunk = st->chunk;
+    *len = n;
+    return 1;
+}
+
 int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
                           void *ctx, struct ng_err *err)
 {
-    struct reader r;
-    char chunk[65536];
-    size_t n;
-    int ret = 0;
-
-    reader_init(&r, h, name, fn, ctx);
-    while (!r.stop && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        feed(&r, chunk, n);
-    if (!r.stop && ferror(f))
-        ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
-    reader_finish(&r, ret == 0);
+    struct stream *st = ng_xmalloc(sizeof *st);
+    st->f = f;
+    int ret = ng_history_read_chunks(h, stream_chunk, st, name, fn, ctx, err);
+    free(st);
     return ret;
 }
 
@@ -245,11 +285,30 @@ int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err)
     return ng_history_read(h, path, keep_entry, h, err);
 }
 
+void ng_history_renumber(struct ng_history *h, size_t base)
+{
+    h->lines += base;
+    for (size_t i = 0; i < h->n_warnings; i++) {
+        if (!h->warning_line[i] || !h->warnings[i])
+            continue;
+        const char *w = h->warnings[i], *rest = w + h->warning_at[i];
+        rest += strspn(rest, "0123456789");
+        struct ng_buf b = NG_BUF_INIT;
+        ng_buf_add(&b, w, h->warning_at[i]);
+        h->warning_line[i] += base;
+        ng_buf_addf(&b, "%zu%s", h->warning_line[i], rest);
+        free(h->warnings[i]);
+        h->warnings[i] = ng_buf_detach(&b);
+    }
+}
+
 void ng_history_release(struct ng_history *h)
 {
     for (size_t i = 0; i < h->n_warnings; i++)
         free(h->warnings[i]);
     free(h->warnings);
+    free(h->warning_line);
+    free(h->warning_at);
     for (size_t i = 0; i < h->n_entries; i++)
         ng_verdict_doc_release(&h->entries[i].doc);
     free(h->entries);

@@ -54,11 +54,13 @@ struct ng_history {
     size_t skipped;              /* lines skipped with a warning */
     char **warnings;             /* one line each, without "WARNING: " */
     size_t n_warnings;
+    size_t *warning_line;        /* each warning's line number (0: none), and where */
+    size_t *warning_at;          /* its digits stand in the text (ng_history_renumber()) */
     struct ng_history_entry *entries;   /* ng_history_load(): every verdict, in file order */
     size_t n_entries;
 };
 
-#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, 0 }
+#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL, 0 }
 
 /* Called for each verdict, in file order; a non-zero return stops the
  * reading (ng_history_read() then returns 0). */
@@ -97,6 +99,22 @@ typedef int (*ng_history_line_fn)(const struct ng_history_line *l, void *ctx,
  * blank, long, torn and counted lines, the same warnings. */
 int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
                           void *ctx, struct ng_err *err);
+
+/* Gives the next bytes of the file: 1 with *chunk and *len (the bytes
+ * stay valid until the next call), 0 at the end, -1 with errno. */
+typedef int (*ng_history_chunk_fn)(void *ctx, const char **chunk, size_t *len);
+
+/* The same over bytes handed over a chunk at a time (windows of a mapped
+ * file, reads of a part of one: the file's bytes from h->offset on); a
+ * line split between chunks is put together. */
+int ng_history_read_chunks(struct ng_history *h, ng_history_chunk_fn next, void *next_ctx,
+                           const char *name, ng_history_line_fn fn, void *ctx,
+                           struct ng_err *err);
+
+/* For a part of a file read before the lines ahead of it were counted
+ * (h->lines 0 at the start, h->offset where the part starts): adds base,
+ * the lines ahead, to h->lines and to the line numbers in its warnings. */
+void ng_history_renumber(struct ng_history *h, size_t base);
 
 /* Reads every verdict of the file at path into h->entries. */
 int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err);

@@ -135,6 +135,88 @@ static void test_torn_and_garbage(void **state)
     free(a); free(b); free(c); free(d); free(f); free(g);
 }
 
+/* Bytes handed over in chunks of at most 7 (lines split between them). */
+struct bytes {
+    const char *p;
+    size_t left;
+};
+
+static int next_bytes(void *ctx, const char **chunk, size_t *len)
+{
+    struct bytes *b = ctx;
+    if (!b->left)
+        return 0;
+    *chunk = b->p;
+    *len = b->left < 7 ? b->left : 7;
+    b->p += *len;
+    b->left -= *len;
+    return 1;
+}
+
+/* Counts the lines read as verdicts. */
+static int count_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
+{
+    struct ng_verdict_doc doc;
+    int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
+    ng_verdict_doc_release(&doc);
+    if (ret == 0)
+        ++*(size_t *)ctx;
+    return ret;
+}
+
+/* A file read as two parts at once, split at a line's end, each in small
+ * chunks: the second part counts its lines from 0 and is renumbered once
+ * the first is read, so both give the warnings, counts and the last line
+ * number that the whole file read as a stream gives. */
+static void test_parts_renumbered(void **state)
+{
+    char *a = line_of("a"), *b = line_of("b");
+    struct ng_buf text = NG_BUF_INIT;
+    (void)state;
+    ng_buf_addf(&text, "%s\n", a);                  /* 1 */
+    ng_buf_adds(&text, "garbage\n");                /* 2 */
+    ng_buf_addf(&text, "%s\n", b);                  /* 3: the second part starts here */
+    ng_buf_adds(&text, "\n");                       /* 4: blank */
+    ng_buf_adds(&text, "{\"name\": 7}\n");          /* 5 */
+    ng_buf_addf(&text, "%s\n", a);                  /* 6 */
+    ng_buf_addf(&text, "%.*s", (int)strlen(b) / 2, b);   /* 7: torn */
+    write_file(text.data);
+    struct ng_history whole = NG_HISTORY_INIT;
+    struct ng_err err;
+    assert_int_equal(ng_history_load(&whole, path, &err), 0);
+
+    size_t split = strlen(a) + 1 + strlen("garbage\n");
+    struct ng_history first = NG_HISTORY_INIT, second = NG_HISTORY_INIT;
+    size_t read = 0;
+    struct bytes part1 = { text.data, split }, part2 = { text.data + split, text.len - split };
+    assert_int_equal(ng_history_read_chunks(&first, next_bytes, &part1, path, count_line, &read,
+                                            &err), 0);
+    second.offset = split;
+    assert_int_equal(ng_history_read_chunks(&second, next_bytes, &part2, path, count_line, &read,
+                                            &err), 0);
+    assert_int_equal(second.lines, 5);
+    snprintf(err.msg, sizeof err.msg, "'%s' line 3: not a JSON verdict", path);
+    assert_int_equal(strncmp(second.warnings[0], err.msg, strlen(err.msg)), 0);
+    ng_history_renumber(&first, 0);
+    ng_history_renumber(&second, first.lines);
+
+    assert_int_equal(read, whole.n_entries);
+    assert_int_equal(second.lines, whole.lines);
+    assert_int_equal(first.verdicts + second.verdicts, whole.verdicts);
+    assert_int_equal(first.n_warnings + second.n_warnings, whole.n_warnings);
+    assert_int_equal(whole.n_warnings, 3);
+    for (size_t i = 0; i < whole.n_warnings; i++)
+        assert_string_equal(i < first.n_warnings ? first.warnings[i]
+                                                 : second.warnings[i - first.n_warnings],
+                            whole.warnings[i]);
+    ng_history_release(&first);
+    ng_history_release(&second);
+    ng_history_release(&whole);
+    ng_buf_release(&text);
+    free(a);
+    free(b);
+}
+
 /* A line of an older version (only the fields the first gate wrote) and a
  * line with fields this version does not know: both read. */
 static void test_old_and_unknown(void **state)
@@ -502,6 +584,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_torn_and_garbage),
+        cmocka_unit_test(test_parts_renumbered),
         cmocka_unit_test(test_old_and_unknown),
         cmocka_unit_test(test_huge),
         cmocka_unit_test(test_bounds),
