@@ -3,9 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -194,5 +198,72 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
     if (e > 0)
         return ng_err_set(err, "unable to append to '%s': %s; the file is left as it was",
                           path, strerror(e));
+    return 0;
+}
+
+/* ---- reading a file in place ---- */
+
+/* Where a fault on a map goes, per thread: the guarded call running on it. */
+static __thread sigjmp_buf *guard;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+/* SIGBUS on a thread inside ng_file_guarded() ends the call; anywhere else
+ * it is what it would be without this handler (the default action, once
+ * the faulting read runs again). */
+static void on_bus(int sig)
+{
+    if (guard)
+        siglongjmp(*guard, 1);
+    signal(sig, SIG_DFL);
+}
+
+static void install_guard(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_window *w)
+{
+    static long page;
+    if (!page)
+        page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    unsigned long long base = offset - offset % (unsigned long long)page;
+    size_t lead = (size_t)(offset - base);
+
+    memset(w, 0, sizeof *w);
+    if (len == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    void *m = mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)base);
+    if (m == MAP_FAILED)
+        return -1;
+    pthread_once(&guard_once, install_guard);
+    *w = (struct ng_file_window){ (const char *)m + lead, len, m, len + lead };
+    return 0;
+}
+
+void ng_file_unmap(struct ng_file_window *w)
+{
+    if (w->base)
+        munmap(w->base, w->base_len);
+    memset(w, 0, sizeof *w);
+}
+
+int ng_file_guarded(void (*fn)(void *), void *arg)
+{
+    sigjmp_buf here;
+
+    if (sigsetjmp(here, 1)) {
+        guard = NULL;
+        return -1;
+    }
+    guard = &here;
+    fn(arg);
+    guard = NULL;
     return 0;
 }

@@ -1,6 +1,6 @@
-/* ng_file: where a report lands on disk, and appending to a file that
- * others read and append to (--history, $GITHUB_STEP_SUMMARY,
- * $GITHUB_OUTPUT).  A path given for an output may be a symlink: the
+/* ng_file: where a report lands on disk, appending to a file that others
+ * read and append to (--history, $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT),
+ * and reading a big file in place (a dashboard's histories).  A path given for an output may be a symlink: the
  * report goes to the link's target (the link stays a link, as a user who
  * pointed it somewhere expects), and every writer and check resolves it
  * here, the same way.
@@ -44,5 +44,29 @@ char *ng_file_key(const char *path);
  * append to 'h.jsonl': No space left on device; the file is left as it
  * was". */
 int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err);
+
+/* A window of a regular file mapped read-only, so a reader takes its
+ * lines where they lie instead of copying each byte twice (into a read
+ * buffer, then a stream's).  A reader maps one window after another, so
+ * what it holds mapped (which counts in its RSS) stays a window's size. */
+struct ng_file_window {
+    const char *data;            /* the file's bytes from the offset asked for */
+    size_t len;
+    void *base;                  /* the mapping (from a page boundary), NULL: none */
+    size_t base_len;
+};
+
+/* len bytes of fd from offset into w: 0, or -1 with errno (the caller
+ * reads the file instead, or reports it). */
+int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_window *w);
+void ng_file_unmap(struct ng_file_window *w);
+
+/* fn(arg) on this thread, where a file that got shorter under its map
+ * (another process cut it: reading a page past its new end raises
+ * SIGBUS) ends fn at once instead of the process: 0 when fn returned, -1
+ * after such a fault.  What fn held at the fault stays allocated (the
+ * caller reports the error and ends); locks must not be held over reads
+ * of the map. */
+int ng_file_guarded(void (*fn)(void *), void *arg);
 
 #endif
