@@ -1062,6 +1062,17 @@ static void gate_page(struct ng_buf *out, const struct site *s, const struct gat
 
 /* ---- the site on disk ---- */
 
+static int write_error(const char *path, int e, struct ng_err *err)
+{
+    char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "unable to write '%s': %s", shown, strerror(e));
+    free(shown);
+    return -1;
+}
+
+/* Writes b to dir/name and starts putting it on disk without waiting
+ * (sync_file_range), so the disk works while the next pages are
+ * rendered; sync_file() waits for it once every page is written. */
 static int write_file(const char *dir, const char *name, const struct ng_buf *b,
                       struct ng_err *err)
 {
@@ -1070,23 +1081,45 @@ static int write_file(const char *dir, const char *name, const struct ng_buf *b,
     errno = ENAMETOOLONG;
     if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 || ng_write_all(fd, b->data ? b->data : "", b->len) < 0 || fsync(fd) < 0) {
+    if (fd < 0 || ng_write_all(fd, b->data ? b->data : "", b->len) < 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
-        char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
-        ng_err_set(err, "unable to write '%s': %s", shown, strerror(e));
-        free(shown);
-        return -1;
+        return write_error(path, e, err);
     }
-    return close(fd);
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    if (close(fd) < 0)
+        return write_error(path, errno, err);
+    return 0;
 }
 
-/* The gates' pages, rendered and written by THREADS threads at once: each
- * page is its own file, and the first failure is the one reported. */
+/* dir/name on disk (fsync), before the site is swapped in: a crash never
+ * leaves a site whose pages are empty. */
+static int sync_file(const char *dir, const char *name, struct ng_err *err)
+{
+    char path[PATH_MAX];
+    int fd = -1;
+    errno = ENAMETOOLONG;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return write_error(path, e, err);
+    }
+    close(fd);
+    return 0;
+}
+
+/* The index and the gates' pages, rendered and written by THREADS threads
+ * at once (the index first: the longest): each page is its own file, and
+ * the first failure is the one reported. */
 struct pages {
     const struct site *s;
-    const char *dir;
+    const char *top, *dir;     /* the site's directory, its g/ */
     pthread_mutex_t lock;
     size_t next;
     size_t bytes;
@@ -1105,14 +1138,21 @@ static void *write_pages(void *arg)
     for (;;) {
         pthread_mutex_lock(&p->lock);
         size_t i = p->next++;
-        int stop = p->ret < 0 || i >= p->s->n_gates;
+        int stop = p->ret < 0 || i > p->s->n_gates;
         pthread_mutex_unlock(&p->lock);
         if (stop)
             break;
         b.len = 0;
-        gate_page(&b, p->s, &p->s->gates[i]);
-        snprintf(name, sizeof name, "%s.html", p->s->gates[i].slug);
-        int ret = write_file(p->dir, name, &b, &err);
+        int ret;
+        if (i == 0) {
+            index_page(&b, p->s);
+            p->s->r->index_bytes = b.len;
+            ret = write_file(p->top, "index.html", &b, &err);
+        } else {
+            gate_page(&b, p->s, &p->s->gates[i - 1]);
+            snprintf(name, sizeof name, "%s.html", p->s->gates[i - 1].slug);
+            ret = write_file(p->dir, name, &b, &err);
+        }
         pthread_mutex_lock(&p->lock);
         p->bytes += b.len;
         if (ret < 0 && p->ret == 0) {
@@ -1133,23 +1173,27 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
 
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
-    index_page(&b, s);
-    s->r->index_bytes = b.len;
-    s->r->site_bytes = b.len;
-    int ret = write_file(tmp, "index.html", &b, err);
-    if (ret == 0) {
-        struct pages p = { .s = s, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
-        on_threads(write_pages, &p, s->n_gates);
-        s->r->site_bytes += p.bytes;
-        if ((ret = p.ret) < 0)
-            *err = p.err;
-    }
-    b.len = 0;
+    struct pages p = { .s = s, .top = tmp, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
+    on_threads(write_pages, &p, s->n_gates + 1);
+    s->r->site_bytes = p.bytes;
+    int ret = p.ret;
+    if (ret < 0)
+        *err = p.err;
     ng_buf_addf(&b, "A site written by %s dashboard; the command replaces this directory whole.\n",
                 NG_TOOL_NAME);
     if (ret == 0)
         ret = write_file(tmp, MARKER, &b, err);
     ng_buf_release(&b);
+    /* then every page on disk, most of them already there */
+    if (ret == 0)
+        ret = sync_file(tmp, "index.html", err);
+    for (size_t i = 0; ret == 0 && i < s->n_gates; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.html", s->gates[i].slug);
+        ret = sync_file(dir, name, err);
+    }
+    if (ret == 0)
+        ret = sync_file(tmp, MARKER, err);
     return ret;
 }
 
@@ -1226,47 +1270,69 @@ static int swap_in(const char *tmp, const char *dir, char *old, size_t old_size,
     return 0;
 }
 
-static int publish(const struct site *s, struct ng_err *err)
+/* A new site in its temporary directory beside the one it replaces. */
+struct pending {
+    char *dir;                 /* where it goes (--output, links followed) */
+    char tmp[PATH_MAX];        /* where it is written; "" until it exists */
+    int slot;                  /* tmp's in the signal cleanup */
+};
+
+/* The site written at pd->tmp, removed on a signal until it is swapped in. */
+static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
 {
-    char *dir = ng_file_target(s->o->out_dir);
     char *key = ng_file_key(s->o->out_dir);
     char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
-    char tmp[PATH_MAX], old[PATH_MAX] = "";
     int ret = -1;
 
-    if (!dir) {
+    pd->dir = ng_file_target(s->o->out_dir);
+    if (!pd->dir) {
         ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
         goto out;
     }
-    if (history_inside(s->o, key, err) < 0 || replaceable(dir, shown, err) < 0)
+    if (history_inside(s->o, key, err) < 0 || replaceable(pd->dir, shown, err) < 0)
         goto out;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", dir) >= (int)sizeof tmp) {
+    if (snprintf(pd->tmp, sizeof pd->tmp, "%s.tmp.XXXXXX", pd->dir) >= (int)sizeof pd->tmp) {
+        pd->tmp[0] = '\0';
         ng_err_set(err, "--output '%s' is too long", shown);
         goto out;
     }
-    if (!mkdtemp(tmp)) {
+    if (!mkdtemp(pd->tmp)) {
+        pd->tmp[0] = '\0';
         ng_err_set(err, "unable to create a directory beside '%s': %s", shown, strerror(errno));
         goto out;
     }
-    int slot = ng_signal_add_tree(tmp);
+    pd->slot = ng_signal_add_tree(pd->tmp);
     mode_t mask = umask(0);
     umask(mask);
-    (void)chmod(tmp, 0777 & ~mask);
-    ret = write_site(s, tmp, err);
-    /* no signal between the renames: it would remove the site that is
-     * at the temporary name by then */
-    sigset_t saved;
-    ng_signal_hold(&saved);
-    if (ret == 0)
-        ret = swap_in(tmp, dir, old, sizeof old, err);
-    if (ret < 0 || old[0])
-        ng_signal_remove_tree(ret == 0 ? old : tmp);
-    ng_signal_forget(slot);
-    ng_signal_resume(&saved);
+    (void)chmod(pd->tmp, 0777 & ~mask);
+    ret = write_site(s, pd->tmp, err);
 out:
     free(shown);
     free(key);
-    free(dir);
+    return ret;
+}
+
+/* The staged site swapped in (ok) or removed.  Nothing is left to do
+ * after the swap but to report it, so a signal after it finds the run
+ * done: the memory of the site is given back before. */
+static int settle(struct pending *pd, int ok, struct ng_err *err)
+{
+    char old[PATH_MAX] = "";
+    int ret = ok ? 0 : -1;
+
+    if (pd->tmp[0]) {
+        /* no signal between the renames: it would remove the site that is
+         * at the temporary name by then */
+        sigset_t saved;
+        ng_signal_hold(&saved);
+        if (ok)
+            ret = swap_in(pd->tmp, pd->dir, old, sizeof old, err);
+        if (ret < 0 || old[0])
+            ng_signal_remove_tree(ret == 0 ? old : pd->tmp);
+        ng_signal_forget(pd->slot);
+        ng_signal_resume(&saved);
+    }
+    free(pd->dir);
     return ret;
 }
 
@@ -1274,6 +1340,7 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
                        struct ng_err *err)
 {
     struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r, .now = ng_report_time() };
+    struct pending pd = { .dir = NULL, .tmp = "", .slot = -1 };
 
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++)
@@ -1284,10 +1351,10 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
         order(&s);
         r->gates = s.n_gates;
         r->runs = s.runs;
-        ret = publish(&s, err);
+        ret = stage(&s, &pd, err);
     }
     site_release(&s);
-    return ret;
+    return settle(&pd, ret == 0, err);
 }
 
 void ng_dashboard_result_release(struct ng_dashboard_result *r)

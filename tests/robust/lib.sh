@@ -46,3 +46,22 @@ many() {
 fixtures() {
     for f in "$@"; do cp "$SRCDIR/tests/golden/fixtures/$f" . || exit 1; done
 }
+
+# dashboard_inputs COPIES: small.jsonl (one verdict), a site of it (its index copied to
+# before.html), and big.jsonl: COPIES times the same verdict for each of 200 gates
+dashboard_inputs() {
+    local line i
+    "$GENTRACE" -o b.sqlite --kernels 300 --names 6 --epochs 6 --seed 1 >/dev/null || exit 1
+    SOURCE_DATE_EPOCH=1700000000 "$GATE" --quiet --epoch-range auto --name small b.sqlite \
+        b.sqlite --history small.jsonl || exit 1
+    "$GATE" dashboard --quiet -o site small.jsonl || exit 1
+    cp site/index.html before.html
+    line=$(head -n 1 small.jsonl)
+    for i in $(seq 0 199); do printf '%s\n' "${line/\"name\":\"small\"/\"name\":\"g$i\"}"; done >block.jsonl
+    for _ in $(seq 1 "$1"); do cat block.jsonl; done >big.jsonl
+}
+
+# The site still the one before.html was copied from, nothing left beside it.
+untouched() {
+    cmp -s before.html site/index.html && test -z "$(ls -a | grep -E '^site\.tmp\.')"
+}
