@@ -244,15 +244,16 @@ size_t ng_dashboard_thin(const enum ng_outcome *o, size_t n, size_t budget, unsi
 
 struct run {
     time_t ts;
-    size_t file, line;
+    size_t file, line;         /* line: for messages (runs are ordered by offset) */
     size_t seq;                /* its number in the gate's series, from 1 */
     enum ng_outcome outcome;
     int has_figures, has_p;
     double ratio, p, threshold, base_ms, cur_ms, lo, hi;
     char *commit, *run_url;    /* owned; NULL when unknown */
-    /* while it is one of the latest --details runs, where its line is
-     * (read whole once every file is read): at `at` in its file, or for a
-     * history that cannot be read again (a pipe) a copy in text */
+    /* where its line starts in its file; while it is one of the latest
+     * --details runs, its line is read whole from there once every file
+     * is read, or for a history that cannot be read again (a pipe) from a
+     * copy in text */
     unsigned long long at;
     char *text;
     size_t text_len;
@@ -292,7 +293,7 @@ static int run_later(const struct run *a, const struct run *b)
         return a->ts > b->ts;
     if (a->file != b->file)
         return a->file > b->file;
-    return a->line > b->line;
+    return a->at > b->at;
 }
 
 /* Keeps the line of the latest runs only (to be read whole later): a run
@@ -318,7 +319,6 @@ static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_his
         g->n_held++;
     }
     g->held[slot] = idx;
-    g->runs[idx].at = l->offset;
     g->runs[idx].text = again ? NULL : ng_xstrndup(l->text, l->len);
     g->runs[idx].text_len = l->len;
 }
@@ -371,6 +371,7 @@ static void take_run(struct site *s, const struct ng_scan *v, const struct ng_hi
         .ts = v->timestamp,
         .file = s->file,
         .line = l->line,
+        .at = l->offset,
         .outcome = v->outcome,
         .has_figures = v->has_figures,
         .has_p = v->has_p,
@@ -399,9 +400,11 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  *
  * Reading the JSON is most of the time a big history takes, so a file is
  * read as up to THREADS parts at once, each part a run of whole lines,
- * each through ng_history on its own: a part is a stream over its byte
- * range, and its line numbers start where the part before it ends, so
- * warnings name the file's own lines.  A line is scanned for its chart's
+ * each through ng_history on its own: a part is the file's bytes in
+ * place (mapped) or a stream over its byte range.  A part numbers its
+ * lines from 0, and once the parts before it are read its warnings and
+ * runs are renumbered, so they name the file's own lines without a pass
+ * that counts them first.  A line is scanned for its chart's
  * figures (ng_scan), or read whole where the scanner cannot tell; the
  * latest runs of each gate keep their line, read whole once every file
  * is read.  What the parts read is put together under a lock (runs are
@@ -409,6 +412,9 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 
 #define THREADS 2          /* parts read, and pages written, at once */
 #define READ_BUF ((size_t)1 << 20)
+/* A part maps this much of the file at a time: mapped pages count in the
+ * process's RSS, so it holds one window, not the file. */
+#define WINDOW ((size_t)32 << 20)
 
 /* fn(arg) on THREADS threads at once (this one among them), or on this
  * one alone for fewer than two items or one core; fn takes its items
@@ -432,6 +438,10 @@ static void on_threads(void *(*fn)(void *), void *arg, size_t items)
 struct part {
     int fd;
     int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
+    int mapped;                /* read a window at a time in place (else into buf) */
+    struct ng_file_window window;   /* the window being read */
+    char *buf;
+    off_t from;                /* where the part starts */
     off_t at, end;             /* the byte range still to read */
     const char *path;
     struct site *s;
@@ -442,20 +452,47 @@ struct part {
     int ret;
 };
 
-static ssize_t part_read(void *cookie, char *buf, size_t size)
+/* The part's next window, mapped: 1, 0 at its end, -1 (errno) when it
+ * cannot be mapped. */
+static int next_window(struct part *p, const char **chunk, size_t *len)
 {
-    struct part *p = cookie;
-    size_t left = (size_t)(p->end - p->at);
-    ssize_t n;
+    ng_file_unmap(&p->window);
+    if (p->at >= p->end)
+        return 0;
+    size_t n = (size_t)(p->end - p->at) < WINDOW ? (size_t)(p->end - p->at) : WINDOW;
+    if (ng_file_map(p->fd, (unsigned long long)p->at, n, &p->window) < 0)
+        return -1;
+    *chunk = p->window.data;
+    *len = n;
+    p->at += (off_t)n;
+    return 1;
+}
 
-    if (size > left)
-        size = left;
+/* The part's next bytes: a window of the file in place where it can be
+ * mapped (every regular file, as a rule), else read into a buffer. */
+static int next_chunk(void *ctx, const char **chunk, size_t *len)
+{
+    struct part *p = ctx;
+    if (p->mapped) {
+        off_t at = p->at;
+        int got = next_window(p, chunk, len);
+        if (got >= 0 || at != p->from)
+            return got;
+        p->mapped = 0;   /* no window at all: read it instead */
+    }
+    if (!p->buf)
+        p->buf = ng_xmalloc(READ_BUF);
+    size_t want = (size_t)(p->end - p->at) < READ_BUF ? (size_t)(p->end - p->at) : READ_BUF;
+    ssize_t n;
     do
-        n = p->seekable ? pread(p->fd, buf, size, p->at) : read(p->fd, buf, size);
+        n = p->seekable ? pread(p->fd, p->buf, want, p->at) : read(p->fd, p->buf, want);
     while (n < 0 && errno == EINTR);
-    if (n > 0)
-        p->at += n;
-    return n;
+    if (n <= 0)
+        return n < 0 ? -1 : 0;
+    p->at += n;
+    *chunk = p->buf;
+    *len = (size_t)n;
+    return 1;
 }
 
 /* A line's figures, from the scanner or, where it cannot tell, from the
@@ -479,45 +516,42 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
     return 0;
 }
 
-/* The lines before byte `end`. */
-static size_t newlines(int fd, off_t end)
+static void read_chunks(void *arg)
 {
-    char *buf = ng_xmalloc(READ_BUF);   /* reads as big as the parts' own */
-    size_t count = 0;
-    for (off_t at = 0; at < end;) {
-        size_t want = (size_t)(end - at) < READ_BUF ? (size_t)(end - at) : READ_BUF;
-        ssize_t n = pread(fd, buf, want, at);
-        if (n <= 0)
-            break;
-        for (char *p = buf, *e = buf + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
-            count++;
-        at += n;
-    }
-    free(buf);
-    return count;
+    struct part *p = arg;
+    p->ret = ng_history_read_chunks(&p->h, next_chunk, p, p->path, take_line, p, &p->err);
 }
 
 static void *read_part(void *arg)
 {
     struct part *p = arg;
-    cookie_io_functions_t io = { .read = part_read };
-    FILE *f = fopencookie(p, "r", io);
 
-    if (!f)
-        ng_oom_fail();
-    /* reads of a megabyte: the stream's own buffer would make them 8 kB,
-     * a system call for each line or two (glibc takes the size only with
-     * a buffer given) */
-    char *buf = ng_xmalloc(READ_BUF);
-    setvbuf(f, buf, _IOFBF, READ_BUF);
     ng_oom_doing("reading the history '%s'", p->path);
-    p->h.lines = p->at > 0 ? newlines(p->fd, p->at) : 0;   /* only the first part starts at 0 */
     p->h.offset = (unsigned long long)p->at;
-    p->ret = ng_history_read_lines(&p->h, f, p->path, take_line, p, &p->err);
-    fclose(f);
-    free(buf);
+    if (ng_file_guarded(read_chunks, p) < 0) {
+        char *shown = ng_text_cleaned(p->path, NG_TEXT_ESCAPE_CONTROLS);
+        p->ret = ng_err_set(&p->err, "the history '%s' got shorter while it was read", shown);
+        free(shown);
+    }
+    ng_file_unmap(&p->window);
+    free(p->buf);
+    p->buf = NULL;
     ng_oom_doing(NULL);
     return NULL;
+}
+
+/* Part i's runs and warnings renumbered, the parts before it read:
+ * base, the lines ahead of it. */
+static void renumber(struct site *s, struct part *p, size_t base)
+{
+    ng_history_renumber(&p->h, base);
+    for (size_t i = 0; base && i < s->n_gates; i++)
+        for (size_t k = 0; k < s->gates[i].n; k++) {
+            struct run *r = &s->gates[i].runs[k];
+            if (r->file == s->file && r->at >= (unsigned long long)p->from &&
+                r->at < (unsigned long long)p->end)
+                r->line += base;
+        }
 }
 
 /* Where the line holding byte `at` ends: the parts split between lines. */
@@ -536,15 +570,10 @@ static off_t boundary(int fd, off_t at, off_t size)
     return size;
 }
 
-/* Where part i of n ends.  Each later part first counts the lines before
- * it (newlines(), several times as fast as scanning them), so the first
- * part gets more than an even share and the two end together: 11/20 of
- * the file, as measured on the bench's 1.25 GB history (an even split
- * left the second part 0.3 s behind, 7/12 the first 0.2 s). */
+/* Where part i of n ends: even shares, since no part counts the lines
+ * of another. */
 static off_t split_at(off_t size, size_t i, size_t n)
 {
-    if (n == 2)
-        return size / 20 * 11;
     return size / (off_t)n * (off_t)(i + 1);
 }
 
@@ -573,8 +602,10 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
                               : boundary(fd, split_at(st.st_size, i, n), st.st_size);
-        parts[i] = (struct part){ .fd = fd, .at = from, .end = to, .path = path, .s = s,
-                                  .lock = &lock, .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
+        parts[i] = (struct part){ .fd = fd, .mapped = S_ISREG(st.st_mode), .from = from,
+                                  .at = from, .end = to,
+                                  .path = path, .s = s, .lock = &lock, .h = NG_HISTORY_INIT,
+                                  .scan = NG_SCAN_INIT };
         parts[i].seekable = S_ISREG(st.st_mode);
         from = to;
     }
@@ -589,6 +620,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     for (size_t i = 1; i < n; i++) {
         if (threads[i])
             pthread_join(threads[i], NULL);
+        renumber(s, &parts[i], parts[i - 1].h.lines);
         verdicts += parts[i].h.verdicts;
         if (ret == 0 && parts[i].ret < 0) {
             ret = -1;
