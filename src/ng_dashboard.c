@@ -249,7 +249,7 @@ struct run {
     enum ng_outcome outcome;
     int has_figures, has_p;
     double ratio, p, threshold, base_ms, cur_ms, lo, hi;
-    char *commit, *run_url;    /* owned; NULL when unknown */
+    const char *commit, *run_url;   /* in the site's arena; NULL when unknown */
     /* where its line starts in its file; while it is one of the latest
      * --details runs, its line is read whole from there once every file
      * is read, or for a history that cannot be read again (a pipe) from a
@@ -272,6 +272,7 @@ struct gate {
 struct site {
     const struct ng_dashboard_opts *o;
     struct ng_strmap names;
+    struct ng_arena strings;   /* the runs' commits and URLs */
     struct gate *gates;
     size_t n_gates;
     size_t file;               /* the history being read */
@@ -282,9 +283,9 @@ struct site {
     struct ng_dashboard_result *r;
 };
 
-static char *dup_or_null(const char *s)
+static const char *keep_or_null(struct site *s, const char *text)
 {
-    return s && *s ? ng_xstrdup(s) : NULL;
+    return text && *text ? ng_arena_strdup(&s->strings, text) : NULL;
 }
 
 static int run_later(const struct run *a, const struct run *b)
@@ -382,8 +383,8 @@ static void take_run(struct site *s, const struct ng_scan *v, const struct ng_hi
         .cur_ms = v->current_ms,
         .lo = v->current_min_ms,
         .hi = v->current_max_ms,
-        .commit = dup_or_null(v->commit),
-        .run_url = dup_or_null(v->run_url),
+        .commit = keep_or_null(s, v->commit),
+        .run_url = keep_or_null(s, v->run_url),
     };
     g->n++;
     s->runs++;
@@ -788,8 +789,6 @@ static void site_release(struct site *s)
     for (size_t i = 0; i < s->n_gates; i++) {
         struct gate *g = &s->gates[i];
         for (size_t k = 0; k < g->n; k++) {
-            free(g->runs[k].commit);
-            free(g->runs[k].run_url);
             free(g->runs[k].text);
             if (g->runs[k].doc) {
                 ng_verdict_doc_release(g->runs[k].doc);
@@ -802,6 +801,7 @@ static void site_release(struct site *s)
     }
     free(s->gates);
     ng_strmap_release(&s->names);
+    ng_arena_release(&s->strings);
     close_histories(s);
 }
 
@@ -1371,7 +1371,8 @@ static int settle(struct pending *pd, int ok, struct ng_err *err)
 int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_result *r,
                        struct ng_err *err)
 {
-    struct site s = { .o = o, .names = NG_STRMAP_INIT, .r = r, .now = ng_report_time() };
+    struct site s = { .o = o, .names = NG_STRMAP_INIT, .strings = NG_ARENA_INIT, .r = r,
+                      .now = ng_report_time() };
     struct pending pd = { .dir = NULL, .tmp = "", .slot = -1 };
 
     memset(r, 0, sizeof *r);

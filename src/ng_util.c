@@ -69,6 +69,41 @@ char *ng_xstrndup(const char *s, size_t n)
     return p;
 }
 
+#define ARENA_BLOCK ((size_t)64 << 10)
+
+struct ng_arena_block {
+    struct ng_arena_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+char *ng_arena_strdup(struct ng_arena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    struct ng_arena_block *b = a->head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;   /* a long string gets a block of its own */
+        b = ng_xmalloc(sizeof *b + cap);
+        b->used = 0;
+        b->cap = cap;
+        b->next = a->head;
+        a->head = b;
+    }
+    char *p = b->data + b->used;
+    memcpy(p, s, n);
+    b->used += n;
+    return p;
+}
+
+void ng_arena_release(struct ng_arena *a)
+{
+    while (a->head) {
+        struct ng_arena_block *next = a->head->next;
+        free(a->head);
+        a->head = next;
+    }
+}
+
 static void buf_grow(struct ng_buf *b, size_t extra)
 {
     size_t need = b->len + extra + 1;
@@ -377,8 +412,8 @@ size_t ng_fmt_fixed(char *buf, double v, int decimals)
 #if LDBL_MANT_DIG >= 64
     if (decimals >= 0 && decimals <= 3 && v == v && fabs(v) < 1e15) {
         long double y = fabsl((long double)v) * scale[decimals];   /* exact */
-        long double whole = floorl(y), frac = y - whole;
-        uint64_t u = (uint64_t)whole;
+        uint64_t u = (uint64_t)y;   /* y >= 0 and below 2^64: truncation is floor */
+        long double frac = y - (long double)u;
         if (frac > 0.5L || (frac == 0.5L && (u & 1)))
             u++;
         char digits[24];

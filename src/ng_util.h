@@ -46,6 +46,18 @@ void *ng_xgrow(void *p, size_t n, size_t size);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
 
+/* Strings kept as long as their arena: copied into blocks that never move
+ * and freed all at once, for many small strings that live together (a
+ * dashboard's commit and URL of every run: a malloc and a free each would
+ * cost more than the copy).  Not for use by two threads at once. */
+struct ng_arena_block;
+struct ng_arena {
+    struct ng_arena_block *head;
+};
+#define NG_ARENA_INIT { NULL }
+char *ng_arena_strdup(struct ng_arena *a, const char *s);
+void ng_arena_release(struct ng_arena *a);
+
 /* FNV-1a over len bytes: the hash of every table keyed by a name. */
 uint64_t ng_hash(const void *data, size_t len);
 

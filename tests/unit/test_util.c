@@ -78,6 +78,34 @@ static void expect_fixed(double v, int decimals)
     assert_int_equal(n, strlen(want));
 }
 
+/* Arena strings: each copy whole and where it was put, across blocks, a
+ * string longer than a block in a block of its own; released at once. */
+static void test_arena(void **state)
+{
+    struct ng_arena a = NG_ARENA_INIT;
+    char *kept[3000];
+    char want[80];
+    (void)state;
+    for (int i = 0; i < 3000; i++) {
+        snprintf(want, sizeof want, "commit-%05d-%0*d", i, i % 50, 0);
+        kept[i] = ng_arena_strdup(&a, want);
+    }
+    char *big = ng_xmalloc(200000);
+    memset(big, 'x', 199999);
+    big[199999] = '\0';
+    char *long_one = ng_arena_strdup(&a, big);
+    char *after = ng_arena_strdup(&a, "");
+    for (int i = 0; i < 3000; i++) {
+        snprintf(want, sizeof want, "commit-%05d-%0*d", i, i % 50, 0);
+        assert_string_equal(kept[i], want);
+    }
+    assert_string_equal(long_one, big);
+    assert_string_equal(after, "");
+    free(big);
+    ng_arena_release(&a);
+    assert_null(a.head);
+}
+
 static void test_fmt_fixed(void **state)
 {
     static const double edges[] = { 0, -0.0, 0.25, 0.35, 2.5, 3.5, -2.5, 0.125, 0.0625, 1e-300,
@@ -331,6 +359,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_clean),
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_arena),
         cmocka_unit_test(test_fmt_fixed),
         cmocka_unit_test(test_fmt_utc),
         cmocka_unit_test(test_atomic_write),
