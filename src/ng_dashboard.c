@@ -807,56 +807,73 @@ static void site_release(struct site *s)
 
 /* ---- charts ---- */
 
-/* Where a point links: its CI run (http or https only), else its commit
- * through --commit-url, else its section, else nowhere. */
-static char *point_href(const struct site *s, const struct gate *g, const struct run *r,
-                        int on_index)
+/* A decimal, without printf (a chart prints thousands). */
+static void add_size(struct ng_buf *b, size_t v)
 {
-    struct ng_buf b = NG_BUF_INIT;
-
-    if (ng_html_url_linkable(r->run_url))
-        return ng_xstrdup(r->run_url);
-    if (s->o->commit_url && r->commit) {
-        const char *t = s->o->commit_url, *at = strstr(t, "{commit}");
-        if (at) {
-            ng_buf_add(&b, t, (size_t)(at - t));
-            ng_buf_adds(&b, r->commit);
-            ng_buf_adds(&b, at + strlen("{commit}"));
-            return ng_buf_detach(&b);
-        }
-    }
-    if (r->doc) {
-        ng_buf_addf(&b, "%s%s.html#run-%zu", on_index ? "g/" : "", g->slug, r->seq);
-        return ng_buf_detach(&b);
-    }
-    return NULL;
+    char d[24];
+    size_t n = 0;
+    do
+        d[sizeof d - ++n] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    ng_buf_add(b, d + sizeof d - n, n);
 }
 
-static char *point_title(const struct run *r)
+/* Where a point links, appended to b with its NUL: its CI run (http or
+ * https only), else its commit through --commit-url, else its section;
+ * 0 when it links nowhere (nothing appended). */
+static int point_href(struct ng_buf *b, const struct site *s, const struct gate *g,
+                      const struct run *r, int on_index)
 {
-    struct ng_buf b = NG_BUF_INIT;
+    const char *at;
+
+    if (ng_html_url_linkable(r->run_url)) {
+        ng_buf_adds(b, r->run_url);
+    } else if (s->o->commit_url && r->commit && (at = strstr(s->o->commit_url, "{commit}"))) {
+        ng_buf_add(b, s->o->commit_url, (size_t)(at - s->o->commit_url));
+        ng_buf_adds(b, r->commit);
+        ng_buf_adds(b, at + strlen("{commit}"));
+    } else if (r->doc) {
+        ng_buf_adds(b, on_index ? "g/" : "");
+        ng_buf_adds(b, g->slug);
+        ng_buf_adds(b, ".html#run-");
+        add_size(b, r->seq);
+    } else {
+        return 0;
+    }
+    ng_buf_add(b, "", 1);
+    return 1;
+}
+
+/* A point's tooltip, appended to b with its NUL. */
+static void point_title(struct ng_buf *b, const struct run *r)
+{
     char when[32];
 
     ng_fmt_utc(when, sizeof when, r->ts, 1);
-    ng_buf_addf(&b, "run %zu, commit ", r->seq);
+    ng_buf_adds(b, "run ");
+    add_size(b, r->seq);
+    ng_buf_adds(b, ", commit ");
     if (r->commit)
-        ng_buf_add(&b, r->commit, strlen(r->commit) > 12 ? 12 : strlen(r->commit));
+        ng_buf_add(b, r->commit, strlen(r->commit) > 12 ? 12 : strlen(r->commit));
     else
-        ng_buf_adds(&b, "unknown");
-    ng_buf_addf(&b, ", %s, %s", when, ng_outcome_title(r->outcome));
+        ng_buf_adds(b, "unknown");
+    ng_buf_adds(b, ", ");
+    ng_buf_adds(b, when);
+    ng_buf_adds(b, ", ");
+    ng_buf_adds(b, ng_outcome_title(r->outcome));
     if (r->has_figures) {   /* ", ratio %.3fx, %.3f ms/epoch", without printf */
-        ng_buf_adds(&b, ", ratio ");
-        ng_buf_add_fixed(&b, r->ratio, 3);
-        ng_buf_adds(&b, "x, ");
-        ng_buf_add_fixed(&b, r->cur_ms, 3);
-        ng_buf_adds(&b, " ms/epoch");
+        ng_buf_adds(b, ", ratio ");
+        ng_buf_add_fixed(b, r->ratio, 3);
+        ng_buf_adds(b, "x, ");
+        ng_buf_add_fixed(b, r->cur_ms, 3);
+        ng_buf_adds(b, " ms/epoch");
     } else
-        ng_buf_adds(&b, ", ratio unknown");
+        ng_buf_adds(b, ", ratio unknown");
     if (r->has_p)
-        ng_buf_addf(&b, ", p %.3g", r->p);
+        ng_buf_addf(b, ", p %.3g", r->p);
     else
-        ng_buf_adds(&b, ", p n/a");
-    return ng_buf_detach(&b);
+        ng_buf_adds(b, ", p n/a");
+    ng_buf_add(b, "", 1);
 }
 
 /* "st" for 21, "nd" for 2, "th" for 12 */
@@ -881,6 +898,10 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
     shown = ng_dashboard_thin(o, g->n, budget, keep, &every);
     struct ng_svg_point *p = ng_xcalloc(shown ? shown : 1, sizeof *p);
     char (*labels)[16] = ng_xcalloc(shown ? shown : 1, sizeof *labels);
+    /* the points' links and tooltips, one after another in one buffer
+     * (offsets while it grows, pointers once it is done) */
+    struct ng_buf text = NG_BUF_INIT;
+    size_t *at = ng_xmalloc(2 * (shown ? shown : 1) * sizeof *at);
     size_t n = 0;
     for (size_t i = 0; i < g->n; i++) {
         const struct run *r = &g->runs[i];
@@ -888,7 +909,15 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
             continue;
         char when[32];   /* room for the whole time: its date is the label */
         ng_fmt_utc(when, sizeof when, r->ts, 0);
-        snprintf(labels[n], sizeof labels[n], "%.10s", when);
+        size_t day = strnlen(when, 10);   /* YYYY-MM-DD */
+        memcpy(labels[n], when, day);
+        labels[n][day] = '\0';
+        size_t href = text.len;
+        if (!point_href(&text, s, g, r, on_index))
+            href = SIZE_MAX;
+        at[2 * n] = href;
+        at[2 * n + 1] = text.len;
+        point_title(&text, r);
         p[n] = (struct ng_svg_point){
             .x = (double)r->seq,
             .outcome = r->outcome,
@@ -899,11 +928,13 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
             .has_limit = r->has_figures,
             .limit = r->threshold * r->base_ms,
             .baseline = r->base_ms,
-            .href = point_href(s, g, r, on_index),
-            .title = point_title(r),
             .x_label = labels[n],
         };
         n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p[i].href = at[2 * i] == SIZE_MAX ? NULL : text.data + at[2 * i];
+        p[i].title = text.data + at[2 * i + 1];
     }
     struct ng_buf label = NG_BUF_INIT;
     ng_buf_addf(&label, "%s: ms/epoch over %zu runs", g->name, g->n);
@@ -918,10 +949,8 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
                     on_index ? "The gate's page has more." : "");
     else
         ng_buf_adds(out, "\n");
-    for (size_t i = 0; i < n; i++) {
-        free((char *)p[i].href);
-        free((char *)p[i].title);
-    }
+    ng_buf_release(&text);
+    free(at);
     free(labels);
     free(p);
     free(keep);
