@@ -406,16 +406,35 @@ void ng_fmt_threshold(char *buf, size_t size, double v)
     }
 }
 
+/* v * 10^decimals rounded half to even, exactly: v is m * 2^e with m an
+ * integer of 53 bits, so m * 10^decimals (at most 63 bits) shifted by -e
+ * is the whole part and the bits shifted out the fraction, compared with
+ * a half exactly.  No floating point, and so no long double. */
+static uint64_t scaled_round(double v, int decimals)
+{
+    static const uint64_t ten[] = { 1, 10, 100, 1000 };
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned ex = (unsigned)(bits >> 52) & 0x7ff;
+    uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+    int shift = ex ? 1075 - (int)ex : 1074;              /* |v| = m / 2^shift */
+    if (ex)
+        m |= UINT64_C(1) << 52;
+    uint64_t p = m * ten[decimals];                      /* below 2^63 */
+
+    if (shift <= 0)
+        return p << -shift;                              /* never for |v| < 1e15 */
+    if (shift >= 64)
+        return 0;                                        /* below a half of the last digit */
+    uint64_t whole = p >> shift, rest = p & ((UINT64_C(1) << shift) - 1),
+             half = UINT64_C(1) << (shift - 1);
+    return whole + (rest > half || (rest == half && (whole & 1)));
+}
+
 size_t ng_fmt_fixed(char *buf, double v, int decimals)
 {
-    static const long double scale[] = { 1, 10, 100, 1000 };
-#if LDBL_MANT_DIG >= 64
     if (decimals >= 0 && decimals <= 3 && v == v && fabs(v) < 1e15) {
-        long double y = fabsl((long double)v) * scale[decimals];   /* exact */
-        uint64_t u = (uint64_t)y;   /* y >= 0 and below 2^64: truncation is floor */
-        long double frac = y - (long double)u;
-        if (frac > 0.5L || (frac == 0.5L && (u & 1)))
-            u++;
+        uint64_t u = scaled_round(v, decimals);
         char digits[24];
         size_t nd = 0, n = 0;
         do
@@ -434,7 +453,6 @@ size_t ng_fmt_fixed(char *buf, double v, int decimals)
         buf[n] = '\0';
         return n;
     }
-#endif
     return (size_t)snprintf(buf, NG_FMT_FIXED_MAX, "%.*f", decimals, v);
 }
 
