@@ -104,7 +104,7 @@ void ng_arena_release(struct ng_arena *a)
     }
 }
 
-static void buf_grow(struct ng_buf *b, size_t extra)
+void ng_buf_grow(struct ng_buf *b, size_t extra)
 {
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
@@ -116,19 +116,6 @@ static void buf_grow(struct ng_buf *b, size_t extra)
     b->cap = cap;
 }
 
-void ng_buf_add(struct ng_buf *b, const void *data, size_t len)
-{
-    buf_grow(b, len);
-    if (len)
-        memcpy(b->data + b->len, data, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-}
-
-void ng_buf_adds(struct ng_buf *b, const char *s)
-{
-    ng_buf_add(b, s, strlen(s));
-}
 
 /* Formats straight into the room the buffer has (most texts are short),
  * and again only when that was too small: one vsnprintf, not two. */
@@ -138,10 +125,10 @@ void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
     int n;
 
     va_copy(again, ap);
-    buf_grow(b, 128);
+    ng_buf_grow(b, 128);
     n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     if (n >= 0 && (size_t)n >= b->cap - b->len) {
-        buf_grow(b, (size_t)n);
+        ng_buf_grow(b, (size_t)n);
         n = vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
     }
     if (n >= 0)

@@ -24,8 +24,25 @@ struct ng_buf {
 
 #define NG_BUF_INIT { NULL, 0, 0 }
 
-void ng_buf_add(struct ng_buf *b, const void *data, size_t len);
-void ng_buf_adds(struct ng_buf *b, const char *s);
+/* Room for extra more bytes and the NUL (ng_buf_add's slow path). */
+void ng_buf_grow(struct ng_buf *b, size_t extra);
+
+/* Inline: pages and reports append millions of short pieces, most of
+ * them literals, whose length and copy the compiler then does in place. */
+static inline void ng_buf_add(struct ng_buf *b, const void *data, size_t len)
+{
+    if (b->len + len + 1 > b->cap)
+        ng_buf_grow(b, len);
+    if (len)
+        __builtin_memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+static inline void ng_buf_adds(struct ng_buf *b, const char *s)
+{
+    ng_buf_add(b, s, __builtin_strlen(s));
+}
 void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
