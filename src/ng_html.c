@@ -143,10 +143,27 @@ void ng_html_url(struct ng_buf *out, const char *url)
     }
 }
 
+/* The length of scheme (lower case, with its "://") when s starts with
+ * it in any case of ASCII letters (not the locale's), else 0. */
+static size_t scheme_len(const char *s, const char *scheme)
+{
+    size_t i = 0;
+    for (; scheme[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (unsigned char)scheme[i])
+            return 0;
+    }
+    return i;
+}
+
 int ng_html_url_linkable(const char *url)
 {
-    return url && (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0) &&
-           url[strncasecmp(url, "http://", 7) == 0 ? 7 : 8] != '\0';
+    if (!url)
+        return 0;
+    size_t n = scheme_len(url, "http://");
+    if (!n)
+        n = scheme_len(url, "https://");
+    return n && url[n] != '\0';
 }
 
 /* ---- the page frame ---- */

@@ -59,6 +59,10 @@ static void test_url(void **state)
     ASSERT_URL("g/resnet-1a2b.html#run-3", "g/resnet-1a2b.html#run-3");
     assert_true(ng_html_url_linkable("https://github.com/o/r/actions/runs/1"));
     assert_true(ng_html_url_linkable("HTTP://ci/1"));
+    assert_true(ng_html_url_linkable("hTtPs://ci/1"));
+    assert_false(ng_html_url_linkable("http:/ci/1"));
+    assert_false(ng_html_url_linkable("httpss://ci/1"));
+    assert_false(ng_html_url_linkable("http"));
     assert_false(ng_html_url_linkable("javascript:alert(1)"));
     assert_false(ng_html_url_linkable(" https://x"));
     assert_false(ng_html_url_linkable("data:text/html,<script>"));
