@@ -1068,11 +1068,13 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
             ng_buf_addf(out, "%zu", r->seq);
         ng_buf_adds(out, "</td><td>");
         ng_html_badge(out, r->outcome);
-        if (r->has_figures)
-            ng_buf_addf(out, "</td><td class=\"n\">%.3fx</td><td class=\"n\">%.3f</td>"
-                             "<td class=\"n\">%.3f</td><td>",
-                        r->ratio, r->cur_ms, r->base_ms);
-        else
+        if (r->has_figures) {
+            ng_buf_adds(out, "</td>");
+            ng_html_num_cell(out, r->ratio, "x");
+            ng_html_num_cell(out, r->cur_ms, "");
+            ng_html_num_cell(out, r->base_ms, "");
+            ng_buf_adds(out, "<td>");
+        } else
             ng_buf_adds(out, "</td><td class=\"n\">-</td><td class=\"n\">-</td>"
                              "<td class=\"n\">-</td><td>");
         ng_html_commit(out, r->commit);

@@ -323,18 +323,27 @@ static void context_table(struct ng_buf *out, const struct ng_verdict *v)
     ng_buf_adds(out, "</tbody>\n</table>\n");
 }
 
+void ng_html_num_cell(struct ng_buf *out, double v, const char *suffix)
+{
+    ng_buf_adds(out, "<td class=\"n\">");
+    ng_buf_add_fixed(out, v, 3);
+    ng_buf_adds(out, suffix);
+    ng_buf_adds(out, "</td>");
+}
+
 /* ---- a verdict's section ---- */
 
 static void side_row(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
                      int figures)
 {
     ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", label);
-    if (figures)
-        ng_buf_addf(out, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                         "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                         "<td class=\"n\">%zu</td>",
-                    s->ms_per_epoch, s->min_ms, s->max_ms, s->mean_ms, s->n_samples);
-    else
+    if (figures) {
+        ng_html_num_cell(out, s->ms_per_epoch, "");
+        ng_html_num_cell(out, s->min_ms, "");
+        ng_html_num_cell(out, s->max_ms, "");
+        ng_html_num_cell(out, s->mean_ms, "");
+        ng_buf_addf(out, "<td class=\"n\">%zu</td>", s->n_samples);
+    } else
         ng_buf_adds(out, "<td class=\"n\" colspan=\"5\">unknown</td>");
     ng_buf_adds(out, "<td>");
     for (size_t i = 0; i < s->n_runs; i++) {
@@ -404,11 +413,16 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
         const struct ng_kernel_delta *k = &v->kernels[i];
         ng_buf_adds(out, "<tr><td>");
         kind_swatch(out, k->kind);
-        ng_buf_addf(out, " %s</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                         "<td class=\"n\">%+.3f</td><td class=\"n\">%.1f%%</td>",
-                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
-                    k->baseline_ms_per_epoch, k->current_ms_per_epoch, k->delta_ms_per_epoch,
-                    k->share * 100);
+        ng_buf_addf(out, " %s</td><td>%s</td>", ng_work_kind_name(k->kind),
+                    ng_kernel_status_name(k->status));
+        ng_html_num_cell(out, k->baseline_ms_per_epoch, "");
+        ng_html_num_cell(out, k->current_ms_per_epoch, "");
+        /* %+.3f: a sign on every figure, "-" of a negative zero as printf's */
+        ng_buf_adds(out, signbit(k->delta_ms_per_epoch) ? "<td class=\"n\">" : "<td class=\"n\">+");
+        ng_buf_add_fixed(out, k->delta_ms_per_epoch, 3);
+        ng_buf_adds(out, "</td><td class=\"n\">");
+        ng_buf_add_fixed(out, k->share * 100, 1);
+        ng_buf_adds(out, "%</td>");
         if (gated) {
             ng_buf_adds(out, "<td>");
             if (k->gated) {
@@ -497,11 +511,11 @@ static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
     ng_html_text(out, v->name);
     ng_buf_adds(out, r->href ? "</a></td>" : "</td>");
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
-    if (v->has_figures)
-        ng_buf_addf(out, "<td class=\"n\">%.3fx</td><td class=\"n\">%.3f</td>"
-                         "<td class=\"n\">%.3f</td>",
-                    v->ratio, v->current.ms_per_epoch, v->baseline.ms_per_epoch);
-    else
+    if (v->has_figures) {
+        ng_html_num_cell(out, v->ratio, "x");
+        ng_html_num_cell(out, v->current.ms_per_epoch, "");
+        ng_html_num_cell(out, v->baseline.ms_per_epoch, "");
+    } else
         ng_buf_adds(out, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>");
     ng_buf_addf(out, "<td class=\"n\">%sx</td><td>", thr);
     ng_html_commit(out, ng_html_context(v, "commit"));

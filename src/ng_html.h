@@ -73,6 +73,10 @@ void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading)
 /* A commit as shown: its first 12 characters, or "unknown". */
 void ng_html_commit(struct ng_buf *out, const char *commit);
 
+/* A number cell, <td class="n">v with 3 decimals, then suffix</td>, as
+ * printf's %.3f writes it (without printf: a page has thousands). */
+void ng_html_num_cell(struct ng_buf *out, double v, const char *suffix);
+
 /* One verdict's section: <section id="ID" data-gate="NAME"> with the
  * headline, the figures, the run's context (each value "unknown" when
  * missing, the run's URL a link only when http(s)), the strip plot of
