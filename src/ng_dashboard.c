@@ -415,7 +415,7 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 #define READ_BUF ((size_t)1 << 20)
 /* A part maps this much of the file at a time: mapped pages count in the
  * process's RSS, so it holds one window, not the file. */
-#define WINDOW ((size_t)32 << 20)
+#define WINDOW ((size_t)8 << 20)
 
 /* fn(arg) on THREADS threads at once (this one among them), or on this
  * one alone for fewer than two items or one core; fn takes its items
