@@ -1,7 +1,6 @@
 #include "ng_util.h"
 
 #include <errno.h>
-#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>

@@ -154,10 +154,10 @@ void ng_fmt_double(char *buf, size_t size, double v);
 /* v as printf's "%.*f" writes it, decimals 0 to 3, into buf (at least
  * NG_FMT_FIXED_MAX bytes); returns the length.  The charts print tens of
  * thousands of numbers a page: this takes a few dozen instructions where
- * printf takes a thousand, and gives the same bytes (the value times
- * 10^decimals is exact in a 64-bit-mantissa long double, then rounded
+ * printf takes a thousand, and gives the same bytes (the double's
+ * mantissa times 10^decimals is an exact integer, shifted and rounded
  * half to even as printf rounds); what it cannot do so (a huge value, a
- * NaN, a platform without such a long double) goes to snprintf. */
+ * NaN, more than 3 decimals) goes to snprintf. */
 #define NG_FMT_FIXED_MAX 352
 size_t ng_fmt_fixed(char *buf, double v, int decimals);
 /* The same appended to b. */
