@@ -203,35 +203,44 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
 
 /* ---- reading a file in place ---- */
 
-/* Where a fault on a map goes, per thread: the guarded call running on it. */
+/* Per thread: where a fault on a map goes (the guarded call running on
+ * it), and the window it mapped last, the one such a fault must be in. */
 static __thread sigjmp_buf *guard;
+static __thread const char *window_lo, *window_hi;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static long page_size;
 
-/* SIGBUS on a thread inside ng_file_guarded() ends the call; anywhere else
- * it is what it would be without this handler (the default action, once
- * the faulting read runs again). */
-static void on_bus(int sig)
+/* A SIGBUS is the end of a guarded call only when the kernel raised it
+ * for a read of this thread's window (BUS_ADRERR: a page past the file's
+ * end).  Any other, a kill -BUS among them, is what it would be without
+ * this handler: the default action.  A jump from anywhere else could
+ * leave a lock or malloc's state half changed. */
+static void on_bus(int sig, siginfo_t *si, void *uc)
 {
-    if (guard)
+    const char *at = si ? (const char *)si->si_addr : NULL;
+    (void)uc;
+    if (guard && si && si->si_code == BUS_ADRERR && at >= window_lo && at < window_hi)
         siglongjmp(*guard, 1);
     signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static void install_guard(void)
 {
     struct sigaction sa;
+    long p = sysconf(_SC_PAGESIZE);
+    page_size = p > 0 ? p : 4096;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_bus;
+    sa.sa_sigaction = on_bus;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, NULL);
 }
 
 int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_window *w)
 {
-    static long page;
-    if (!page)
-        page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    unsigned long long base = offset - offset % (unsigned long long)page;
+    pthread_once(&guard_once, install_guard);
+    unsigned long long base = offset - offset % (unsigned long long)page_size;
     size_t lead = (size_t)(offset - base);
 
     memset(w, 0, sizeof *w);
@@ -242,28 +251,33 @@ int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_wi
     void *m = mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)base);
     if (m == MAP_FAILED)
         return -1;
-    pthread_once(&guard_once, install_guard);
     *w = (struct ng_file_window){ (const char *)m + lead, len, m, len + lead };
+    window_lo = m;
+    window_hi = (const char *)m + len + lead;
     return 0;
 }
 
 void ng_file_unmap(struct ng_file_window *w)
 {
-    if (w->base)
+    if (w->base) {
+        if (window_lo == w->base)
+            window_lo = window_hi = NULL;
         munmap(w->base, w->base_len);
+    }
     memset(w, 0, sizeof *w);
 }
 
 int ng_file_guarded(void (*fn)(void *), void *arg)
 {
     sigjmp_buf here;
+    sigjmp_buf *outer = guard;   /* a guarded call inside another */
 
     if (sigsetjmp(here, 1)) {
-        guard = NULL;
+        guard = outer;
         return -1;
     }
     guard = &here;
     fn(arg);
-    guard = NULL;
+    guard = outer;
     return 0;
 }

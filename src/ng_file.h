@@ -1,9 +1,9 @@
 /* ng_file: where a report lands on disk, appending to a file that others
  * read and append to (--history, $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT),
- * and reading a big file in place (a dashboard's histories).  A path given for an output may be a symlink: the
- * report goes to the link's target (the link stays a link, as a user who
- * pointed it somewhere expects), and every writer and check resolves it
- * here, the same way.
+ * and reading a big file in place (a dashboard's histories).  A path
+ * given for an output may be a symlink: the report goes to the link's
+ * target (the link stays a link, as a user who pointed it somewhere
+ * expects), and every writer and check resolves it here, the same way.
  *
  * Ownership: every function borrows its arguments; a returned path is
  * freshly allocated and the caller frees it. */
@@ -64,9 +64,10 @@ void ng_file_unmap(struct ng_file_window *w);
 /* fn(arg) on this thread, where a file that got shorter under its map
  * (another process cut it: reading a page past its new end raises
  * SIGBUS) ends fn at once instead of the process: 0 when fn returned, -1
- * after such a fault.  What fn held at the fault stays allocated (the
- * caller reports the error and ends); locks must not be held over reads
- * of the map. */
+ * after such a fault.  Only a fault on the window this thread mapped last
+ * counts; any other SIGBUS (a kill -BUS) has its default action.  What fn
+ * held at the fault stays allocated (the caller reports the error and
+ * ends); locks must not be held over reads of the map. */
 int ng_file_guarded(void (*fn)(void *), void *arg);
 
 #endif
