@@ -31,7 +31,7 @@ static void skip(struct reader *r, size_t line, const char *fmt, ...)
 
 /* line: the warning's line number, whose digits start at text[at] (0: it
  * names no line). */
-static void add_warning(struct ng_history *h, char *text, size_t line, size_t at)
+static void keep_warning(struct ng_history *h, char *text, size_t line, size_t at)
 {
     h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
     h->warning_line = ng_xgrow(h->warning_line, h->n_warnings, sizeof *h->warning_line);
@@ -58,7 +58,7 @@ static void skip(struct reader *r, size_t line, const char *fmt, ...)
     va_start(ap, fmt);
     ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    add_warning(h, ng_buf_detach(&b), line, digits_at);
+    keep_warning(h, ng_buf_detach(&b), line, digits_at);
 }
 
 static int blank(const char *p, size_t n)
@@ -148,6 +148,17 @@ static void reader_init(struct reader *r, struct ng_history *h, const char *name
         h->line_max = NG_HISTORY_LINE_MAX;
 }
 
+/* The one warning that counts the skipped lines past the cap (it names
+ * no line). */
+static void say_unsaid(struct ng_history *h, const char *shown, size_t unsaid)
+{
+    if (!unsaid)
+        return;
+    struct ng_buf b = NG_BUF_INIT;
+    ng_buf_addf(&b, "'%s': %zu more line%s skipped", shown, unsaid, unsaid == 1 ? "" : "s");
+    keep_warning(h, ng_buf_detach(&b), 0, 0);
+}
+
 /* The last line (the file ended inside it), the count of warnings left
  * unsaid; r released. */
 static void reader_finish(struct reader *r, int ended)
@@ -156,12 +167,7 @@ static void reader_finish(struct reader *r, int ended)
 
     if (ended && !r->stop && (r->line.len > 0 || r->too_long))
         line_done(r, 1);
-    if (r->unsaid) {
-        struct ng_buf b = NG_BUF_INIT;
-        ng_buf_addf(&b, "'%s': %zu more line%s skipped", r->shown, r->unsaid,
-                    r->unsaid == 1 ? "" : "s");
-        add_warning(h, ng_buf_detach(&b), 0, 0);
-    }
+    say_unsaid(h, r->shown, r->unsaid);
     ng_buf_release(&r->line);
     free(r->shown);
 }
@@ -300,6 +306,39 @@ void ng_history_renumber(struct ng_history *h, size_t base)
         free(h->warnings[i]);
         h->warnings[i] = ng_buf_detach(&b);
     }
+}
+
+void ng_history_join(struct ng_history *a, struct ng_history *b, const char *name)
+{
+    size_t kept = 0;
+
+    ng_history_renumber(b, a->lines);
+    /* a's line-numbered warnings, then b's, up to the cap; the rest (and
+     * each part's count of them) go into one count at the end */
+    for (size_t i = 0; i < a->n_warnings; i++) {
+        if (a->warning_line[i]) {
+            a->warnings[kept] = a->warnings[i];
+            a->warning_line[kept] = a->warning_line[i];
+            a->warning_at[kept++] = a->warning_at[i];
+        } else {
+            free(a->warnings[i]);
+        }
+    }
+    a->n_warnings = kept;
+    for (size_t i = 0; i < b->n_warnings; i++) {
+        if (b->warning_line[i] && a->n_warnings < NG_HISTORY_WARNINGS_MAX) {
+            keep_warning(a, b->warnings[i], b->warning_line[i], b->warning_at[i]);
+            b->warnings[i] = NULL;
+        }
+    }
+    a->skipped += b->skipped;
+    a->verdicts += b->verdicts;
+    a->lines = b->lines;
+    a->offset = b->offset;
+    char *shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS);
+    say_unsaid(a, shown, a->skipped - a->n_warnings);
+    free(shown);
+    ng_history_release(b);
 }
 
 void ng_history_release(struct ng_history *h)

@@ -116,6 +116,13 @@ int ng_history_read_chunks(struct ng_history *h, ng_history_chunk_fn next, void 
  * the lines ahead, to h->lines and to the line numbers in its warnings. */
 void ng_history_renumber(struct ng_history *h, size_t base);
 
+/* Adds b, the part of the same file that follows a's, to a: b renumbered
+ * by a's lines, the counts added, and b's warnings after a's under the
+ * one cap (the lines past it counted in one "N more lines skipped" at the
+ * end), as reading the whole file at once would give them; b is released.
+ * name: the file's, for that count. */
+void ng_history_join(struct ng_history *a, struct ng_history *b, const char *name);
+
 /* Reads every verdict of the file at path into h->entries. */
 int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err);
 

@@ -197,24 +197,67 @@ static void test_parts_renumbered(void **state)
     assert_int_equal(second.lines, 5);
     snprintf(err.msg, sizeof err.msg, "'%s' line 3: not a JSON verdict", path);
     assert_int_equal(strncmp(second.warnings[0], err.msg, strlen(err.msg)), 0);
-    ng_history_renumber(&first, 0);
-    ng_history_renumber(&second, first.lines);
+    ng_history_join(&first, &second, path);
 
     assert_int_equal(read, whole.n_entries);
-    assert_int_equal(second.lines, whole.lines);
-    assert_int_equal(first.verdicts + second.verdicts, whole.verdicts);
-    assert_int_equal(first.n_warnings + second.n_warnings, whole.n_warnings);
+    assert_int_equal(first.lines, whole.lines);
+    assert_int_equal(first.verdicts, whole.verdicts);
+    assert_int_equal(first.skipped, whole.skipped);
     assert_int_equal(whole.n_warnings, 3);
+    assert_int_equal(first.n_warnings, whole.n_warnings);
     for (size_t i = 0; i < whole.n_warnings; i++)
-        assert_string_equal(i < first.n_warnings ? first.warnings[i]
-                                                 : second.warnings[i - first.n_warnings],
-                            whole.warnings[i]);
+        assert_string_equal(first.warnings[i], whole.warnings[i]);
     ng_history_release(&first);
-    ng_history_release(&second);
     ng_history_release(&whole);
     ng_buf_release(&text);
     free(a);
     free(b);
+}
+
+/* Past the cap, the parts' warnings joined are the whole file's: the first
+ * NG_HISTORY_WARNINGS_MAX bad lines named across both parts, then one
+ * count of the rest, whichever part the split falls in. */
+static void test_parts_joined_past_the_cap(void **state)
+{
+    char *a = line_of("a");
+    struct ng_buf text = NG_BUF_INIT;
+    (void)state;
+    for (int i = 0; i < 260; i++) {   /* two of every three lines bad */
+        if (i % 3)
+            ng_buf_addf(&text, "garbage %d\n", i);
+        else
+            ng_buf_addf(&text, "%s\n", a);
+    }
+    write_file(text.data);
+    struct ng_history whole = NG_HISTORY_INIT;
+    struct ng_err err;
+    assert_int_equal(ng_history_load(&whole, path, &err), 0);
+    assert_int_equal(whole.n_warnings, NG_HISTORY_WARNINGS_MAX + 1);
+
+    size_t lines_at[] = { 10, 100, 200 };   /* the split, in lines */
+    for (size_t k = 0; k < 3; k++) {
+        size_t split = 0;
+        for (size_t n = 0; n < lines_at[k]; n++)
+            split = (size_t)(strchr(text.data + split, '\n') - text.data) + 1;
+        struct ng_history first = NG_HISTORY_INIT, second = NG_HISTORY_INIT;
+        struct bytes part1 = { text.data, split }, part2 = { text.data + split, text.len - split };
+        size_t read = 0;
+        assert_int_equal(ng_history_read_chunks(&first, next_bytes, &part1, path, count_line,
+                                                &read, &err), 0);
+        second.offset = split;
+        assert_int_equal(ng_history_read_chunks(&second, next_bytes, &part2, path, count_line,
+                                                &read, &err), 0);
+        ng_history_join(&first, &second, path);
+        assert_int_equal(first.lines, whole.lines);
+        assert_int_equal(first.skipped, whole.skipped);
+        assert_int_equal(first.n_warnings, whole.n_warnings);
+        for (size_t i = 0; i < whole.n_warnings; i++)
+            assert_string_equal(first.warnings[i], whole.warnings[i]);
+        ng_history_release(&first);
+    }
+    ng_history_release(&whole);
+    ng_buf_release(&text);
+    free(a);
 }
 
 /* A line of an older version (only the fields the first gate wrote) and a
@@ -585,6 +628,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_torn_and_garbage),
         cmocka_unit_test(test_parts_renumbered),
+        cmocka_unit_test(test_parts_joined_past_the_cap),
         cmocka_unit_test(test_old_and_unknown),
         cmocka_unit_test(test_huge),
         cmocka_unit_test(test_bounds),
