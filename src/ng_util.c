@@ -76,17 +76,30 @@ struct ng_arena_block {
     char data[];
 };
 
+static struct ng_arena_block *arena_block(size_t cap, struct ng_arena_block *next)
+{
+    struct ng_arena_block *b = ng_xmalloc(sizeof *b + cap);
+    b->used = 0;
+    b->cap = cap;
+    b->next = next;
+    return b;
+}
+
 char *ng_arena_strdup(struct ng_arena *a, const char *s)
 {
     size_t n = strlen(s) + 1;
     struct ng_arena_block *b = a->head;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;   /* a long string gets a block of its own */
-        b = ng_xmalloc(sizeof *b + cap);
-        b->used = 0;
-        b->cap = cap;
-        b->next = a->head;
-        a->head = b;
+    if (n > ARENA_BLOCK / 4) {
+        /* a long string gets a block of its own, behind the one being
+         * filled, whose room stays in use */
+        struct ng_arena_block *own = arena_block(n, b ? b->next : NULL);
+        if (b)
+            b->next = own;
+        else
+            a->head = own;
+        b = own;
+    } else if (!b || b->cap - b->used < n) {
+        b = a->head = arena_block(ARENA_BLOCK, a->head);
     }
     char *p = b->data + b->used;
     memcpy(p, s, n);
@@ -417,25 +430,46 @@ static uint64_t scaled_round(double v, int decimals)
     return whole + (rest > half || (rest == half && (whole & 1)));
 }
 
+size_t ng_fmt_uint(char *buf, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+    do
+        d[sizeof d - ++n] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    memcpy(buf, d + sizeof d - n, n);
+    buf[n] = '\0';
+    return n;
+}
+
+void ng_buf_add_uint(struct ng_buf *b, uint64_t v)
+{
+    char d[24];
+    ng_buf_add(b, d, ng_fmt_uint(d, v));
+}
+
 size_t ng_fmt_fixed(char *buf, double v, int decimals)
 {
     if (decimals >= 0 && decimals <= 3 && v == v && fabs(v) < 1e15) {
-        uint64_t u = scaled_round(v, decimals);
         char digits[24];
-        size_t nd = 0, n = 0;
-        do
-            digits[nd++] = (char)('0' + u % 10);
-        while ((u /= 10) > 0);
-        while (nd <= (size_t)decimals)   /* at least one digit before the point */
-            digits[nd++] = '0';
+        size_t nd = ng_fmt_uint(digits, scaled_round(v, decimals)), d = (size_t)decimals, n = 0;
         if (signbit(v))
             buf[n++] = '-';
-        while (nd > (size_t)decimals)
-            buf[n++] = digits[--nd];
-        if (decimals)
+        /* at least one digit before the point: "0.05" from 5 */
+        size_t whole = nd > d ? nd - d : 0, zeros = nd > d ? 0 : d - nd;
+        if (whole) {
+            memcpy(buf + n, digits, whole);
+            n += whole;
+        } else {
+            buf[n++] = '0';
+        }
+        if (d) {
             buf[n++] = '.';
-        while (nd > 0)
-            buf[n++] = digits[--nd];
+            memset(buf + n, '0', zeros);
+            n += zeros;
+            memcpy(buf + n, digits + whole, nd - whole);
+            n += nd - whole;
+        }
         buf[n] = '\0';
         return n;
     }

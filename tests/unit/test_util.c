@@ -78,6 +78,19 @@ static void expect_fixed(double v, int decimals)
     assert_int_equal(n, strlen(want));
 }
 
+/* Decimals of 0, 9, 10 and the largest 64-bit value, as printf's %llu. */
+static void test_fmt_uint(void **state)
+{
+    static const uint64_t v[] = { 0, 9, 10, 1000, 123456789012345ull, UINT64_MAX };
+    char got[24], want[24];
+    (void)state;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v[i]);
+        assert_int_equal(ng_fmt_uint(got, v[i]), strlen(want));
+        assert_string_equal(got, want);
+    }
+}
+
 /* Arena strings: each copy whole and where it was put, across blocks, a
  * string longer than a block in a block of its own; released at once. */
 static void test_arena(void **state)
@@ -359,6 +372,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_clean),
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_fmt_uint),
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_fmt_fixed),
         cmocka_unit_test(test_fmt_utc),
