@@ -475,11 +475,10 @@ static int next_chunk(void *ctx, const char **chunk, size_t *len)
 {
     struct part *p = ctx;
     if (p->mapped) {
-        off_t at = p->at;
         int got = next_window(p, chunk, len);
-        if (got >= 0 || at != p->from)
+        if (got >= 0)
             return got;
-        p->mapped = 0;   /* no window at all: read it instead */
+        p->mapped = 0;   /* a window that cannot be mapped: the rest is read instead */
     }
     if (!p->buf)
         p->buf = ng_xmalloc(READ_BUF);
@@ -517,6 +516,14 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
     return 0;
 }
 
+static int got_shorter(const char *path, struct ng_err *err)
+{
+    char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "the history '%s' got shorter while it was read", shown);
+    free(shown);
+    return -1;
+}
+
 static void read_chunks(void *arg)
 {
     struct part *p = arg;
@@ -529,11 +536,8 @@ static void *read_part(void *arg)
 
     ng_oom_doing("reading the history '%s'", p->path);
     p->h.offset = (unsigned long long)p->at;
-    if (ng_file_guarded(read_chunks, p) < 0) {
-        char *shown = ng_text_cleaned(p->path, NG_TEXT_ESCAPE_CONTROLS);
-        p->ret = ng_err_set(&p->err, "the history '%s' got shorter while it was read", shown);
-        free(shown);
-    }
+    if (ng_file_guarded(read_chunks, p) < 0)
+        p->ret = got_shorter(p->path, &p->err);
     ng_file_unmap(&p->window);
     free(p->buf);
     p->buf = NULL;
@@ -541,11 +545,10 @@ static void *read_part(void *arg)
     return NULL;
 }
 
-/* Part i's runs and warnings renumbered, the parts before it read:
- * base, the lines ahead of it. */
-static void renumber(struct site *s, struct part *p, size_t base)
+/* A part's runs renumbered once the parts before it are read: base, the
+ * lines ahead of it (its warnings: ng_history_join()). */
+static void renumber_runs(struct site *s, const struct part *p, size_t base)
 {
-    ng_history_renumber(&p->h, base);
     for (size_t i = 0; base && i < s->n_gates; i++)
         for (size_t k = 0; k < s->gates[i].n; k++) {
             struct run *r = &s->gates[i].runs[k];
@@ -615,27 +618,31 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             read_part(&parts[i]), threads[i] = 0;
     read_part(&parts[0]);
     int ret = parts[0].ret;
-    size_t verdicts = parts[0].h.verdicts;
     if (ret < 0)
         *err = parts[0].err;
+    /* each part after the first joins the first, in order: its lines
+     * renumbered, its warnings after the ones before it under one cap */
     for (size_t i = 1; i < n; i++) {
         if (threads[i])
             pthread_join(threads[i], NULL);
-        renumber(s, &parts[i], parts[i - 1].h.lines);
-        verdicts += parts[i].h.verdicts;
+        renumber_runs(s, &parts[i], parts[0].h.lines);
+        ng_history_join(&parts[0].h, &parts[i].h, path);
+        ng_scan_release(&parts[i].scan);
         if (ret == 0 && parts[i].ret < 0) {
             ret = -1;
             *err = parts[i].err;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < parts[i].h.n_warnings; k++) {
-            add_warning(s->r, parts[i].h.warnings[k]);
-            parts[i].h.warnings[k] = NULL;
-        }
-        ng_history_release(&parts[i].h);
-        ng_scan_release(&parts[i].scan);
+    struct stat now;   /* a cut inside the last page reads as NULs, not a fault */
+    if (ret == 0 && S_ISREG(st.st_mode) && fstat(fd, &now) == 0 && now.st_size < st.st_size)
+        ret = got_shorter(path, err);
+    size_t verdicts = parts[0].h.verdicts;
+    for (size_t k = 0; k < parts[0].h.n_warnings; k++) {
+        add_warning(s->r, parts[0].h.warnings[k]);
+        parts[0].h.warnings[k] = NULL;
     }
+    ng_history_release(&parts[0].h);
+    ng_scan_release(&parts[0].scan);
     if (S_ISREG(st.st_mode))
         s->fds[s->file] = fd;   /* kept for the latest runs' lines */
     else
@@ -686,9 +693,13 @@ static int read_run(const struct site *s, struct run *r, struct line_buf *b, str
         while (n < 0 && errno == EINTR);
         text = n == (ssize_t)r->text_len ? b->data : NULL;
     }
-    r->doc = ng_xmalloc(sizeof *r->doc);
-    if (text && ng_verdict_doc_read(r->doc, text, r->text_len, err) == 0)
+    struct ng_verdict_doc *doc = ng_xcalloc(1, sizeof *doc);
+    if (text && ng_verdict_doc_read(doc, text, r->text_len, err) == 0) {
+        r->doc = doc;
         return 0;
+    }
+    ng_verdict_doc_release(doc);   /* all zeros, or what a failed read left */
+    free(doc);
     char *shown = ng_text_cleaned(s->o->histories[r->file], NG_TEXT_ESCAPE_CONTROLS);
     ng_err_set(err, "the history '%s' changed while it was read (line %zu)", shown, r->line);
     free(shown);
@@ -775,7 +786,8 @@ static int gate_cmp(const void *a, const void *b)
 
 static void order(struct site *s)
 {
-    qsort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
+    if (s->n_gates)   /* no gates: no array to sort (qsort takes no NULL) */
+        qsort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
     for (size_t i = 0; i < s->n_gates; i++) {
         struct gate *g = &s->gates[i];
         qsort(g->runs, g->n, sizeof *g->runs, run_cmp);
@@ -807,17 +819,6 @@ static void site_release(struct site *s)
 
 /* ---- charts ---- */
 
-/* A decimal, without printf (a chart prints thousands). */
-static void add_size(struct ng_buf *b, size_t v)
-{
-    char d[24];
-    size_t n = 0;
-    do
-        d[sizeof d - ++n] = (char)('0' + v % 10);
-    while ((v /= 10) > 0);
-    ng_buf_add(b, d + sizeof d - n, n);
-}
-
 /* Where a point links, appended to b with its NUL: its CI run (http or
  * https only), else its commit through --commit-url, else its section;
  * 0 when it links nowhere (nothing appended). */
@@ -836,7 +837,7 @@ static int point_href(struct ng_buf *b, const struct site *s, const struct gate 
         ng_buf_adds(b, on_index ? "g/" : "");
         ng_buf_adds(b, g->slug);
         ng_buf_adds(b, ".html#run-");
-        add_size(b, r->seq);
+        ng_buf_add_uint(b, r->seq);
     } else {
         return 0;
     }
@@ -851,7 +852,7 @@ static void point_title(struct ng_buf *b, const struct run *r)
 
     ng_fmt_utc(when, sizeof when, r->ts, 1);
     ng_buf_adds(b, "run ");
-    add_size(b, r->seq);
+    ng_buf_add_uint(b, r->seq);
     ng_buf_adds(b, ", commit ");
     if (r->commit)
         ng_buf_add(b, r->commit, strlen(r->commit) > 12 ? 12 : strlen(r->commit));
@@ -1133,6 +1134,22 @@ static int write_error(const char *path, int e, struct ng_err *err)
     return -1;
 }
 
+/* dir/name opened with flags (mode 0666 when created), or -1 with errno. */
+static int open_in(const char *dir, const char *name, int flags, char *path, size_t size)
+{
+    if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return open(path, flags | O_CLOEXEC, 0666);
+}
+
+/* A gate's page: g/SLUG.html. */
+static void page_name(char *name, size_t size, const struct gate *g)
+{
+    snprintf(name, size, "%s.html", g->slug);
+}
+
 /* Writes b to dir/name and starts putting it on disk without waiting
  * (sync_file_range), so the disk works while the next pages are
  * rendered; sync_file() waits for it once every page is written. */
@@ -1140,10 +1157,7 @@ static int write_file(const char *dir, const char *name, const struct ng_buf *b,
                       struct ng_err *err)
 {
     char path[PATH_MAX];
-    int fd = -1;
-    errno = ENAMETOOLONG;
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = open_in(dir, name, O_WRONLY | O_CREAT | O_EXCL, path, sizeof path);
     if (fd < 0 || ng_write_all(fd, b->data ? b->data : "", b->len) < 0) {
         int e = errno;
         if (fd >= 0)
@@ -1163,10 +1177,7 @@ static int write_file(const char *dir, const char *name, const struct ng_buf *b,
 static int sync_file(const char *dir, const char *name, struct ng_err *err)
 {
     char path[PATH_MAX];
-    int fd = -1;
-    errno = ENAMETOOLONG;
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_in(dir, name, O_RDONLY, path, sizeof path);
     if (fd < 0 || fsync(fd) < 0) {
         int e = errno;
         if (fd >= 0)
@@ -1213,7 +1224,7 @@ static void *write_pages(void *arg)
             ret = write_file(p->top, "index.html", &b, &err);
         } else {
             gate_page(&b, p->s, &p->s->gates[i - 1]);
-            snprintf(name, sizeof name, "%s.html", p->s->gates[i - 1].slug);
+            page_name(name, sizeof name, &p->s->gates[i - 1]);
             ret = write_file(p->dir, name, &b, &err);
         }
         pthread_mutex_lock(&p->lock);
@@ -1252,7 +1263,7 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
         ret = sync_file(tmp, "index.html", err);
     for (size_t i = 0; ret == 0 && i < s->n_gates; i++) {
         char name[96];
-        snprintf(name, sizeof name, "%s.html", s->gates[i].slug);
+        page_name(name, sizeof name, &s->gates[i]);
         ret = sync_file(dir, name, err);
     }
     if (ret == 0)

@@ -8,12 +8,17 @@
  *   NG_SHIM_TERM_FSYNC=1      the first fsync() raises SIGTERM first (a
  *                             signal between a report's temporary file and
  *                             its rename)
+ *   NG_SHIM_PREAD_END=N       pread() at offset N or past it reads nothing,
+ *                             as if the file had been cut to N bytes just
+ *                             before (a cut between the dashboard's two
+ *                             reads of a line, which no timing hits)
  *
- * Each fires once per process.  Built with _GNU_SOURCE (RTLD_NEXT) by meson. */
+ * The first two fire once per process.  Built with _GNU_SOURCE (RTLD_NEXT) by meson. */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 ssize_t write(int fd, const void *buf, size_t n)
@@ -50,4 +55,17 @@ int fsync(int fd)
         raise(SIGTERM);
     }
     return real(fd);
+}
+
+/* The gate is built with 64-bit file offsets, so its pread() is pread64. */
+ssize_t pread64(int fd, void *buf, size_t n, off64_t at)
+{
+    static ssize_t (*real)(int, void *, size_t, off64_t);
+    const char *end = getenv("NG_SHIM_PREAD_END");
+
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "pread64");
+    if (end && (unsigned long long)at >= strtoull(end, NULL, 10))
+        return 0;
+    return real(fd, buf, n, at);
 }
