@@ -291,7 +291,10 @@ int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err)
     return ng_history_read(h, path, keep_entry, h, err);
 }
 
-void ng_history_renumber(struct ng_history *h, size_t base)
+/* A part read before the lines ahead of it were counted (h->lines 0 at
+ * its start): base, those lines, added to h->lines and to the line
+ * numbers in its warnings. */
+static void renumber(struct ng_history *h, size_t base)
 {
     h->lines += base;
     for (size_t i = 0; i < h->n_warnings; i++) {
@@ -312,7 +315,7 @@ void ng_history_join(struct ng_history *a, struct ng_history *b, const char *nam
 {
     size_t kept = 0;
 
-    ng_history_renumber(b, a->lines);
+    renumber(b, a->lines);
     /* a's line-numbered warnings, then b's, up to the cap; the rest (and
      * each part's count of them) go into one count at the end */
     for (size_t i = 0; i < a->n_warnings; i++) {

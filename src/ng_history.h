@@ -55,7 +55,7 @@ struct ng_history {
     char **warnings;             /* one line each, without "WARNING: " */
     size_t n_warnings;
     size_t *warning_line;        /* each warning's line number (0: none), and where */
-    size_t *warning_at;          /* its digits stand in the text (ng_history_renumber()) */
+    size_t *warning_at;          /* its digits stand in the text (ng_history_join()) */
     struct ng_history_entry *entries;   /* ng_history_load(): every verdict, in file order */
     size_t n_entries;
 };
@@ -110,11 +110,6 @@ typedef int (*ng_history_chunk_fn)(void *ctx, const char **chunk, size_t *len);
 int ng_history_read_chunks(struct ng_history *h, ng_history_chunk_fn next, void *next_ctx,
                            const char *name, ng_history_line_fn fn, void *ctx,
                            struct ng_err *err);
-
-/* For a part of a file read before the lines ahead of it were counted
- * (h->lines 0 at the start, h->offset where the part starts): adds base,
- * the lines ahead, to h->lines and to the line numbers in its warnings. */
-void ng_history_renumber(struct ng_history *h, size_t base);
 
 /* Adds b, the part of the same file that follows a's, to a: b renumbered
  * by a's lines, the counts added, and b's warnings after a's under the
