@@ -29,16 +29,19 @@ struct reader {
 static void skip(struct reader *r, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* line: the warning's line number, whose digits start at text[at] (0: it
- * names no line). */
-static void keep_warning(struct ng_history *h, char *text, size_t line, size_t at)
+/* line: the line the warning names (0: none). */
+static void keep_warning(struct ng_history *h, char *text, size_t line)
 {
     h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
     h->warning_line = ng_xgrow(h->warning_line, h->n_warnings, sizeof *h->warning_line);
-    h->warning_at = ng_xgrow(h->warning_at, h->n_warnings, sizeof *h->warning_at);
     h->warning_line[h->n_warnings] = line;
-    h->warning_at[h->n_warnings] = at;
     h->warnings[h->n_warnings++] = text;
+}
+
+/* What a line's warning starts with: "'h.jsonl' line 7: ". */
+static void line_prefix(struct ng_buf *b, const char *shown, size_t line)
+{
+    ng_buf_addf(b, "'%s' line %zu: ", shown, line);
 }
 
 static void skip(struct reader *r, size_t line, const char *fmt, ...)
@@ -52,13 +55,11 @@ static void skip(struct reader *r, size_t line, const char *fmt, ...)
         r->unsaid++;
         return;
     }
-    ng_buf_addf(&b, "'%s' line ", r->shown);
-    size_t digits_at = b.len;
-    ng_buf_addf(&b, "%zu: ", line);
+    line_prefix(&b, r->shown, line);
     va_start(ap, fmt);
     ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    keep_warning(h, ng_buf_detach(&b), line, digits_at);
+    keep_warning(h, ng_buf_detach(&b), line);
 }
 
 static int blank(const char *p, size_t n)
@@ -156,7 +157,7 @@ static void say_unsaid(struct ng_history *h, const char *shown, size_t unsaid)
         return;
     struct ng_buf b = NG_BUF_INIT;
     ng_buf_addf(&b, "'%s': %zu more line%s skipped", shown, unsaid, unsaid == 1 ? "" : "s");
-    keep_warning(h, ng_buf_detach(&b), 0, 0);
+    keep_warning(h, ng_buf_detach(&b), 0);
 }
 
 /* The last line (the file ended inside it), the count of warnings left
@@ -294,18 +295,19 @@ int ng_history_load(struct ng_history *h, const char *path, struct ng_err *err)
 /* A part read before the lines ahead of it were counted (h->lines 0 at
  * its start): base, those lines, added to h->lines and to the line
  * numbers in its warnings. */
-static void renumber(struct ng_history *h, size_t base)
+static void renumber(struct ng_history *h, size_t base, const char *shown)
 {
     h->lines += base;
     for (size_t i = 0; i < h->n_warnings; i++) {
         if (!h->warning_line[i] || !h->warnings[i])
             continue;
-        const char *w = h->warnings[i], *rest = w + h->warning_at[i];
-        rest += strspn(rest, "0123456789");
-        struct ng_buf b = NG_BUF_INIT;
-        ng_buf_add(&b, w, h->warning_at[i]);
+        /* the text after the old prefix, behind the new one */
+        struct ng_buf old = NG_BUF_INIT, b = NG_BUF_INIT;
+        line_prefix(&old, shown, h->warning_line[i]);
         h->warning_line[i] += base;
-        ng_buf_addf(&b, "%zu%s", h->warning_line[i], rest);
+        line_prefix(&b, shown, h->warning_line[i]);
+        ng_buf_adds(&b, h->warnings[i] + old.len);
+        ng_buf_release(&old);
         free(h->warnings[i]);
         h->warnings[i] = ng_buf_detach(&b);
     }
@@ -314,15 +316,15 @@ static void renumber(struct ng_history *h, size_t base)
 void ng_history_join(struct ng_history *a, struct ng_history *b, const char *name)
 {
     size_t kept = 0;
+    char *shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS);
 
-    renumber(b, a->lines);
+    renumber(b, a->lines, shown);
     /* a's line-numbered warnings, then b's, up to the cap; the rest (and
      * each part's count of them) go into one count at the end */
     for (size_t i = 0; i < a->n_warnings; i++) {
         if (a->warning_line[i]) {
             a->warnings[kept] = a->warnings[i];
-            a->warning_line[kept] = a->warning_line[i];
-            a->warning_at[kept++] = a->warning_at[i];
+            a->warning_line[kept++] = a->warning_line[i];
         } else {
             free(a->warnings[i]);
         }
@@ -330,7 +332,7 @@ void ng_history_join(struct ng_history *a, struct ng_history *b, const char *nam
     a->n_warnings = kept;
     for (size_t i = 0; i < b->n_warnings; i++) {
         if (b->warning_line[i] && a->n_warnings < NG_HISTORY_WARNINGS_MAX) {
-            keep_warning(a, b->warnings[i], b->warning_line[i], b->warning_at[i]);
+            keep_warning(a, b->warnings[i], b->warning_line[i]);
             b->warnings[i] = NULL;
         }
     }
@@ -338,7 +340,6 @@ void ng_history_join(struct ng_history *a, struct ng_history *b, const char *nam
     a->verdicts += b->verdicts;
     a->lines = b->lines;
     a->offset = b->offset;
-    char *shown = ng_text_cleaned(name, NG_TEXT_ESCAPE_CONTROLS);
     say_unsaid(a, shown, a->skipped - a->n_warnings);
     free(shown);
     ng_history_release(b);
@@ -350,7 +351,6 @@ void ng_history_release(struct ng_history *h)
         free(h->warnings[i]);
     free(h->warnings);
     free(h->warning_line);
-    free(h->warning_at);
     for (size_t i = 0; i < h->n_entries; i++)
         ng_verdict_doc_release(&h->entries[i].doc);
     free(h->entries);

@@ -54,13 +54,13 @@ struct ng_history {
     size_t skipped;              /* lines skipped with a warning */
     char **warnings;             /* one line each, without "WARNING: " */
     size_t n_warnings;
-    size_t *warning_line;        /* each warning's line number (0: none), and where */
-    size_t *warning_at;          /* its digits stand in the text (ng_history_join()) */
+    size_t *warning_line;        /* the line each warning names (0: none), for
+                                    ng_history_join() */
     struct ng_history_entry *entries;   /* ng_history_load(): every verdict, in file order */
     size_t n_entries;
 };
 
-#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL, 0 }
+#define NG_HISTORY_INIT { 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, 0 }
 
 /* Called for each verdict, in file order; a non-zero return stops the
  * reading (ng_history_read() then returns 0). */
