@@ -164,6 +164,37 @@ static int count_line(const struct ng_history_line *l, void *ctx, struct ng_err 
     return ret;
 }
 
+/* text read as two parts split at byte `split`, each in 7-byte chunks;
+ * the lines read as verdicts counted in *read. */
+static void read_parts(const struct ng_buf *text, size_t split, struct ng_history *first,
+                       struct ng_history *second, size_t *read)
+{
+    struct bytes part1 = { text->data, split }, part2 = { text->data + split, text->len - split };
+    struct ng_err err;
+    *first = (struct ng_history)NG_HISTORY_INIT;
+    *second = (struct ng_history)NG_HISTORY_INIT;
+    assert_int_equal(ng_history_read_chunks(first, next_bytes, &part1, path, count_line, read,
+                                            &err), 0);
+    second->offset = split;
+    assert_int_equal(ng_history_read_chunks(second, next_bytes, &part2, path, count_line, read,
+                                            &err), 0);
+}
+
+/* The second part joined to the first gives what reading the whole file
+ * gave: its counts and its warnings, word for word. */
+static void expect_joined_as_whole(struct ng_history *first, struct ng_history *second,
+                                   const struct ng_history *whole)
+{
+    ng_history_join(first, second, path);
+    assert_int_equal(first->lines, whole->lines);
+    assert_int_equal(first->verdicts, whole->verdicts);
+    assert_int_equal(first->skipped, whole->skipped);
+    assert_int_equal(first->n_warnings, whole->n_warnings);
+    for (size_t i = 0; i < whole->n_warnings; i++)
+        assert_string_equal(first->warnings[i], whole->warnings[i]);
+    ng_history_release(first);
+}
+
 /* A file read as two parts at once, split at a line's end, each in small
  * chunks: the second part counts its lines from 0 and is renumbered once
  * the first is read, so both give the warnings, counts and the last line
@@ -186,28 +217,15 @@ static void test_parts_renumbered(void **state)
     assert_int_equal(ng_history_load(&whole, path, &err), 0);
 
     size_t split = strlen(a) + 1 + strlen("garbage\n");
-    struct ng_history first = NG_HISTORY_INIT, second = NG_HISTORY_INIT;
+    struct ng_history first, second;
     size_t read = 0;
-    struct bytes part1 = { text.data, split }, part2 = { text.data + split, text.len - split };
-    assert_int_equal(ng_history_read_chunks(&first, next_bytes, &part1, path, count_line, &read,
-                                            &err), 0);
-    second.offset = split;
-    assert_int_equal(ng_history_read_chunks(&second, next_bytes, &part2, path, count_line, &read,
-                                            &err), 0);
+    read_parts(&text, split, &first, &second, &read);
     assert_int_equal(second.lines, 5);
     snprintf(err.msg, sizeof err.msg, "'%s' line 3: not a JSON verdict", path);
     assert_int_equal(strncmp(second.warnings[0], err.msg, strlen(err.msg)), 0);
-    ng_history_join(&first, &second, path);
-
     assert_int_equal(read, whole.n_entries);
-    assert_int_equal(first.lines, whole.lines);
-    assert_int_equal(first.verdicts, whole.verdicts);
-    assert_int_equal(first.skipped, whole.skipped);
     assert_int_equal(whole.n_warnings, 3);
-    assert_int_equal(first.n_warnings, whole.n_warnings);
-    for (size_t i = 0; i < whole.n_warnings; i++)
-        assert_string_equal(first.warnings[i], whole.warnings[i]);
-    ng_history_release(&first);
+    expect_joined_as_whole(&first, &second, &whole);
     ng_history_release(&whole);
     ng_buf_release(&text);
     free(a);
@@ -239,21 +257,10 @@ static void test_parts_joined_past_the_cap(void **state)
         size_t split = 0;
         for (size_t n = 0; n < lines_at[k]; n++)
             split = (size_t)(strchr(text.data + split, '\n') - text.data) + 1;
-        struct ng_history first = NG_HISTORY_INIT, second = NG_HISTORY_INIT;
-        struct bytes part1 = { text.data, split }, part2 = { text.data + split, text.len - split };
+        struct ng_history first, second;
         size_t read = 0;
-        assert_int_equal(ng_history_read_chunks(&first, next_bytes, &part1, path, count_line,
-                                                &read, &err), 0);
-        second.offset = split;
-        assert_int_equal(ng_history_read_chunks(&second, next_bytes, &part2, path, count_line,
-                                                &read, &err), 0);
-        ng_history_join(&first, &second, path);
-        assert_int_equal(first.lines, whole.lines);
-        assert_int_equal(first.skipped, whole.skipped);
-        assert_int_equal(first.n_warnings, whole.n_warnings);
-        for (size_t i = 0; i < whole.n_warnings; i++)
-            assert_string_equal(first.warnings[i], whole.warnings[i]);
-        ng_history_release(&first);
+        read_parts(&text, split, &first, &second, &read);
+        expect_joined_as_whole(&first, &second, &whole);
     }
     ng_history_release(&whole);
     ng_buf_release(&text);
