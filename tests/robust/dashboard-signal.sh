@@ -21,9 +21,7 @@ for delay in 0.1 0.5 1.0 1.6; do
         kill -s "$sig" "$pid" 2>/dev/null
         wait "$pid"; rc=$?
         if [ "$rc" = 0 ]; then
-            # it finished before the signal: the new site is whole
-            check "SIG$sig after ${delay}s: finished first, a whole site" test -f site/.nsys-gate-dashboard
-            "$GATE" dashboard --quiet -o site small.jsonl && cp site/index.html before.html
+            finished_first "SIG$sig after ${delay}s"
             continue
         fi
         check "SIG$sig after ${delay}s: died of it (status $rc)" test "$rc" -gt 128

@@ -12,11 +12,18 @@
  *                             as if the file had been cut to N bytes just
  *                             before (a cut between the dashboard's two
  *                             reads of a line, which no timing hits)
+ *   NG_SHIM_FSTAT_SHRINK=N    fstat() of a file of N bytes says N - 1 from
+ *                             its second call on (a cut inside the last
+ *                             page of a mapped read, which faults nothing)
+ *   NG_SHIM_MMAP_FAIL=1       every mmap() of a file fails with ENODEV (a
+ *                             file system that cannot map files)
  *
  * The first two fire once per process.  Built with _GNU_SOURCE (RTLD_NEXT) by meson. */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -68,4 +75,33 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t at)
     if (end && (unsigned long long)at >= strtoull(end, NULL, 10))
         return 0;
     return real(fd, buf, n, at);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+    static int (*real)(int, struct stat64 *);
+    static int calls;
+    const char *shrink = getenv("NG_SHIM_FSTAT_SHRINK");
+
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "fstat64");
+    int ret = real(fd, st);
+    if (ret == 0 && shrink && S_ISREG(st->st_mode) &&
+        (unsigned long long)st->st_size == strtoull(shrink, NULL, 10) && calls++ > 0)
+        st->st_size--;
+    return ret;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    static void *(*real)(void *, size_t, int, int, int, off64_t);
+    const char *fail = getenv("NG_SHIM_MMAP_FAIL");
+
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "mmap64");
+    if (fail && *fail == '1' && fd >= 0) {
+        errno = ENODEV;
+        return MAP_FAILED;
+    }
+    return real(addr, len, prot, flags, fd, off);
 }

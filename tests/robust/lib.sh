@@ -65,3 +65,10 @@ dashboard_inputs() {
 untouched() {
     cmp -s before.html site/index.html && test -z "$(ls -a | grep -E '^site\.tmp\.')"
 }
+
+# A dashboard run that ended before the signal or cut meant for it: the new site is whole;
+# then the small site again, as before.html has it.
+finished_first() {   # finished_first WHAT
+    check "$1: finished first, a whole site" test -f site/.nsys-gate-dashboard
+    "$GATE" dashboard --quiet -o site small.jsonl && cp site/index.html before.html
+}
