@@ -606,11 +606,10 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
                               : boundary(fd, split_at(st.st_size, i, n), st.st_size);
-        parts[i] = (struct part){ .fd = fd, .mapped = S_ISREG(st.st_mode), .from = from,
-                                  .at = from, .end = to,
-                                  .path = path, .s = s, .lock = &lock, .h = NG_HISTORY_INIT,
-                                  .scan = NG_SCAN_INIT };
-        parts[i].seekable = S_ISREG(st.st_mode);
+        parts[i] = (struct part){ .fd = fd, .seekable = S_ISREG(st.st_mode),
+                                  .mapped = S_ISREG(st.st_mode), .from = from, .at = from,
+                                  .end = to, .path = path, .s = s, .lock = &lock,
+                                  .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
         from = to;
     }
     for (size_t i = 1; i < n; i++)
