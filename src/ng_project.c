@@ -372,18 +372,42 @@ static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid
     return &pj->pages[pj->n_pages++];
 }
 
-static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t range)
+/* Page `page` of process gpid's ids (made when `create`), which becomes
+ * the hot page; NULL when there is none. */
+static uint16_t *page_find(struct ng_project *pj, int64_t gpid, size_t page, int create)
 {
-    struct ng_project_page_set *ps = pages_for(pj, gpid, 1);
-    size_t page = (size_t)corr >> PAGE_BITS;
+    struct ng_project_page_set *ps = pages_for(pj, gpid, create);
+    if (!ps)
+        return NULL;
     if (page >= ps->n_pages) {
+        if (!create)
+            return NULL;
         ps->pages = ng_xrealloc(ps->pages, (page + 1) * sizeof *ps->pages);
         memset(ps->pages + ps->n_pages, 0, (page + 1 - ps->n_pages) * sizeof *ps->pages);
         ps->n_pages = page + 1;
     }
-    if (!ps->pages[page])
+    if (!ps->pages[page] && create)
         ps->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **ps->pages);
-    ps->pages[page][(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
+    if (ps->pages[page]) {
+        pj->hot = ps->pages[page];
+        pj->hot_gpid = gpid;
+        pj->hot_no = page;
+    }
+    return ps->pages[page];
+}
+
+/* The page holding id corr of process gpid: the hot page, else found. */
+static inline uint16_t *page_of(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+{
+    size_t page = (size_t)corr >> PAGE_BITS;
+    if (pj->hot && pj->hot_gpid == gpid && pj->hot_no == page)
+        return pj->hot;
+    return page_find(pj, gpid, page, create);
+}
+
+static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t range)
+{
+    page_of(pj, gpid, corr, 1)[(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
 }
 
 void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
@@ -406,14 +430,12 @@ void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t s
 /* The run of ranges whose thread made call (gpid, corr) inside them: the
  * pages first (the common call, one range), then the spans (a call is in
  * one or the other). */
-static int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr, size_t *first,
-                       size_t *last)
+static inline int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr,
+                              size_t *first, size_t *last)
 {
     if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
-        const struct ng_project_page_set *ps = pages_for(pj, gpid, 0);
-        size_t page = (size_t)corr >> PAGE_BITS;
-        uint16_t v = ps && page < ps->n_pages && ps->pages[page]
-                         ? ps->pages[page][(size_t)corr & (PAGE_IDS - 1)] : 0;
+        const uint16_t *page = page_of(pj, gpid, corr, 0);
+        uint16_t v = page ? page[(size_t)corr & (PAGE_IDS - 1)] : 0;
         if (v) {
             *first = *last = (size_t)v - 1;
             return 1;

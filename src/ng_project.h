@@ -73,6 +73,11 @@ struct ng_project {
     struct ng_project_page_set *pages;   /* per process: call -> last containing range */
     size_t n_pages;
     size_t last_pages;          /* the page set of the last call's process */
+    /* the page of the last id stored or looked up: ids come in runs, so
+     * most calls and most work rows find their slot here */
+    uint16_t *hot;
+    int64_t hot_gpid;
+    size_t hot_no;
     struct ng_idmap spans;      /* calls in several ranges (or past the pages) */
     /* per item and epoch (per-kernel gates): cell i is item cell_item[i]'s
      * time in epoch cell_epoch[i] */
