@@ -117,12 +117,6 @@ const struct ng_metric_info ng_metrics[] = {
 };
 const size_t ng_n_metrics = sizeof ng_metrics / sizeof ng_metrics[0];
 
-/* The table is in enum order: a lookup per work interval is an index. */
-const struct ng_metric_info *ng_metric_info(enum ng_metric m)
-{
-    return (size_t)m < ng_n_metrics ? &ng_metrics[m] : &ng_metrics[0];
-}
-
 const struct ng_metric_info *ng_metric_find(const char *name)
 {
     for (size_t i = 0; i < ng_n_metrics; i++)
@@ -146,13 +140,6 @@ void ng_metric_choices(char *buf, size_t size)
             return;
         len += (size_t)n;
     }
-}
-
-int ng_acc_add(struct ng_acc *a, enum ng_metric m, int64_t device, int64_t start, int64_t end)
-{
-    int ret = ng_metric_info(m)->add(a, device, start, end);
-    a->launches++;
-    return ret;
 }
 
 int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m)

@@ -66,7 +66,12 @@ struct ng_metric_info {
 extern const struct ng_metric_info ng_metrics[];
 extern const size_t ng_n_metrics;
 
-const struct ng_metric_info *ng_metric_info(enum ng_metric m);
+/* The table is in enum order: a lookup per work interval is an index. */
+static inline const struct ng_metric_info *ng_metric_info(enum ng_metric m)
+{
+    return (size_t)m < ng_n_metrics ? &ng_metrics[m] : &ng_metrics[0];
+}
+
 /* NULL when no metric has that name. */
 const struct ng_metric_info *ng_metric_find(const char *name);
 const char *ng_metric_name(enum ng_metric m);
@@ -74,8 +79,14 @@ const char *ng_metric_name(enum ng_metric m);
 void ng_metric_choices(char *buf, size_t size);
 
 /* Adds an interval under metric m (the counts every metric keeps, and the
- * metric's own figure). */
-int ng_acc_add(struct ng_acc *a, enum ng_metric m, int64_t device, int64_t start, int64_t end);
+ * metric's own figure).  Inline: it runs once a work row. */
+static inline int ng_acc_add(struct ng_acc *a, enum ng_metric m, int64_t device, int64_t start,
+                             int64_t end)
+{
+    int ret = ng_metric_info(m)->add(a, device, start, end);
+    a->launches++;
+    return ret;
+}
 int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m);
 /* Empties the accumulator for a fresh pass (keeps its allocation). */
 void ng_acc_reset(struct ng_acc *a);
