@@ -433,7 +433,9 @@ static size_t new_item(struct reader *rd, int64_t key)
     return rd->n_items++;
 }
 
-static struct item *item_for(struct reader *rd, int64_t key)
+/* The item of a key seen before or not: a slot in the dense pages (made
+ * on the key's first row), or the index for keys outside them. */
+static struct item *item_found(struct reader *rd, int64_t key)
 {
     if (key >= 0 && key < DENSE_KEYS) {
         struct dense_index *d = &rd->dense[rd->cur->kind];
@@ -455,6 +457,19 @@ static struct item *item_for(struct reader *rd, int64_t key)
     if (added)
         new_item(rd, key);
     return &rd->items[i];
+}
+
+/* A row's item: inline for a dense key seen before (nearly every row). */
+static inline struct item *item_for(struct reader *rd, int64_t key)
+{
+    const struct dense_index *d = &rd->dense[rd->cur->kind];
+    size_t page = (size_t)key >> DENSE_PAGE_BITS;
+    if (key >= 0 && key < DENSE_KEYS && page < d->n_pages && d->pages[page]) {
+        uint32_t slot = d->pages[page][(size_t)key & (((size_t)1 << DENSE_PAGE_BITS) - 1)];
+        if (slot)
+            return &rd->items[slot - 1];
+    }
+    return item_found(rd, key);
 }
 
 /* The (process, device) pair's figures: the last pair again (the common
