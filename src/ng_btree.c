@@ -16,6 +16,10 @@
 #define PAGE_LEAF 0x0d
 
 #define RUN_PAGES 256            /* children a run holds at most */
+/* Zero bytes after every buffer a record is decoded from (a run of pages,
+ * the root, a spilled payload): a record's header and integers are read
+ * with whole 8-byte loads, which may run up to 8 bytes past its end. */
+#define PAD 16
 
 /* One page on the way down: a leaf and the next cell, or an interior page,
  * the next child not yet read, and the run of children read at once. */
@@ -40,10 +44,19 @@ struct ng_btree_cursor {
     int max_field;              /* the last field asked for, -1: none */
     int twice;                  /* some field is asked for by two cells */
     size_t n_fixed;             /* cells that are no field: the rowid, constants */
+    int need_rowid;             /* a cell is the rowid (else its varint is only skipped) */
     size_t fixed[NG_BTREE_COLS];
     size_t n_wanted;            /* the distinct fields asked for, ascending */
     int wanted_field[NG_BTREE_COLS];
+    int wanted_cell[NG_BTREE_COLS];   /* the cell of wanted_field[k] (its first) */
     uint8_t small_size[128];    /* a one-byte serial type's field size */
+    /* the field offsets of the last record laid out by its header (fields
+     * 0..max_field, every serial type one byte): most rows of a table have
+     * the same header, so most records reuse them */
+    int head_ok;
+    uint8_t head[MAX_FIELDS + 8];
+    uint32_t pos[MAX_FIELDS];
+    uint64_t head_need;         /* the bytes of data those fields take */
     uint8_t *root;
     struct frame frame[MAX_DEPTH];
     uint8_t *run[MAX_DEPTH];    /* per depth: the children read at once */
@@ -59,6 +72,23 @@ static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static uint32_t get32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* 8 bytes at p as stored, and as a big-endian number. */
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t load_be64(const uint8_t *p)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(load64(p));
+#else
+    return load64(p);
+#endif
 }
 
 /* A varint at p (at most end - p bytes); its length, 0 if it runs past end. */
@@ -78,6 +108,15 @@ static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
         return 0;
     *v = x << 8 | p[8];
     return 9;
+}
+
+/* The length of a varint at p, without its value; 0 if it runs past end. */
+static inline size_t varint_len(const uint8_t *p, const uint8_t *end)
+{
+    for (size_t i = 0; i < 9 && p + i < end; i++)
+        if (i == 8 || !(p[i] & 0x80))
+            return i + 1;
+    return 0;
 }
 
 /* Most varints of a table are one byte (serial types, small sizes). */
@@ -145,7 +184,7 @@ static const uint8_t *spilled(struct ng_btree_cursor *s, uint32_t pgno, const ui
     if (s->payload_cap < size) {
         free(s->payload);
         s->payload_cap = size;
-        s->payload = ng_xmalloc(size);
+        s->payload = ng_xcalloc(size + PAD, 1);
     }
     memcpy(s->payload, local, n_local);
     uint64_t have = n_local;
@@ -166,24 +205,13 @@ static const uint8_t *spilled(struct ng_btree_cursor *s, uint32_t pgno, const ui
 }
 
 /* A big-endian two's-complement integer of serial type 1..6 (1, 2, 3, 4,
- * 6 or 8 bytes): whole loads, not a loop a byte, since every row has a
- * few of them.  The casts are two's complement, as gcc and clang define. */
+ * 6 or 8 bytes): one 8-byte load shifted down, with its sign, since every
+ * row has a few of them (the bytes after the field are padding or the
+ * record's own; the casts are two's complement, as gcc and clang define). */
 static inline int64_t be_int(const uint8_t *d, uint64_t type)
 {
-    switch (type) {
-    case 1:
-        return (int8_t)d[0];
-    case 2:
-        return (int16_t)get16(d);
-    case 3:
-        return (int32_t)((uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8) >> 8;
-    case 4:
-        return (int32_t)get32(d);
-    case 5:
-        return (int64_t)(((uint64_t)get16(d) << 32 | get32(d + 2)) << 16) >> 16;
-    default:
-        return (int64_t)((uint64_t)get32(d) << 32 | get32(d + 4));
-    }
+    static const uint8_t shift[7] = { 0, 56, 48, 40, 32, 16, 0 };
+    return (int64_t)load_be64(d) >> shift[type];
 }
 
 /* One field's value from its serial type at data (end: the payload's end). */
@@ -239,45 +267,70 @@ static inline int wanted(struct ng_btree_cursor *s, uint32_t pgno, int f, uint64
     return 0;
 }
 
+/* Whether header bytes h[0..n) are the laid-out record's, 8 at a time. */
+static inline int same_head(const struct ng_btree_cursor *s, const uint8_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (load64(h + i) != load64(s->head + i))
+            return 0;
+    return i == n || (load_be64(h + i) ^ load_be64(s->head + i)) >> (8 * (8 - (n - i))) == 0;
+}
+
+/* The offsets of fields 0..n-1 from a header whose serial types are one
+ * byte each, in one branch-free pass, kept for the records after it; 0
+ * when a type is longer than a byte. */
+static int lay_out(struct ng_btree_cursor *s, const uint8_t *h, size_t n)
+{
+    uint8_t any = 0;
+    uint64_t off = 0;
+    for (size_t f = 0; f < n; f++) {
+        any |= h[f];
+        s->pos[f] = (uint32_t)off;
+        off += s->small_size[h[f] & 0x7f];
+    }
+    s->head_ok = !(any & 0x80);
+    if (!s->head_ok)
+        return 0;
+    memcpy(s->head, h, n);
+    s->head_need = off;
+    return 1;
+}
+
 /* The common record: every serial type up to the last wanted field is one
  * byte (integers, NULLs, short texts), so the header is a byte array and
- * a field's size a table lookup.  1 done, 0 not such a record (or one
- * whose fields overrun it: the general walk says where), -1 malformed. */
+ * a field's offset comes from the last record with the same header bytes,
+ * or from lay_out().  1 done, 0 not such a record (or one whose fields
+ * overrun it: the general walk says where), -1 malformed. */
 static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *h,
                         const uint8_t *hend, const uint8_t *data, const uint8_t *end,
                         struct ng_btree_cell *cells)
 {
-    int last = s->max_field;
-    uint32_t pos[MAX_FIELDS];
-    if (last < 0)
+    if (s->max_field < 0)
         return 1;
-    if (hend - h <= last)
+    size_t n = (size_t)s->max_field + 1;
+    if ((size_t)(hend - h) < n)
         return 0;
-    /* every field's offset up to the last wanted one, without a branch */
-    uint8_t any = 0;
-    uint64_t off = 0;
-    for (int f = 0; f <= last; f++) {
-        any |= h[f];
-        pos[f] = (uint32_t)off;
-        off += s->small_size[h[f] & 0x7f];
-    }
-    if ((any & 0x80) || off > (uint64_t)(end - data))
+    if ((!s->head_ok || !same_head(s, h, n)) && !lay_out(s, h, n))
+        return 0;
+    if (s->head_need > (uint64_t)(end - data))
         return 0;
     /* then only the wanted fields, all inside the record: integers (the
      * common case) decoded here, the rest as field() does */
     for (size_t k = 0; k < s->n_wanted; k++) {
         int f = s->wanted_field[k];
         uint8_t t = h[f];
-        struct ng_btree_cell *c = &cells[s->want[f]];
+        struct ng_btree_cell *c = &cells[s->wanted_cell[k]];
         if (t >= 1 && t <= 6) {
             c->type = NG_BTREE_INT;
-            c->i = be_int(data + pos[f], t);
-            if (s->twice)
-                copy_twice(s, f, cells);
-        } else if (wanted(s, pgno, f, t, data + pos[f], end, cells) < 0) {
+            c->i = be_int(data + s->pos[f], t);
+        } else if (field(s, pgno, t, data + s->pos[f], end, c) < 0) {
             return -1;
         }
     }
+    if (s->twice)
+        for (size_t k = 0; k < s->n_wanted; k++)
+            copy_twice(s, s->wanted_field[k], cells);
     return 1;
 }
 
@@ -335,8 +388,10 @@ static int leaf_cell(struct ng_btree_cursor *s, struct frame *f, uint32_t i,
     if (off < f->hdr + 8 + 2 * f->n_cells || off >= s->usable)
         return malformed(s, f->pgno, "a cell outside its page");
     const uint8_t *c = f->page + off;
-    uint64_t size, rowid;
-    size_t a = varint1(c, top, &size), b = a ? varint(c + a, top, &rowid) : 0;
+    uint64_t size, rowid = 0;
+    size_t a = varint1(c, top, &size), b = !a ? 0
+                                         : s->need_rowid ? varint(c + a, top, &rowid)
+                                                         : varint_len(c + a, top);
     if (!b || size > ((uint64_t)1 << 31))
         return malformed(s, f->pgno, "a cell outside its page");
     const uint8_t *payload = c + a + b;
@@ -396,7 +451,7 @@ static int fill_run(struct ng_btree_cursor *s, struct frame *f, int depth)
     if (max > RUN_PAGES)
         max = RUN_PAGES;
     if (!s->run[depth])
-        s->run[depth] = ng_xmalloc((size_t)max * s->page_size);
+        s->run[depth] = ng_xcalloc((size_t)max * s->page_size + PAD, 1);
     f->run_n = f->run_k = 0;
     while (f->cell <= f->n_cells && f->run_n < max) {
         uint32_t c = 0;
@@ -504,15 +559,19 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
                 s->max_field = q->col[k];
         }
     for (size_t k = 0; k < q->n; k++)
-        if (q->col[k] < 0 || q->col[k] >= MAX_FIELDS)
+        if (q->col[k] < 0 || q->col[k] >= MAX_FIELDS) {
             s->fixed[s->n_fixed++] = k;
+            s->need_rowid |= q->col[k] == NG_BTREE_ROWID;
+        }
     for (int f = 0; f <= s->max_field; f++)
-        if (s->want[f] >= 0)
+        if (s->want[f] >= 0) {
+            s->wanted_cell[s->n_wanted] = s->want[f];
             s->wanted_field[s->n_wanted++] = f;
+        }
     for (uint64_t t = 0; t < 128; t++)
         s->small_size[t] = (uint8_t)field_size(t);
     s->visited = ng_xcalloc((size_t)(s->n_pages / 8 + 1), 1);
-    s->root = ng_xmalloc(s->page_size);
+    s->root = ng_xcalloc(s->page_size + PAD, 1);
     s->overflow = ng_xmalloc(s->page_size);
     if (visit_once(s, q->root) < 0 || read_pages(s, q->root, 1, s->root) < 0 ||
         push(s, q->root, s->root) < 0) {
