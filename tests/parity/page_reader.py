@@ -203,6 +203,25 @@ SHAPES = [
     # only total mode reads no deviceId, so only there the page reader reads the table
     ("text-default", [], text_default, {"total"}),
     ("untyped", [], loose, True),
+    # integers of every size and sign, changing from row to row, so one
+    # record's header often differs from the last one's (the reader reuses
+    # the field offsets of the last header it laid out); some correlation
+    # ids (in both tables alike) past 2^32, and name ids of one and three bytes
+    ("int-sizes", [], sql(
+        f"UPDATE {K} SET start = start + (CASE rowid % 4 WHEN 0 THEN 0 WHEN 1 THEN 140737488355328"
+        " WHEN 2 THEN -281474976710656 ELSE -1000000000000 END),"
+        " \"end\" = \"end\" + (CASE rowid % 4 WHEN 0 THEN 0 WHEN 1 THEN 140737488355328"
+        " WHEN 2 THEN -281474976710656 ELSE -1000000000000 END),"
+        " deviceId = CASE rowid % 6 WHEN 0 THEN 0 WHEN 1 THEN 1 WHEN 2 THEN -100 WHEN 3 THEN 300"
+        " WHEN 4 THEN -70000 ELSE 9000000 END",
+        f"UPDATE {K} SET correlationId = correlationId + 1099511627776 WHERE correlationId % 3 = 0",
+        "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = correlationId + 1099511627776"
+        " WHERE correlationId % 3 = 0",
+        # every other row names its kernel by a second, 3-byte id of the same
+        # string: the header's last bytes change too
+        "INSERT INTO StringIds SELECT id + 100000, value FROM StringIds",
+        f"UPDATE {K} SET shortName = shortName + 100000, demangledName = demangledName + 100000"
+        " WHERE rowid % 2 = 0"), {"total", "nvtx"}),
     ("null-end", [], lambda p: (loose(p), sql(f"UPDATE {K} SET end = NULL WHERE rowid = 77")(p)), True),
     ("real-start", [], lambda p: (loose(p), sql(f"UPDATE {K} SET start = start + 0.5 WHERE rowid = 91")(p)), True),
     ("text-end", [], lambda p: (loose(p), sql(f"UPDATE {K} SET end = 'x' WHERE rowid = 5")(p)), True),
