@@ -1,8 +1,9 @@
 /* ng_btree: reads the rows of one rowid table of an SQLite database file
  * straight from its pages (the SQLite file format, sqlite.org/fileformat),
- * without SQLite's virtual machine: a row costs a walk over its record
- * header and the fields asked for, where a query costs an opcode loop per
- * column.  The SQLite backend uses it for its big scans (the work tables
+ * without SQLite's virtual machine: a row costs a look at its record
+ * header (the field offsets of the last record with the same header bytes
+ * are reused, which is most rows of a table) and the fields asked for,
+ * where a query costs an opcode loop per column.  The SQLite backend uses it for its big scans (the work tables
  * and the runtime calls) once SQLite itself has opened the file, read the
  * schema and checked the table; everything else stays SQLite's.
  *
