@@ -161,6 +161,7 @@ struct reader {
     int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
     int64_t left_rows, left_ns;         /* a left-out table's, from the page reader */
     int left_by_sql;                    /* a value only SQL's arithmetic reads */
+    int left_over;                      /* their time overflows 64 bits */
 };
 
 static int string_name(struct reader *rd, int64_t key, struct ng_buf *out);
@@ -1262,10 +1263,13 @@ static const char *table_of(const struct reader *rd, const struct work_table *t)
 }
 
 /* Work of a kind --work does not count: how much the profile has. */
+#define LEFT_OUT_OVERFLOW "left-out work whose time overflows 64 bits"
+
 /* One row of a table --work leaves out, from the page reader: counted,
- * and its duration summed, as count(*) and total("end" - start) would (a
- * NULL start or end is counted, not summed).  -1 on a real or a text, or
- * a sum past 64 bits: SQL's arithmetic then sums the table. */
+ * and its duration summed exactly, as count(*) and sum("end" - start)
+ * would (a NULL start or end is counted, not summed).  -1 on a real or a
+ * text (rd->left_by_sql: SQL's arithmetic sums the table), or a sum past
+ * 64 bits (rd->left_over). */
 static int left_out_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
 {
     int64_t d;
@@ -1273,37 +1277,26 @@ static int left_out_row(struct reader *rd, const struct ng_btree_cell *c, size_t
     rd->left_rows++;
     if (c[0].type == NG_BTREE_NULL || c[1].type == NG_BTREE_NULL)
         return 0;
-    if (c[0].type != NG_BTREE_INT || c[1].type != NG_BTREE_INT ||
-        __builtin_sub_overflow(c[1].i, c[0].i, &d) ||
-        __builtin_add_overflow(rd->left_ns, d, &rd->left_ns)) {
+    if (c[0].type != NG_BTREE_INT || c[1].type != NG_BTREE_INT) {
         rd->left_by_sql = 1;
+        return -1;
+    }
+    if (__builtin_sub_overflow(c[1].i, c[0].i, &d) ||
+        __builtin_add_overflow(rd->left_ns, d, &rd->left_ns)) {
+        rd->left_over = 1;
         return -1;
     }
     return 0;
 }
 
-/* How much work a table holds that --work does not count: by the page
- * reader (a default run on a trace full of memcpy rows must not cost more
- * than counting them), else one SQL aggregate. */
-static int count_left_out(struct reader *rd, const char *table, enum ng_work_kind kind,
-                          struct ng_profile *p, struct ng_err *err)
+/* The same sum by SQL: exact over integers (SQLite's sum() stops with
+ * "integer overflow" past 64 bits), a double once a real is in it. */
+static int left_out_sql(struct reader *rd, const char *table, struct ng_err *err)
 {
-    static const struct col span[] = { { "start", { NG_BTREE_NULL, 0 } },
-                                       { "end", { NG_BTREE_NULL, 0 } } };
     struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
 
-    rd->left_rows = rd->left_ns = 0;
-    rd->left_by_sql = 0;
-    int direct = direct_scan(rd, table, span, 2, left_out_row, err);
-    if (direct == 0) {
-        p->left_out_launches[kind] = rd->left_rows;
-        p->left_out_ns[kind] = rd->left_ns;
-        return 0;
-    }
-    if (direct < 0 && !rd->left_by_sql)
-        return -1;   /* a malformed file */
-    ng_buf_adds(&sql, "SELECT count(*), total(\"end\" - start) FROM ");
+    ng_buf_adds(&sql, "SELECT count(*), sum(\"end\" - start) FROM ");
     add_ident(&sql, table);
     int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
     ng_buf_release(&sql);
@@ -1311,11 +1304,46 @@ static int count_left_out(struct reader *rd, const char *table, enum ng_work_kin
         return rd_error(rd, err, rc);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
-        p->left_out_launches[kind] = sqlite3_column_int64(st, 0);
-        p->left_out_ns[kind] = (int64_t)sqlite3_column_double(st, 1);
+        double v = sqlite3_column_double(st, 1);
+        rd->left_rows = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_type(st, 1) == SQLITE_INTEGER)
+            rd->left_ns = sqlite3_column_int64(st, 1);
+        else if (v > -9.2e18 && v < 9.2e18)   /* NULL (no duration) reads as 0 */
+            rd->left_ns = (int64_t)v;
+        else
+            rd->left_over = 1;
+    } else if (strstr(sqlite3_errmsg(rd->db), "integer overflow")) {
+        rd->left_over = 1;
+        rc = SQLITE_ROW;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
+}
+
+/* How much work a table holds that --work does not count: by the page
+ * reader (a default run on a trace full of memcpy rows must not cost more
+ * than counting them), else by SQL; the same figure either way. */
+static int count_left_out(struct reader *rd, const char *table, enum ng_work_kind kind,
+                          struct ng_profile *p, struct ng_err *err)
+{
+    static const struct col span[] = { { "start", { NG_BTREE_NULL, 0 } },
+                                       { "end", { NG_BTREE_NULL, 0 } } };
+
+    rd->left_rows = rd->left_ns = 0;
+    rd->left_by_sql = rd->left_over = 0;
+    int direct = direct_scan(rd, table, span, 2, left_out_row, err);
+    if (direct < 0 && !rd->left_by_sql && !rd->left_over)
+        return -1;   /* a malformed file */
+    if (direct == 1 || rd->left_by_sql) {
+        rd->left_rows = rd->left_ns = 0;
+        if (left_out_sql(rd, table, err) < 0)
+            return -1;
+    }
+    if (rd->left_over)
+        return ng_err_set(err, "'%s': %s has %s", rd->shown, table, LEFT_OUT_OVERFLOW);
+    p->left_out_launches[kind] = rd->left_rows;
+    p->left_out_ns[kind] = rd->left_ns;
+    return 0;
 }
 
 /* Which kinds the profile has tables for (*present), and how much of
