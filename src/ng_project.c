@@ -36,10 +36,10 @@ struct ng_project_epoch {
  * call in it lies in a range, so memory follows the calls made inside
  * epochs.  Calls in several ranges, ids outside [0, 2^32) and range
  * indices past 65534 go to the `spans` map instead. */
-#define PAGE_BITS 16
+#define PAGE_BITS NG_PROJECT_PAGE_BITS
 #define PAGE_IDS ((size_t)1 << PAGE_BITS)
 #define MAX_PAGES ((size_t)1 << (32 - PAGE_BITS))
-#define GPID_MASK (~(int64_t)0xFFFFFF)
+#define GPID_MASK NG_PROJECT_GPID_MASK
 
 struct ng_project_page_set {
     int64_t gpid;
@@ -54,6 +54,7 @@ void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_m
     pj->re = re;
     pj->metric = metric;
     pj->skip = skip;
+    pj->call_hi = INT64_MIN;   /* no call is in the same range as "the last" yet */
 }
 
 void ng_project_release(struct ng_project *pj)
@@ -73,6 +74,7 @@ void ng_project_release(struct ng_project *pj)
     }
     free(pj->epochs);
     free(pj->order);
+    free(pj->range_acc);
     for (size_t i = 0; i < pj->n_pages; i++) {
         for (size_t k = 0; k < pj->pages[i].n_pages; k++)
             free(pj->pages[i].pages[k]);
@@ -284,6 +286,11 @@ size_t ng_project_index(struct ng_project *pj)
         e->name = ng_buf_detach(&name);
     }
     free(repeated);
+    pj->range_acc = ng_xcalloc(pj->n_ranges ? pj->n_ranges : 1, sizeof *pj->range_acc);
+    for (size_t i = 0; i < pj->n_ranges; i++) {
+        struct ng_project_epoch *e = &pj->epochs[pj->r[i].epoch];
+        pj->range_acc[i] = e->rank < (size_t)pj->skip ? NULL : &e->acc;
+    }
     return pj->n_epochs;
 }
 
@@ -410,8 +417,22 @@ static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t r
     page_of(pj, gpid, corr, 1)[(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
 }
 
-void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
-                     int64_t end)
+/* Remembers the one range a call of thread tid lay in (index i, of the
+ * thread's ranges th), as the bounds any call of the thread must keep to
+ * lie in it alone: what ng_project_call() tries first. */
+static void remember_call(struct ng_project *pj, const struct ng_project_thread *th,
+                          int64_t tid, size_t i)
+{
+    pj->call_tid = tid;
+    pj->call_range = i;
+    pj->call_lo = pj->r[i].start;
+    pj->call_hi = i + 1 < th->end ? pj->r[i + 1].start : INT64_MAX;
+    pj->call_end = pj->r[i].end;
+    pj->call_prev_end = i > th->begin ? pj->r[i - 1].end : INT64_MIN;
+}
+
+void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+                         int64_t end)
 {
     struct ng_project_thread *th = thread_of(pj, tid);
     size_t first, last;
@@ -422,6 +443,7 @@ void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t s
     if (first == last && last < UINT16_MAX - 1 && corr >= 0 &&
         (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
         page_put(pj, gpid, corr, last);
+        remember_call(pj, th, tid, last);
         return;
     }
     ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
@@ -470,8 +492,8 @@ static int add_cell(struct ng_project *pj, size_t epoch, size_t item, int64_t ns
     return __builtin_add_overflow(pj->cell_ns[c], ns, &pj->cell_ns[c]) ? -1 : 0;
 }
 
-int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
-                    int64_t start, int64_t end, size_t item)
+int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+                        int64_t start, int64_t end, size_t item)
 {
     size_t first, last;
     int n = 0;
@@ -479,13 +501,13 @@ int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t d
     if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
         return 0;
     for (size_t i = first; i <= last; i++) {
-        size_t epoch = pj->r[i].epoch;
-        struct ng_project_epoch *e = &pj->epochs[epoch];
-        if (e->rank < (size_t)pj->skip)
-            continue;
-        if (ng_acc_add(&e->acc, pj->metric, device, start, end) < 0)
+        struct ng_acc *a = pj->range_acc[i];
+        if (!a)
+            continue;   /* a warm-up epoch */
+        if (ng_acc_add(a, pj->metric, device, start, end) < 0)
             return -1;
-        if (pj->track_items && item != SIZE_MAX && add_cell(pj, epoch, item, end - start) < 0)
+        if (pj->track_items && item != SIZE_MAX &&
+            add_cell(pj, pj->r[i].epoch, item, end - start) < 0)
             return -1;
         n++;
     }

@@ -29,7 +29,9 @@
  *
  * Ownership: the projection borrows the pattern and owns everything else
  * (copies of texts and keys); ng_project_release() frees it all.  The
- * struct is visible for embedding only: its fields are private. */
+ * struct is visible for embedding and for the two inline hot paths at the
+ * end of this header (a call, a work row: once a row each); its fields are
+ * otherwise private. */
 #ifndef NG_PROJECT_H
 #define NG_PROJECT_H
 
@@ -78,6 +80,13 @@ struct ng_project {
     uint16_t *hot;
     int64_t hot_gpid;
     size_t hot_no;
+    /* the last call that lay in exactly one range: a call of the same
+     * thread with start in [lo, hi) and end in (prev_end, end] lies in that
+     * range alone too (hi: the next range's start; prev_end: the end of
+     * the range before it) */
+    int64_t call_tid, call_lo, call_hi, call_end, call_prev_end;
+    size_t call_range;
+    struct ng_acc **range_acc;  /* range -> its epoch's figures; NULL: a warm-up epoch */
     struct ng_idmap spans;      /* calls in several ranges (or past the pages) */
     /* per item and epoch (per-kernel gates): cell i is item cell_item[i]'s
      * time in epoch cell_epoch[i] */
@@ -113,9 +122,9 @@ void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t
 size_t ng_project_index(struct ng_project *pj);
 
 /* A runtime or driver call of thread tid (a globalTid: the process is its
- * upper bits). */
-void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
-                     int64_t end);
+ * upper bits).  Inline below. */
+void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+                         int64_t end);
 
 /* Keep each item's time per epoch too (call before ng_project_work). */
 void ng_project_track_items(struct ng_project *pj);
@@ -123,8 +132,8 @@ void ng_project_track_items(struct ng_project *pj);
 /* A work interval of item `item` (the caller's index; SIZE_MAX: none)
  * launched by call `corr` of process gpid: the number of counted epochs it
  * went into (0: none), or -1 when a figure would overflow 64 bits. */
-int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
-                    int64_t start, int64_t end, size_t item);
+int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+                        int64_t start, int64_t end, size_t item);
 
 /* How many counted epochs a call of process gpid lies in, without adding
  * anything (work the kernel filters leave out). */
@@ -162,5 +171,50 @@ int64_t ng_project_unclosed(const struct ng_project *pj, const char **names);
  * matches" message (at most `max`, each cut at 60 bytes, cleaned). */
 void ng_project_frequent(const struct ng_project *pj, size_t max, struct ng_buf *out);
 size_t ng_project_texts(const struct ng_project *pj);    /* distinct range texts seen */
+
+/* ---- the hot paths, inline: a call in the same range as the last one,
+ * and work launched by a call in one range, both with their correlation
+ * id on the hot page; everything else takes the *_any functions. ---- */
+
+#define NG_PROJECT_PAGE_BITS 16
+#define NG_PROJECT_GPID_MASK (~(int64_t)0xFFFFFF)
+
+static inline uint16_t *ng_project_hot_slot(struct ng_project *pj, int64_t gpid, int64_t corr)
+{
+    if (!pj->hot || corr < 0 || pj->hot_gpid != gpid ||
+        pj->hot_no != (uint64_t)corr >> NG_PROJECT_PAGE_BITS)
+        return NULL;
+    return &pj->hot[(uint64_t)corr & (((uint64_t)1 << NG_PROJECT_PAGE_BITS) - 1)];
+}
+
+static inline void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr,
+                                   int64_t start, int64_t end)
+{
+    if (tid == pj->call_tid && start >= pj->call_lo && start < pj->call_hi &&
+        end <= pj->call_end && end > pj->call_prev_end) {
+        uint16_t *slot = ng_project_hot_slot(pj, tid & NG_PROJECT_GPID_MASK, corr);
+        if (slot) {
+            *slot = (uint16_t)(pj->call_range + 1);
+            return;
+        }
+    }
+    ng_project_call_any(pj, tid, corr, start, end);
+}
+
+static inline int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr,
+                                  int64_t device, int64_t start, int64_t end, size_t item)
+{
+    const uint16_t *slot = pj->track_items ? NULL
+                           : ng_project_hot_slot(pj, gpid & NG_PROJECT_GPID_MASK, corr);
+    if (!slot || !*slot)
+        return ng_project_work_any(pj, gpid, corr, device, start, end, item);
+    struct ng_acc *a = pj->range_acc[*slot - 1];
+    if (!a)
+        return 0;   /* a warm-up epoch */
+    if (ng_acc_add(a, pj->metric, device, start, end) < 0)
+        return -1;
+    pj->taken++;
+    return 1;
+}
 
 #endif

@@ -392,6 +392,48 @@ static void test_call_order_does_not_matter(void **state)
     }
 }
 
+/* The call cache (a call of the thread inside the same single range as
+ * its last one takes no search) gives what checking every range gives:
+ * ranges that touch and overlap, calls in time order and in runs on two
+ * threads, short and long, on and across the boundaries. */
+static void test_cached_calls_match_every_range(void **state)
+{
+    (void)state;
+    enum { N = 60, CALLS = 4000 };
+    int64_t s[2][N], e[2][N], when[2] = { 0, 0 };
+    uint64_t x = 12345;
+    char text[32];
+    struct fixture f;
+    begin(&f, "^s", NG_METRIC_KERNEL_SUM, 0);
+    for (int t = 0; t < 2; t++)
+        for (int i = 0, at = 0; i < N; i++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            at += 5 + (int)(x >> 60);                       /* starts rise */
+            s[t][i] = at;
+            e[t][i] = at + 4 + (int64_t)((x >> 40) % 20);   /* may reach past the next start */
+            if (i > 0 && e[t][i] <= e[t][i - 1])
+                e[t][i] = e[t][i - 1] + 1;                  /* ends rise too: none nested */
+            snprintf(text, sizeof text, "s%d.%d", t, i);
+            ng_project_range(&f.pj, s[t][i], e[t][i], TID(1, t), text);
+        }
+    assert_int_equal(ng_project_index(&f.pj), 2 * N);
+    int64_t spanned = 0;
+    for (int64_t corr = 0; corr < CALLS; corr++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        int t = (int)(corr / 7 % 2);                         /* runs of 7 calls a thread */
+        when[t] += (int64_t)(x >> 63);
+        int64_t start = when[t], end = start + ((x >> 56) % 8 == 0 ? 9 : (int64_t)(x >> 55 & 1));
+        int want = 0;
+        for (int i = 0; i < N; i++)
+            want += s[t][i] <= start && end <= e[t][i];
+        spanned += want > 1;
+        ng_project_call(&f.pj, TID(1, t), corr, start, end);
+        assert_int_equal(ng_project_work(&f.pj, GPID(1), corr, 0, 0, 1, SIZE_MAX), want);
+    }
+    assert_true(spanned > 0);   /* some calls lay in two ranges */
+    end(&f);
+}
+
 static void test_pattern_budget(void **state)
 {
     (void)state;
@@ -436,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_overlapping_ranges_linear),
         cmocka_unit_test(test_rows_in_any_order),
         cmocka_unit_test(test_call_order_does_not_matter),
+        cmocka_unit_test(test_cached_calls_match_every_range),
         cmocka_unit_test(test_pattern_budget),
     };
     return cmocka_run_group_tests_name("project", tests, NULL, NULL);
