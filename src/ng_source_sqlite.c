@@ -499,7 +499,7 @@ static int add_pair(struct reader *rd, int64_t gpid, int64_t device, int64_t dur
 
 /* Every row of every counted table comes through here, whichever driver
  * read it.  Returns -1 on a bad row (rd->problem says why). */
-static int take_row(struct reader *rd, const struct row *r)
+static inline int take_row(struct reader *rd, const struct row *r)
 {
     int64_t dur;
 
