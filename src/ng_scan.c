@@ -279,9 +279,8 @@ static int skip_value(struct cur *c, int depth)
     int escaped;
 
     for (;;) {
-        /* a value (compact JSON has no space before it) */
-        if (p < end && is_space[*p])
-            p = space_end(p, end);
+        /* a value */
+        p = space_end(p, end);
         if (p >= end)
             return -1;
         unsigned char ch = *p;
@@ -314,10 +313,6 @@ static int skip_value(struct cur *c, int depth)
                 c->p = p;
                 return 0;
             }
-            if (p < end && *p == ',') {   /* the common case first */
-                p++;
-                break;
-            }
             p = space_end(p, end);
             if (p >= end)
                 return -1;
@@ -334,12 +329,10 @@ static int skip_value(struct cur *c, int depth)
         if (!(objects & 1))
             continue;
     key:
-        if (p < end && is_space[*p])
-            p = space_end(p, end);
+        p = space_end(p, end);
         if (p >= end || *p != '"' || !(p = string_end(p + 1, end, &escaped)))
             return -1;
-        if (p < end && is_space[*p])
-            p = space_end(p, end);
+        p = space_end(p, end);
         if (p >= end || *p != ':')
             return -1;
         p++;
