@@ -379,10 +379,11 @@ static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid
     return &pj->pages[pj->n_pages++];
 }
 
-/* Page `page` of process gpid's ids (made when `create`), which becomes
- * the hot page; NULL when there is none. */
-static uint16_t *page_find(struct ng_project *pj, int64_t gpid, size_t page, int create)
+/* The slot of id corr in page `page` of process gpid's ids (the page made
+ * when `create`), which becomes the hot page; NULL when there is none. */
+static uint16_t *slot_found(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
 {
+    size_t page = (size_t)corr >> PAGE_BITS;
     struct ng_project_page_set *ps = pages_for(pj, gpid, create);
     if (!ps)
         return NULL;
@@ -395,26 +396,25 @@ static uint16_t *page_find(struct ng_project *pj, int64_t gpid, size_t page, int
     }
     if (!ps->pages[page] && create)
         ps->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **ps->pages);
-    if (ps->pages[page]) {
-        pj->hot = ps->pages[page];
-        pj->hot_gpid = gpid;
-        pj->hot_no = page;
-    }
-    return ps->pages[page];
+    if (!ps->pages[page])
+        return NULL;
+    pj->hot = ps->pages[page];
+    pj->hot_gpid = gpid;
+    pj->hot_no = page;
+    return ng_project_hot_slot(pj, gpid, corr);
 }
 
-/* The page holding id corr of process gpid: the hot page, else found. */
-static inline uint16_t *page_of(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+/* The slot of id corr (in [0, 2^32)) of process gpid: on the hot page,
+ * else found. */
+static inline uint16_t *slot_of(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
 {
-    size_t page = (size_t)corr >> PAGE_BITS;
-    if (pj->hot && pj->hot_gpid == gpid && pj->hot_no == page)
-        return pj->hot;
-    return page_find(pj, gpid, page, create);
+    uint16_t *slot = ng_project_hot_slot(pj, gpid, corr);
+    return slot ? slot : slot_found(pj, gpid, corr, create);
 }
 
 static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t range)
 {
-    page_of(pj, gpid, corr, 1)[(size_t)corr & (PAGE_IDS - 1)] = (uint16_t)(range + 1);
+    *slot_of(pj, gpid, corr, 1) = (uint16_t)(range + 1);
 }
 
 /* Remembers the one range a call of thread tid lay in (index i, of the
@@ -456,8 +456,8 @@ static inline int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr,
                               size_t *first, size_t *last)
 {
     if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
-        const uint16_t *page = page_of(pj, gpid, corr, 0);
-        uint16_t v = page ? page[(size_t)corr & (PAGE_IDS - 1)] : 0;
+        const uint16_t *slot = slot_of(pj, gpid, corr, 0);
+        uint16_t v = slot ? *slot : 0;
         if (v) {
             *first = *last = (size_t)v - 1;
             return 1;
@@ -523,7 +523,7 @@ int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr)
     if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
         return 0;
     for (size_t i = first; i <= last; i++)
-        n += pj->epochs[pj->r[i].epoch].rank >= (size_t)pj->skip;
+        n += pj->range_acc[i] != NULL;   /* a counted epoch */
     return n;
 }
 
