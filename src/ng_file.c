@@ -251,7 +251,7 @@ int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_wi
     void *m = mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)base);
     if (m == MAP_FAILED)
         return -1;
-    *w = (struct ng_file_window){ (const char *)m + lead, len, m, len + lead };
+    *w = (struct ng_file_window){ (const char *)m + lead, len, m };
     window_lo = m;
     window_hi = (const char *)m + len + lead;
     return 0;
@@ -262,7 +262,7 @@ void ng_file_unmap(struct ng_file_window *w)
     if (w->base) {
         if (window_lo == w->base)
             window_lo = window_hi = NULL;
-        munmap(w->base, w->base_len);
+        munmap(w->base, w->len + (size_t)(w->data - (const char *)w->base));
     }
     memset(w, 0, sizeof *w);
 }

@@ -52,8 +52,8 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
 struct ng_file_window {
     const char *data;            /* the file's bytes from the offset asked for */
     size_t len;
-    void *base;                  /* the mapping (from a page boundary), NULL: none */
-    size_t base_len;
+    void *base;                  /* the mapping (from the page boundary before data),
+                                    NULL: none */
 };
 
 /* len bytes of fd from offset into w: 0, or -1 with errno (the caller
