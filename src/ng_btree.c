@@ -18,7 +18,7 @@
 #define RUN_PAGES 256            /* children a run holds at most */
 /* Zero bytes after every buffer a record is decoded from (a run of pages,
  * the root, a spilled payload): a record's header and integers are read
- * with whole 8-byte loads, which may run up to 8 bytes past its end. */
+ * with whole 8-byte loads, which may run up to 7 bytes past its end. */
 #define PAD 16
 
 /* One page on the way down: a leaf and the next cell, or an interior page,

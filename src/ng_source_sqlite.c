@@ -1262,9 +1262,6 @@ static const char *table_of(const struct reader *rd, const struct work_table *t)
     return t->kind == NG_WORK_KERNEL ? rd->kernel_table : t->table;
 }
 
-/* Work of a kind --work does not count: how much the profile has. */
-#define LEFT_OUT_OVERFLOW "left-out work whose time overflows 64 bits"
-
 /* One row of a table --work leaves out, from the page reader: counted,
  * and its duration summed exactly, as count(*) and sum("end" - start)
  * would (a NULL start or end is counted, not summed).  -1 on a real or a
@@ -1340,7 +1337,8 @@ static int count_left_out(struct reader *rd, const char *table, enum ng_work_kin
             return -1;
     }
     if (rd->left_over)
-        return ng_err_set(err, "'%s': %s has %s", rd->shown, table, LEFT_OUT_OVERFLOW);
+        return ng_err_set(err, "'%s': %s has left-out work whose time overflows 64 bits",
+                          rd->shown, table);
     p->left_out_launches[kind] = rd->left_rows;
     p->left_out_ns[kind] = rd->left_ns;
     return 0;

@@ -128,7 +128,6 @@ void ng_buf_grow(struct ng_buf *b, size_t extra)
     b->cap = cap;
 }
 
-
 /* Formats straight into the room the buffer has (most texts are short),
  * and again only when that was too small: one vsnprintf, not two. */
 void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)

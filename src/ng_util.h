@@ -151,6 +151,10 @@ void ng_fmt_threshold(char *buf, size_t size, double v);
  * 12.345678901234567: the same digits a JSON encoder prints. */
 void ng_fmt_double(char *buf, size_t size, double v);
 
+/* v in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
+size_t ng_fmt_uint(char *buf, uint64_t v);
+void ng_buf_add_uint(struct ng_buf *b, uint64_t v);
+
 /* v as printf's "%.*f" writes it, decimals 0 to 3, into buf (at least
  * NG_FMT_FIXED_MAX bytes); returns the length.  The charts print tens of
  * thousands of numbers a page: this takes a few dozen instructions where
@@ -158,10 +162,6 @@ void ng_fmt_double(char *buf, size_t size, double v);
  * mantissa times 10^decimals is an exact integer, shifted and rounded
  * half to even as printf rounds); what it cannot do so (a huge value, a
  * NaN, more than 3 decimals) goes to snprintf. */
-/* v in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
-size_t ng_fmt_uint(char *buf, uint64_t v);
-void ng_buf_add_uint(struct ng_buf *b, uint64_t v);
-
 #define NG_FMT_FIXED_MAX 352
 size_t ng_fmt_fixed(char *buf, double v, int decimals);
 /* The same appended to b. */
