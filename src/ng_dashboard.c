@@ -244,7 +244,9 @@ size_t ng_dashboard_thin(const enum ng_outcome *o, size_t n, size_t budget, unsi
 
 struct run {
     time_t ts;
-    size_t file, line;         /* line: for messages (runs are ordered by offset) */
+    size_t file, line;         /* line: in its part of the file (for messages: runs
+                                  are ordered by offset) */
+    unsigned char part;        /* that part, whose first line is line_base[file][part] */
     size_t seq;                /* its number in the gate's series, from 1 */
     enum ng_outcome outcome;
     int has_figures, has_p;
@@ -269,6 +271,8 @@ struct gate {
     size_t n_held;
 };
 
+#define THREADS 2          /* parts a history is read as, and pages written, at once */
+
 struct site {
     const struct ng_dashboard_opts *o;
     struct ng_strmap names;
@@ -278,6 +282,9 @@ struct site {
     size_t file;               /* the history being read */
     int fds[NG_DASHBOARD_MAX_HISTORIES];   /* each history open, until its latest runs are
                                               read (-1: closed) */
+    /* the lines before each part of each history (known once the parts
+     * before it are read: a part numbers its lines from 0) */
+    size_t line_base[NG_DASHBOARD_MAX_HISTORIES][THREADS];
     size_t runs;
     time_t now;                /* when the site is written, on every page */
     struct ng_dashboard_result *r;
@@ -362,7 +369,7 @@ static struct gate *gate_of(struct site *s, const char *name)
 /* again: the line can be read again from the file (else it is copied
  * while the run is one of the latest). */
 static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l,
-                     int again)
+                     unsigned char part, int again)
 {
     struct gate *g = gate_of(s, v->name);
 
@@ -372,6 +379,7 @@ static void take_run(struct site *s, const struct ng_scan *v, const struct ng_hi
         .ts = v->timestamp,
         .file = s->file,
         .line = l->line,
+        .part = part,
         .at = l->offset,
         .outcome = v->outcome,
         .has_figures = v->has_figures,
@@ -411,7 +419,6 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * is read.  What the parts read is put together under a lock (runs are
  * ordered later, by time, file and line). */
 
-#define THREADS 2          /* parts read, and pages written, at once */
 #define READ_BUF ((size_t)1 << 20)
 /* A part maps this much of the file at a time: mapped pages count in the
  * process's RSS, so it holds one window, not the file. */
@@ -438,6 +445,7 @@ static void on_threads(void *(*fn)(void *), void *arg, size_t items)
 
 struct part {
     int fd;
+    unsigned char index;       /* which part of the file */
     int seekable;              /* a regular file (else read as it comes: a pipe, a FIFO) */
     int mapped;                /* read a window at a time in place (else into buf) */
     struct ng_file_window window;   /* the window being read */
@@ -511,7 +519,7 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
             return -1;
     }
     pthread_mutex_lock(p->lock);
-    take_run(p->s, &p->scan, l, p->seekable);
+    take_run(p->s, &p->scan, l, p->index, p->seekable);
     pthread_mutex_unlock(p->lock);
     return 0;
 }
@@ -543,19 +551,6 @@ static void *read_part(void *arg)
     p->buf = NULL;
     ng_oom_doing(NULL);
     return NULL;
-}
-
-/* A part's runs renumbered once the parts before it are read: base, the
- * lines ahead of it (its warnings: ng_history_join()). */
-static void renumber_runs(struct site *s, const struct part *p, size_t base)
-{
-    for (size_t i = 0; base && i < s->n_gates; i++)
-        for (size_t k = 0; k < s->gates[i].n; k++) {
-            struct run *r = &s->gates[i].runs[k];
-            if (r->file == s->file && r->at >= (unsigned long long)p->from &&
-                r->at < (unsigned long long)p->end)
-                r->line += base;
-        }
 }
 
 /* Where the line holding byte `at` ends: the parts split between lines. */
@@ -606,7 +601,8 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
                               : boundary(fd, split_at(st.st_size, i, n), st.st_size);
-        parts[i] = (struct part){ .fd = fd, .seekable = S_ISREG(st.st_mode),
+        parts[i] = (struct part){ .fd = fd, .index = (unsigned char)i,
+                                  .seekable = S_ISREG(st.st_mode),
                                   .mapped = S_ISREG(st.st_mode), .from = from, .at = from,
                                   .end = to, .path = path, .s = s, .lock = &lock,
                                   .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
@@ -624,7 +620,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     for (size_t i = 1; i < n; i++) {
         if (threads[i])
             pthread_join(threads[i], NULL);
-        renumber_runs(s, &parts[i], parts[0].h.lines);
+        s->line_base[s->file][i] = parts[0].h.lines;
         ng_history_join(&parts[0].h, &parts[i].h, path);
         ng_scan_release(&parts[i].scan);
         if (ret == 0 && parts[i].ret < 0) {
@@ -700,7 +696,8 @@ static int read_run(const struct site *s, struct run *r, struct line_buf *b, str
     ng_verdict_doc_release(doc);   /* all zeros, or what a failed read left */
     free(doc);
     char *shown = ng_text_cleaned(s->o->histories[r->file], NG_TEXT_ESCAPE_CONTROLS);
-    ng_err_set(err, "the history '%s' changed while it was read (line %zu)", shown, r->line);
+    ng_err_set(err, "the history '%s' changed while it was read (line %zu)", shown,
+               s->line_base[r->file][r->part] + r->line);
     free(shown);
     return -1;
 }
