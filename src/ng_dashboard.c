@@ -411,9 +411,9 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * read as up to THREADS parts at once, each part a run of whole lines,
  * each through ng_history on its own: a part is the file's bytes in
  * place (mapped) or a stream over its byte range.  A part numbers its
- * lines from 0, and once the parts before it are read its warnings and
- * runs are renumbered, so they name the file's own lines without a pass
- * that counts them first.  A line is scanned for its chart's
+ * lines from 0; once the parts before it are read its warnings are
+ * renumbered and its line base kept for its runs' messages, so both name
+ * the file's own lines without a pass that counts them first.  A line is scanned for its chart's
  * figures (ng_scan), or read whole where the scanner cannot tell; the
  * latest runs of each gate keep their line, read whole once every file
  * is read.  What the parts read is put together under a lock (runs are
