@@ -289,6 +289,16 @@ static void test_warmup_empty_and_unclosed(void **state)
     launch(&f, TID(1, 0), 3, 61, 0, 0, 7);    /* in the unclosed range: nowhere */
     expect_results(&f, "epoch 1=6/1", 1);
     assert_int_equal(ng_project_taken(&f.pj), 1);
+    /* work the filters leave out is placed by the same rule: a call in the
+     * warm-up epoch is in no counted one, one in epoch 1 or 2 in one */
+    ng_project_call(&f.pj, TID(1, 0), 4, 2, 3);
+    ng_project_call(&f.pj, TID(1, 0), 5, 22, 23);
+    ng_project_call(&f.pj, TID(1, 0), 6, 41, 42);
+    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 1), 0);
+    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 4), 0);
+    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 5), 1);
+    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 6), 1);
+    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 3), 0);
     end(&f);
 }
 
