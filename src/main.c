@@ -6,18 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ng_batch.h"
-#include "ng_cli.h"
-#include "ng_dashboard.h"
-#include "ng_gate.h"
-#include "ng_oom.h"
-#include "ng_outputs.h"
-#include "ng_progress.h"
-#include "ng_report.h"
-#include "ng_signal.h"
-#include "ng_source.h"
-#include "ng_util.h"
-#include "ng_version.h"
+#include "run/ng_batch.h"
+#include "cli/ng_cli.h"
+#include "dashboard/ng_dashboard.h"
+#include "run/ng_gate.h"
+#include "util/ng_oom.h"
+#include "cli/ng_outputs.h"
+#include "util/ng_progress.h"
+#include "reporters/ng_report.h"
+#include "util/ng_signal.h"
+#include "sources/ng_source.h"
+#include "util/ng_util.h"
+#include "util/ng_version.h"
 
 static void print_line(const char *prefix, const char *msg)
 {

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ng_err.h"
-#include "ng_profile.h"
+#include "util/ng_err.h"
+#include "core/ng_profile.h"
 
 /* A load that succeeded: the totals are the exact sums of the rows (no
  * wrap-around), nothing is negative, rows are sorted as documented. */

@@ -11,7 +11,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
-#include "ng_cli.h"
+#include "cli/ng_cli.h"
 
 #define MAX_PIECES 96
 

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ng_history.h"
-#include "ng_reporter.h"
-#include "ng_scan.h"
+#include "history/ng_history.h"
+#include "reporters/ng_reporter.h"
+#include "history/ng_scan.h"
 
 struct seen {
     size_t n;

@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
-#include "ng_manifest.h"
+#include "cli/ng_manifest.h"
 
 static char dir[4096];
 static char path[4096 + 16];

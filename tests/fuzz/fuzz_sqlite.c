@@ -12,11 +12,11 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
-#include "ng_gate.h"
-#include "ng_project.h"
-#include "ng_regex.h"
-#include "ng_source_kind.h"
-#include "ng_util.h"
+#include "run/ng_gate.h"
+#include "core/ng_project.h"
+#include "util/ng_regex.h"
+#include "sources/ng_source_kind.h"
+#include "util/ng_util.h"
 
 static char dir[4096];
 static char db_path[4096 + 16];

@@ -3,7 +3,7 @@
 #ifndef TEST_RENDER_HELPER_H
 #define TEST_RENDER_HELPER_H
 
-#include "ng_report.h"
+#include "reporters/ng_report.h"
 
 static inline char *render(const char *fmt, const struct ng_verdict *v)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "ng_batch.h"
+#include "run/ng_batch.h"
 
 static char dir[] = "/tmp/ng-batch-test.XXXXXX";
 static char manifest[sizeof dir + 32], base[sizeof dir + 32], cur[sizeof dir + 32];

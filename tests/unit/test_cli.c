@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ng_cli.h"
+#include "cli/ng_cli.h"
 
 #define MAXARGS 12
 

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "ng_compare.h"
-#include "ng_reporter.h"
+#include "core/ng_compare.h"
+#include "reporters/ng_reporter.h"
 
 /* The prototype's line, as the reporters render it from the verdict. */
 static void assert_headline(const struct ng_verdict *v, const char *want)

@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "ng_context.h"
-#include "ng_report.h"
-#include "ng_reporter.h"
-#include "ng_util.h"
+#include "core/ng_context.h"
+#include "reporters/ng_report.h"
+#include "reporters/ng_reporter.h"
+#include "util/ng_util.h"
 
 /* A fake environment: NAME=VALUE strings, NULL-terminated. */
 static const char *fake_env(const char *name, void *ctx)

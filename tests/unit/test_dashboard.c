@@ -21,8 +21,8 @@
 
 #include "render_helper.h"
 
-#include "ng_dashboard.h"
-#include "ng_signal.h"
+#include "dashboard/ng_dashboard.h"
+#include "util/ng_signal.h"
 
 static char dir[] = "/tmp/ng-dashboard-test.XXXXXX";
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ng_err.h"
+#include "util/ng_err.h"
 
 static char *repeat(const char *unit, size_t times)
 {

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "ng_file.h"
-#include "ng_util.h"
+#include "util/ng_file.h"
+#include "util/ng_util.h"
 
 static char dir[] = "/tmp/ng-file-test.XXXXXX";
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ng_gate.h"
+#include "run/ng_gate.h"
 
 static const struct {
     const char *text;

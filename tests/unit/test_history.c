@@ -17,9 +17,9 @@
 #include "render_helper.h"
 #include "temp_helper.h"
 
-#include "ng_history.h"
-#include "ng_reporter.h"
-#include "ng_rows.h"
+#include "history/ng_history.h"
+#include "reporters/ng_reporter.h"
+#include "core/ng_rows.h"
 
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };

@@ -14,8 +14,8 @@
 
 #include "render_helper.h"
 
-#include "ng_html.h"
-#include "ng_report.h"
+#include "html/ng_html.h"
+#include "reporters/ng_report.h"
 
 static char *text(const char *s)
 {

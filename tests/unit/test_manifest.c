@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "ng_manifest.h"
+#include "cli/ng_manifest.h"
 
 static char dir[] = "/tmp/ng-manifest-test.XXXXXX";
 static char path[sizeof dir + 32];

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "ng_compare.h"
-#include "ng_filter.h"
-#include "ng_reporter.h"
+#include "core/ng_compare.h"
+#include "core/ng_filter.h"
+#include "reporters/ng_reporter.h"
 
 static const struct {
     const char *demangled;

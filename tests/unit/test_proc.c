@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "ng_proc.h"
+#include "sources/nsysrep/ng_proc.h"
 
 static void tail_of(const char *text, int lines, const char *want)
 {

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ng_profile.h"
+#include "core/ng_profile.h"
 
 static int finish(struct ng_profile *p, struct ng_err *err)
 {

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "ng_metric.h"
-#include "ng_project.h"
-#include "ng_regex.h"
+#include "core/ng_metric.h"
+#include "core/ng_project.h"
+#include "util/ng_regex.h"
 
 /* ---- metrics ---- */
 

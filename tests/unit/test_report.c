@@ -10,7 +10,7 @@
 
 #include "render_helper.h"
 
-#include "ng_report.h"
+#include "reporters/ng_report.h"
 
 static double base_samples[] = { 190.0, 200.0, 210.0 };
 static double cur_samples[] = { 290.0, 300.0, 310.0 };

@@ -12,8 +12,8 @@
 
 #include "render_helper.h"
 
-#include "ng_report.h"
-#include "ng_reporter.h"
+#include "reporters/ng_report.h"
+#include "reporters/ng_reporter.h"
 
 static double b_samples[] = { 10.0, 11.0, 12.0 };
 static double c_samples[] = { 14.0, 15.0, 16.0 };

@@ -20,9 +20,9 @@
 
 #include "render_helper.h"
 
-#include "ng_context.h"
-#include "ng_reporter.h"
-#include "ng_scan.h"
+#include "core/ng_context.h"
+#include "reporters/ng_reporter.h"
+#include "history/ng_scan.h"
 
 /* One line through both readers; returns 1 when the scanner read it. */
 static int agree_as(const char *line, size_t len, struct ng_scan *fast)

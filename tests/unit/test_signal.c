@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ng_signal.h"
+#include "util/ng_signal.h"
 
 static int exists(const char *path)
 {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "ng_slots.h"
-#include "ng_util.h"
+#include "sources/nsysrep/ng_slots.h"
+#include "util/ng_util.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)

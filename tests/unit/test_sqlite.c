@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "ng_source_kind.h"
+#include "sources/ng_source_kind.h"
 
 static char path[256];
 

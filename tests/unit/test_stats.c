@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ng_stats.h"
+#include "core/ng_stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "ng_svg.h"
+#include "html/ng_svg.h"
 
 static size_t count(const char *hay, const char *needle)
 {

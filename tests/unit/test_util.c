@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ng_util.h"
+#include "util/ng_util.h"
 
 static void expect_clean(const char *in, size_t len, int flags, const char *want)
 {

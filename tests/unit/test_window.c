@@ -15,11 +15,11 @@
 #include "render_helper.h"
 #include "temp_helper.h"
 
-#include "ng_cli.h"
-#include "ng_compare.h"
-#include "ng_reporter.h"
-#include "ng_rows.h"
-#include "ng_window.h"
+#include "cli/ng_cli.h"
+#include "core/ng_compare.h"
+#include "reporters/ng_reporter.h"
+#include "core/ng_rows.h"
+#include "history/ng_window.h"
 
 /* One past run as the gate would have appended it. */
 struct run {

@@ -1,0 +1,947 @@
+#include "core/ng_compare.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/ng_oom.h"
+#include "core/ng_stats.h"
+#include "util/ng_util.h"
+
+#define MIN_TEST_SAMPLES 3
+
+const char *ng_outcome_name(enum ng_outcome o)
+{
+    switch (o) {
+    case NG_OUTCOME_PASS: return "pass";
+    case NG_OUTCOME_FAIL: return "fail";
+    case NG_OUTCOME_INCONCLUSIVE: return "inconclusive";
+    case NG_OUTCOME_ERROR: break;
+    }
+    return "error";
+}
+
+const char *ng_kernel_status_name(enum ng_kernel_status s)
+{
+    switch (s) {
+    case NG_KERNEL_NEW: return "new";
+    case NG_KERNEL_GONE: return "gone";
+    case NG_KERNEL_CHANGED: break;
+    }
+    return "changed";
+}
+
+int ng_verdict_exit_code(const struct ng_verdict *v)
+{
+    int code = ng_outcome_exit_code(v->outcome, v->fail_inconclusive);
+    if (code == 0 && v->stale_baseline && v->policy && v->policy->fail_on_improvement)
+        return 1;
+    return code;
+}
+
+int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive)
+{
+    switch (o) {
+    case NG_OUTCOME_PASS: return 0;
+    case NG_OUTCOME_FAIL: return 1;
+    case NG_OUTCOME_INCONCLUSIVE: return fail_inconclusive ? 1 : 0;
+    case NG_OUTCOME_ERROR: break;
+    }
+    return 2;
+}
+
+void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    ng_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    /* the same profile on both sides (or twice on one) says it once */
+    for (size_t i = 0; i < v->n_warnings; i++) {
+        if (strcmp(v->warnings[i], b.data ? b.data : "") == 0) {
+            ng_buf_release(&b);
+            return;
+        }
+    }
+    v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
+    v->warnings[v->n_warnings++] = ng_buf_detach(&b);
+}
+
+void ng_verdict_release(struct ng_verdict *v)
+{
+    free(v->baseline.runs);
+    free(v->current.runs);
+    free(v->baseline.samples);
+    free(v->current.samples);
+    free(v->baseline.devices);
+    free(v->current.devices);
+    free(v->baseline.processes);
+    free(v->current.processes);
+    v->baseline.devices = v->current.devices = NULL;
+    v->baseline.processes = v->current.processes = NULL;
+    free(v->kernels);
+    free(v->rows);
+    v->rows = NULL;
+    v->n_rows = 0;
+    v->has_rows = 0;
+    for (size_t i = 0; i < v->n_warnings; i++)
+        free(v->warnings[i]);
+    free(v->warnings);
+    ng_context_release(&v->context);
+    ng_verdict_history_release(&v->history);
+    v->baseline.runs = v->current.runs = NULL;
+    v->baseline.samples = v->current.samples = NULL;
+    v->kernels = NULL;
+    v->warnings = NULL;
+    v->n_kernels = v->n_warnings = 0;
+}
+
+static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    if (n == 0)
+        return;
+    s->runs = ng_xcalloc(n, sizeof *s->runs);
+    s->n_runs = n;
+    s->path = p[0].path;
+    s->format = p[0].format;
+    s->loaded = 1;
+    s->has_places = 1;
+    for (size_t i = 0; i < n; i++) {
+        s->has_places &= p[i].has_places;
+        s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
+                                              p[i].total_ns, p[i].launches };
+        s->loaded &= p[i].loaded;
+        s->total_ns += p[i].total_ns;
+        s->kernel_count += p[i].launches;
+        s->excluded_ns += p[i].excluded_ns;
+        s->excluded_launches += p[i].excluded_launches;
+        for (int k = 0; k < NG_WORK_KINDS; k++) {
+            s->kind_ns[k] += p[i].kind_ns[k];
+            s->kind_launches[k] += p[i].kind_launches[k];
+            s->left_out_ns[k] += p[i].left_out_ns[k];
+            s->left_out_launches[k] += p[i].left_out_launches[k];
+        }
+        for (size_t d = 0; d < p[i].n_devices; d++)
+            ng_profile_add_place(&s->devices, &s->n_devices, p[i].devices[d].id,
+                                 p[i].devices[d].ns, p[i].devices[d].launches);
+        for (size_t d = 0; d < p[i].n_processes; d++)
+            ng_profile_add_place(&s->processes, &s->n_processes, p[i].processes[d].id,
+                                 p[i].processes[d].ns, p[i].processes[d].launches);
+    }
+}
+
+void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                      const struct ng_profile *current, size_t nc,
+                      const struct ng_compare_opts *opts)
+{
+    memset(v, 0, sizeof *v);
+    v->outcome = NG_OUTCOME_ERROR;
+    v->name = opts->name;
+    v->mode = opts->nvtx ? "nvtx" : "total";
+    v->metric = ng_metric_name(opts->metric);
+    ng_work_format(opts->work ? opts->work : NG_WORK_DEFAULT, v->work, sizeof v->work);
+    v->threshold = opts->threshold;
+    v->epochs = opts->nvtx ? 0 : opts->epochs;
+    v->alpha = opts->alpha;
+    v->policy = &opts->policy;
+    v->top = opts->top;
+    side_begin(&v->baseline, baseline, nb);
+    side_begin(&v->current, current, nc);
+}
+
+void ng_verdict_fail_with(struct ng_verdict *v, const char *error)
+{
+    v->outcome = NG_OUTCOME_ERROR;
+    v->has_figures = 0;
+    snprintf(v->error, sizeof v->error, "%s", error);
+}
+
+/* ---- samples ---- */
+
+/* Total mode: each run's measured time (the metric over its counted work;
+ * kernel-sum: the kernel total) per epoch, computed exactly as the
+ * prototype did (ns as a double, to ms, divided by the epochs), so the
+ * first line matches it to the byte.  NVTX mode: every counted epoch. */
+static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *p, size_t n,
+                            const struct ng_compare_opts *o)
+{
+    size_t count = 0;
+
+    for (size_t i = 0; i < n; i++)
+        count += o->nvtx ? p[i].n_epochs : 1;
+    s->samples = ng_xcalloc(count, sizeof *s->samples);
+    for (size_t i = 0; i < n; i++) {
+        if (!o->nvtx) {
+            s->samples[s->n_samples++] = (double)p[i].measured_ns / 1000000.0 / (double)o->epochs;
+            continue;
+        }
+        for (size_t e = 0; e < p[i].n_epochs; e++)
+            s->samples[s->n_samples++] = (double)p[i].epochs[e].ns / 1000000.0;
+    }
+    struct ng_summary sum;
+    ng_stats_summary(s->samples, s->n_samples, &sum);
+    s->ms_per_epoch = sum.median;
+    s->min_ms = sum.min;
+    s->max_ms = sum.max;
+    s->mean_ms = sum.mean;
+    s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)o->epochs * (double)n;
+    /* lost overlap is what gpu-busy catches: say how much there was */
+    if (o->metric == NG_METRIC_GPU_BUSY && s->n_samples > 0) {
+        double work = (double)s->total_ns / 1e6 / s->epochs_counted;
+        s->has_overlap = 1;
+        s->overlap_ms_per_epoch = work > s->mean_ms ? work - s->mean_ms : 0;
+    }
+}
+
+/* ---- attribution ---- */
+
+/* One item over both sides: its totals, and which sides have it.  Its
+ * kind and name are its first row's (borrowed from the profiles: copies
+ * would double the memory of a summary with millions of names).  48
+ * bytes an item, plus 8 to 16 of index: a saved summary of 10 million
+ * distinct names is compared in well under twice its size. */
+struct agg {
+    const struct ng_work_row *first;
+    int64_t ns[2], inst[2];   /* [0] baseline, [1] current */
+    unsigned seen;            /* bit 0 baseline, bit 1 current */
+};
+
+/* The items, and an open-addressing index of them by kind and name. */
+struct aggs {
+    struct agg *a;
+    size_t n;
+    uint32_t *slots;          /* agg index + 1; 0 free */
+    size_t cap;               /* a power of two, at least twice n */
+    uint64_t *hash_of;        /* each item's hash, for growing the index */
+};
+
+static uint64_t row_hash(const struct ng_work_row *r)
+{
+    return ng_hash(r->name, strlen(r->name)) ^ (uint64_t)r->kind;
+}
+
+static void aggs_grow(struct aggs *g)
+{
+    size_t cap = g->cap ? 2 * g->cap : 64;
+    uint32_t *slots = ng_xcalloc(cap, sizeof *slots);
+    for (size_t i = 0; i < g->n; i++) {
+        size_t j = g->hash_of[i] & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = (uint32_t)(i + 1);
+    }
+    free(g->slots);
+    g->slots = slots;
+    g->cap = cap;
+}
+
+/* The item of row r (added if new); with add 0, SIZE_MAX when absent. */
+static size_t aggs_find(struct aggs *g, const struct ng_work_row *r, int add)
+{
+    if (add && (g->n + 1) * 2 > g->cap)
+        aggs_grow(g);
+    uint64_t h = row_hash(r);
+    size_t j = h & (g->cap - 1);
+    for (; g->slots[j]; j = (j + 1) & (g->cap - 1)) {
+        size_t i = g->slots[j] - 1;
+        if (g->hash_of[i] != h)   /* the names only when the hashes agree */
+            continue;
+        const struct ng_work_row *f = g->a[i].first;
+        if (f->kind == r->kind && strcmp(f->name, r->name) == 0)
+            return i;
+    }
+    if (!add)
+        return SIZE_MAX;
+    if (g->n >= UINT32_MAX - 1)
+        ng_oom_fail();   /* four billion distinct names: memory ran out long before */
+    g->a = ng_xgrow(g->a, g->n, sizeof *g->a);
+    g->hash_of = ng_xgrow(g->hash_of, g->n, sizeof *g->hash_of);
+    g->a[g->n] = (struct agg){ r, { 0, 0 }, { 0, 0 }, 0 };
+    g->hash_of[g->n] = h;
+    g->slots[j] = (uint32_t)++g->n;
+    return g->n - 1;
+}
+
+static void aggregate(struct aggs *g, const struct ng_profile *p, size_t np, int side)
+{
+    for (size_t i = 0; i < np; i++) {
+        for (size_t k = 0; k < p[i].n_rows; k++) {
+            const struct ng_work_row *kr = &p[i].rows[k];
+            /* one item is a kind and a name: a memcpy and a kernel never merge */
+            size_t at = aggs_find(g, kr, 1);   /* may move g->a */
+            struct agg *a = &g->a[at];
+            a->ns[side] += kr->total_ns;
+            a->inst[side] += kr->instances;
+            a->seen |= 1u << side;
+        }
+    }
+}
+
+/* Per-kernel gates only: each item's row in each profile (item i, profile
+ * k of all nb + nc: rows[i * (nb + nc) + k]), for its own samples. */
+static const struct ng_work_row **item_rows(struct aggs *g, const struct ng_profile *b,
+                                            size_t nb, const struct ng_profile *c, size_t nc)
+{
+    size_t np = nb + nc;
+    size_t cells = g->n * np;
+    const struct ng_work_row **rows = ng_xcalloc(cells ? cells : 1, sizeof *rows);
+    for (size_t k = 0; k < np; k++) {
+        const struct ng_profile *p = k < nb ? &b[k] : &c[k - nb];
+        for (size_t r = 0; r < p->n_rows; r++)
+            rows[aggs_find(g, &p->rows[r], 0) * np + k] = &p->rows[r];
+    }
+    return rows;
+}
+
+static int by_contribution(const void *a, const void *b, void *grows_first)
+{
+    const struct ng_kernel_delta *x = a, *y = b;
+    if (x->delta_ms_per_epoch != y->delta_ms_per_epoch) {
+        int x_first = x->delta_ms_per_epoch > y->delta_ms_per_epoch;
+        return (*(const int *)grows_first ? x_first : !x_first) ? -1 : 1;
+    }
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* An item's samples on one side, in ms: NVTX mode one per counted epoch of
+ * every run (0 where it did not run), total mode one per run.  rows: its
+ * row in each profile of the side (NULL where it has none). */
+static double *item_samples(const struct ng_work_row *const *rows, const struct ng_profile *p,
+                            size_t np, const struct ng_compare_opts *o, size_t *n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < np; i++)
+        count += o->nvtx ? p[i].n_epochs : 1;
+    double *x = ng_xcalloc(count ? count : 1, sizeof *x);
+    size_t at = 0;
+    for (size_t i = 0; i < np; i++) {
+        const struct ng_work_row *r = rows[i];
+        if (!o->nvtx) {
+            x[at++] = r ? (double)r->total_ns / 1e6 / (double)o->epochs : 0;
+            continue;
+        }
+        for (size_t c = 0; r && r->cells && c < r->cells->n; c++)
+            if (r->cells->epoch[c] < p[i].n_epochs)
+                x[at + r->cells->epoch[c]] += (double)r->cells->ns[c] / 1e6;
+        at += p[i].n_epochs;
+    }
+    *n = count;
+    return x;
+}
+
+/* Per-kernel gates: an item that grew past --kernel-threshold and by more
+ * than its floor fails (at either edge it passes, as the total does),
+ * unless the U test on its own samples finds it not significant (then
+ * INCONCLUSIVE).  rows: its row in each of the nb + nc profiles. */
+static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
+                      const struct ng_work_row *const *rows, const struct ng_profile *b,
+                      size_t nb, const struct ng_profile *c, size_t nc,
+                      const struct ng_compare_opts *o)
+{
+    double base = d->baseline_ms_per_epoch, cur = d->current_ms_per_epoch;
+
+    d->gated = 1;
+    d->verdict = NG_OUTCOME_PASS;
+    d->ratio = base > 0 ? cur / base : cur > 0 ? INFINITY : 1;
+    if (!(d->ratio > o->policy.kernel_threshold) || cur - base <= v->kernel_floor_ms)
+        return;
+    size_t nx, ny;
+    double *x = item_samples(rows, b, nb, o, &nx);
+    double *y = item_samples(rows + nb, c, nc, o, &ny);
+    if (o->alpha > 0 && nx >= MIN_TEST_SAMPLES && ny >= MIN_TEST_SAMPLES) {
+        d->has_p = 1;
+        d->p_value = ng_stats_mwu_greater(x, nx, y, ny, NULL);
+    }
+    free(x);
+    free(y);
+    d->verdict = d->has_p && d->p_value > o->alpha ? NG_OUTCOME_INCONCLUSIVE : NG_OUTCOME_FAIL;
+    if (d->verdict == NG_OUTCOME_FAIL)
+        v->n_items_failed++;
+    else
+        v->n_items_inconclusive++;
+}
+
+int ng_kernel_delta_by_current(const void *a, const void *b)
+{
+    const struct ng_kernel_delta *x = *(const struct ng_kernel_delta *const *)a;
+    const struct ng_kernel_delta *y = *(const struct ng_kernel_delta *const *)b;
+    if (x->current_ms_per_epoch != y->current_ms_per_epoch)
+        return x->current_ms_per_epoch > y->current_ms_per_epoch ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The items the verdict keeps, chosen as they are made (a summary may
+ * have millions): the top --top by contribution; with per-kernel gates
+ * also the top --top by current time (JUnit lists them) and every item
+ * the gates did not pass. */
+struct keep {
+    struct ng_kernel_delta *best;      /* top by contribution, in order */
+    struct ng_kernel_delta *busiest;   /* top by current time, in order */
+    size_t n_best, n_busiest, top;
+    struct ng_kernel_delta *flagged;   /* gated, not passed */
+    size_t n_flagged;
+    int grows_first;
+};
+
+/* Inserts d into the ordered list (at most keep->top long) if it ranks. */
+static void keep_ranked(struct ng_kernel_delta *list, size_t *n, size_t top,
+                        const struct ng_kernel_delta *d, int (*before)(const struct ng_kernel_delta *,
+                        const struct ng_kernel_delta *, int), int grows_first)
+{
+    if (top == 0 || (*n == top && !before(d, &list[top - 1], grows_first)))
+        return;
+    size_t at = *n < top ? (*n)++ : top - 1;
+    while (at > 0 && before(d, &list[at - 1], grows_first)) {
+        list[at] = list[at - 1];
+        at--;
+    }
+    list[at] = *d;
+}
+
+static int contributes_more(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y,
+                            int grows_first)
+{
+    return by_contribution(x, y, &grows_first) < 0;
+}
+
+/* More current time first; ties by contribution (the order they had in
+ * the verdict's list, where JUnit sorts them the same way). */
+static int busier(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y,
+                  int grows_first)
+{
+    if (x->current_ms_per_epoch != y->current_ms_per_epoch)
+        return x->current_ms_per_epoch > y->current_ms_per_epoch;
+    return by_contribution(x, y, &grows_first) < 0;
+}
+
+static void keep_item(struct keep *k, const struct ng_kernel_delta *d, int gates)
+{
+    keep_ranked(k->best, &k->n_best, k->top, d, contributes_more, k->grows_first);
+    if (!gates)
+        return;
+    keep_ranked(k->busiest, &k->n_busiest, k->top, d, busier, k->grows_first);
+    if (d->verdict != NG_OUTCOME_PASS) {
+        k->flagged = ng_xgrow(k->flagged, k->n_flagged, sizeof *k->flagged);
+        k->flagged[k->n_flagged++] = *d;
+    }
+}
+
+static int same_item(const struct ng_kernel_delta *x, const struct ng_kernel_delta *y)
+{
+    return x->kind == y->kind && strcmp(x->name, y->name) == 0;
+}
+
+/* The kept items, each once, in contribution order. */
+static struct ng_kernel_delta *kept_items(struct keep *k, size_t *n)
+{
+    struct ng_kernel_delta *all[3] = { k->best, k->busiest, k->flagged };
+    size_t count[3] = { k->n_best, k->n_busiest, k->n_flagged };
+    struct ng_kernel_delta *out = ng_xcalloc(k->n_best + k->n_busiest + k->n_flagged + 1,
+                                             sizeof *out);
+    size_t m = 0;
+    /* each item came to keep_item once, so a list holds it at most once:
+     * only the earlier lists (at most 2 x top items) are searched, never
+     * the flagged ones among themselves, however many fail */
+    for (int l = 0; l < 3; l++) {
+        size_t earlier = m;
+        for (size_t i = 0; i < count[l]; i++) {
+            size_t j = 0;
+            while (j < earlier && !same_item(&out[j], &all[l][i]))
+                j++;
+            if (j == earlier)
+                out[m++] = all[l][i];
+        }
+    }
+    qsort_r(out, m, sizeof *out, by_contribution, &k->grows_first);
+    *n = m;
+    return out;
+}
+
+static void item_delta(struct ng_kernel_delta *d, const struct agg *a, const double div[2])
+{
+    memset(d, 0, sizeof *d);
+    d->name = a->first->name;
+    d->kind = a->first->kind;
+    d->status = !(a->seen & 1) ? NG_KERNEL_NEW : !(a->seen & 2) ? NG_KERNEL_GONE
+                                                                : NG_KERNEL_CHANGED;
+    d->baseline_ms_per_epoch = (double)a->ns[0] / 1e6 / div[0];
+    d->current_ms_per_epoch = (double)a->ns[1] / 1e6 / div[1];
+    d->delta_ms_per_epoch = d->current_ms_per_epoch - d->baseline_ms_per_epoch;
+    d->baseline_instances_per_epoch = (double)a->inst[0] / div[0];
+    d->current_instances_per_epoch = (double)a->inst[1] / div[1];
+}
+
+/* Per-epoch figures divide by the epochs each side counted: total mode
+ * --epochs per run, NVTX mode the counted epochs of all runs.  Two passes
+ * over the items: the total change (for the shares and the order), then
+ * each item's delta, gated and kept or dropped. */
+static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                      const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
+{
+    struct aggs g = { NULL, 0, NULL, 0, NULL };
+    double div[2] = { v->baseline.epochs_counted, v->current.epochs_counted };
+    int gates = o->policy.kernel_threshold > 0;
+    struct ng_kernel_delta d;
+
+    aggregate(&g, b, nb, 0);
+    aggregate(&g, c, nc, 1);
+    const struct ng_work_row **rows = gates ? item_rows(&g, b, nb, c, nc) : NULL;
+    free(g.slots);
+    free(g.hash_of);
+
+    double total_delta = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        item_delta(&d, &g.a[i], div);
+        total_delta += d.delta_ms_per_epoch;
+    }
+    size_t top = (size_t)o->top;
+    struct keep k = { ng_xcalloc(top + 1, sizeof *k.best), ng_xcalloc(top + 1, sizeof *k.busiest),
+                      0, 0, top, NULL, 0, total_delta >= 0 };
+    for (size_t i = 0; i < g.n; i++) {
+        item_delta(&d, &g.a[i], div);
+        d.share = total_delta != 0 ? d.delta_ms_per_epoch / total_delta : 0;
+        if (gates)
+            gate_item(v, &d, rows + i * (nb + nc), b, nb, c, nc, o);
+        keep_item(&k, &d, gates);
+    }
+    v->n_top = g.n < top ? g.n : top;
+    v->kernels = kept_items(&k, &v->n_kernels);
+    free(k.best);
+    free(k.busiest);
+    free(k.flagged);
+    free(rows);
+    free(g.a);
+}
+
+/* ---- environment ---- */
+
+/* Driver versions: some captures store "470.141.03", others the digits
+ * run together as an integer (47014103), some 0.  The digits alone are
+ * what both spellings share. */
+static void driver_digits(const char *v, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; v && *v && n + 1 < size; v++)
+        if (*v >= '0' && *v <= '9')
+            out[n++] = *v;
+    out[n] = '\0';
+}
+
+static int driver_known(const char *v)
+{
+    char d[64];
+    driver_digits(v, d, sizeof d);
+    return d[0] && strspn(d, "0") != strlen(d);
+}
+
+int ng_driver_same(const char *a, const char *b)
+{
+    char x[64], y[64];
+    driver_digits(a, x, sizeof x);
+    driver_digits(b, y, sizeof y);
+    return strcmp(x, y) == 0;
+}
+
+/* As the user knows it: dotted as stored, or, for the digits-only
+ * spelling, the dots put back where NVIDIA's numbering makes them
+ * unambiguous (a 3-digit branch, then 2 or 3 digits, then 2). */
+void ng_driver_show(const char *v, char *buf, size_t size)
+{
+    char d[64];
+    driver_digits(v, d, sizeof d);
+    size_t n = strlen(d);
+    if (strchr(v, '.') || n < 5 || n > 8 || n == 6)
+        snprintf(buf, size, "%s", v);
+    else if (n == 5)
+        snprintf(buf, size, "%.3s.%s", d, d + 3);
+    else
+        snprintf(buf, size, "%.3s.%.*s.%s", d, (int)(n - 5), d + 3, d + n - 2);
+}
+
+static int text_same(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0;
+}
+
+static int text_known(const char *v)
+{
+    return v && *v;
+}
+
+static void text_show(const char *v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", v);
+}
+
+/* Different GPU models or drivers on the two sides make the comparison
+ * doubtful: say so, without failing; say nothing when a side does not
+ * know. */
+static void check_machines(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                           const struct ng_profile *c, size_t nc)
+{
+    static const struct {
+        const char *what;
+        size_t off;
+        int (*known)(const char *);
+        int (*same)(const char *, const char *);
+        void (*show)(const char *, char *, size_t);
+    } fields[] = {
+        { "GPU", offsetof(struct ng_profile, gpu), text_known, text_same, text_show },
+        { "NVIDIA driver", offsetof(struct ng_profile, driver), driver_known, ng_driver_same,
+          ng_driver_show },
+    };
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        const char *bv = *(char *const *)((const char *)&b[0] + fields[f].off);
+        if (!bv || !fields[f].known(bv))
+            continue;
+        for (size_t i = 0; i < nc; i++) {
+            const char *cv = *(char *const *)((const char *)&c[i] + fields[f].off);
+            if (cv && fields[f].known(cv) && !fields[f].same(bv, cv)) {
+                char x[256], y[256];
+                fields[f].show(bv, x, sizeof x);
+                fields[f].show(cv, y, sizeof y);
+                ng_verdict_warn(v, "baseline and current ran on different %s (%s vs %s): the "
+                                "comparison may be meaningless", fields[f].what, x, y);
+                break;
+            }
+        }
+    }
+    (void)nb;
+}
+
+/* ---- what was counted, and what was not ---- */
+
+static const char *const kind_plural[NG_WORK_KINDS] = {
+    [NG_WORK_KERNEL] = "kernels",
+    [NG_WORK_GRAPH] = "whole-graph launches",
+    [NG_WORK_MEMCPY] = "memcpy operations",
+    [NG_WORK_MEMSET] = "memset operations",
+};
+
+/* "the baseline 'b.sqlite'" or "the baseline (3 profiles)" */
+static void side_label(struct ng_buf *b, const char *side, const struct ng_verdict_side *s)
+{
+    if (s->n_runs == 1)
+        ng_buf_addf(b, "the %s '%s'", side, s->path);
+    else
+        ng_buf_addf(b, "the %s (%zu profiles)", side, s->n_runs);
+}
+
+static void check_graphs_counted(struct ng_verdict *v, const char *side,
+                                 const struct ng_verdict_side *s)
+{
+    int64_t n = s->kind_launches[NG_WORK_GRAPH];
+    struct ng_buf who = NG_BUF_INIT;
+
+    if (n == 0)
+        return;
+    side_label(&who, side, s);
+    ng_verdict_warn(v, "%s has %" PRId64 " whole CUDA graph launch%s (%.3f ms): %s counted, but "
+                    "the kernels inside cannot be attributed; `nsys profile "
+                    "--cuda-graph-trace=node` records them one by one", who.data, n,
+                    n == 1 ? "" : "es", (double)s->kind_ns[NG_WORK_GRAPH] / 1e6,
+                    n == 1 ? "it is" : "they are");
+    ng_buf_release(&who);
+}
+
+static void check_left_out(struct ng_verdict *v, const char *side, const struct ng_verdict_side *s)
+{
+    struct ng_buf what = NG_BUF_INIT, who = NG_BUF_INIT;
+    int64_t memory = s->left_out_ns[NG_WORK_MEMCPY] + s->left_out_ns[NG_WORK_MEMSET];
+
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        if (s->left_out_launches[k] > 0)
+            ng_buf_addf(&what, "%s%" PRId64 " %s (%.3f ms)", what.len ? ", " : "",
+                        s->left_out_launches[k], kind_plural[k], (double)s->left_out_ns[k] / 1e6);
+    if (what.len) {
+        side_label(&who, side, s);
+        ng_verdict_warn(v, "--work %s leaves out GPU work %s has: %s", v->work, who.data,
+                        what.data);
+        if (memory > s->total_ns)
+            ng_verdict_warn(v, "most of the GPU time of %s is memory operations (%.3f ms of "
+                            "memcpy/memset against %.3f ms counted), which --work %s does not "
+                            "count: add memory to --work to gate it", who.data,
+                            (double)memory / 1e6, (double)s->total_ns / 1e6, v->work);
+    }
+    ng_buf_release(&what);
+    ng_buf_release(&who);
+}
+
+/* How a side traced CUDA graphs: what its work shows, else what the
+ * capture recorded; NULL when it cannot tell. */
+static const char *graph_trace(const struct ng_profile *p, size_t n)
+{
+    int64_t whole = 0, nodes = 0;
+    const char *recorded = NULL;
+    for (size_t i = 0; i < n; i++) {
+        whole += p[i].kind_launches[NG_WORK_GRAPH] + p[i].left_out_launches[NG_WORK_GRAPH];
+        nodes += p[i].graph_node_kernels;
+        if (!recorded)
+            recorded = p[i].graph_mode;
+    }
+    if (whole && nodes)
+        return "both whole graphs and graph nodes";
+    if (whole)
+        return "whole graphs";
+    if (nodes)
+        return "graph nodes";
+    if (recorded && strcmp(recorded, "Graph") == 0)
+        return "whole graphs";
+    if (recorded && strcmp(recorded, "Node") == 0)
+        return "graph nodes";
+    return NULL;
+}
+
+static int has_graph_work(const struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].kind_launches[NG_WORK_GRAPH] || p[i].left_out_launches[NG_WORK_GRAPH] ||
+            p[i].graph_node_kernels)
+            return 1;
+    return 0;
+}
+
+static void check_graph_modes(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                              const struct ng_profile *c, size_t nc)
+{
+    if (!has_graph_work(b, nb) && !has_graph_work(c, nc))
+        return;
+    const char *bm = graph_trace(b, nb), *cm = graph_trace(c, nc);
+    if (bm && cm && strcmp(bm, cm) != 0)
+        ng_verdict_warn(v, "baseline and current traced CUDA graphs differently (baseline: %s, "
+                        "current: %s): graph time moves between graph launches and kernels, so "
+                        "the comparison may be meaningless", bm, cm);
+}
+
+static void check_work(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                       const struct ng_profile *c, size_t nc)
+{
+    check_graphs_counted(v, "baseline", &v->baseline);
+    check_graphs_counted(v, "current", &v->current);
+    check_left_out(v, "baseline", &v->baseline);
+    check_left_out(v, "current", &v->current);
+    check_graph_modes(v, b, nb, c, nc);
+}
+
+/* Epochs the source left out, and samples too far apart to be one kind of
+ * epoch (a pattern that matches different kinds of ranges): the median
+ * of such a mix can land anywhere, so say so. */
+#define SPREAD_WARN 10.0
+
+/* What the sources noticed, in profile order. */
+static void copy_profile_warnings(struct ng_verdict *v, const struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < p[i].n_warnings; k++)
+            ng_verdict_warn(v, "%s", p[i].warnings[k]);
+}
+
+static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
+                          const struct ng_verdict_side *s, const char *side,
+                          const struct ng_compare_opts *o)
+{
+    int filtered = o->policy.n_kernels + o->policy.n_exclude > 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].empty_epochs)
+            ng_verdict_warn(v, "%zu matching epoch%s of '%s' %s and %s left out",
+                            p[i].empty_epochs, p[i].empty_epochs == 1 ? "" : "s", p[i].path,
+                            filtered ? "had no work the kernel filters select"
+                                     : "launched no kernel",
+                            p[i].empty_epochs == 1 ? "was" : "were");
+    if (s->n_samples >= 2 && s->min_ms > 0 && s->max_ms > SPREAD_WARN * s->min_ms)
+        ng_verdict_warn(v, "the %s samples range from %.3f to %.3f ms: ranges this different "
+                        "may not be comparable epochs (check --epoch-range)", side, s->min_ms,
+                        s->max_ms);
+}
+
+/* ---- the policy ---- */
+
+/* The largest work items of every profile, counted or left out: what a
+ * pattern that selected nothing could have meant. */
+static void largest_items(const struct ng_profile *b, size_t nb, const struct ng_profile *c,
+                          size_t nc, struct ng_buf *out)
+{
+    const struct ng_work_row *top[5] = { NULL };
+    for (size_t i = 0; i < nb + nc; i++) {
+        const struct ng_profile *p = i < nb ? &b[i] : &c[i - nb];
+        for (size_t k = 0; k < p->n_rows + p->n_excluded; k++) {
+            const struct ng_work_row *r = k < p->n_rows ? &p->rows[k]
+                                                        : &p->excluded[k - p->n_rows];
+            int dup = 0;
+            for (size_t t = 0; t < 5 && top[t] && !dup; t++)
+                dup = strcmp(top[t]->name, r->name) == 0;
+            for (size_t t = 0; t < 5 && !dup; t++) {
+                if (!top[t] || r->total_ns > top[t]->total_ns) {
+                    memmove(&top[t + 1], &top[t], (4 - t) * sizeof top[0]);
+                    top[t] = r;
+                    break;
+                }
+            }
+        }
+    }
+    for (size_t t = 0; t < 5 && top[t]; t++) {
+        size_t len = strlen(top[t]->name);
+        ng_buf_addf(out, "%s'", t ? ", " : "");
+        ng_text_clean(out, top[t]->name, len > 80 ? 80 : len, NG_TEXT_ESCAPE_CONTROLS);
+        ng_buf_addf(out, "%s'", len > 80 ? "..." : "");
+    }
+    if (!top[0])
+        ng_buf_adds(out, "none");
+}
+
+/* A pattern that selects nothing in any profile is a mistake (a typo, a
+ * name from another library version): an error that names it. */
+static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                          const struct ng_profile *c, size_t nc, const struct ng_compare_opts *o)
+{
+    const struct ng_policy *pol = &o->policy;
+    for (int excl = 0; excl < 2; excl++) {
+        size_t n = excl ? pol->n_exclude : pol->n_kernels;
+        for (size_t i = 0; i < n; i++) {
+            size_t hits = 0;
+            for (size_t k = 0; k < nb + nc; k++) {
+                const struct ng_profile *p = k < nb ? &b[k] : &c[k - nb];
+                hits += excl ? p->exclude_hits[i] : p->include_hits[i];
+            }
+            if (hits)
+                continue;
+            struct ng_buf names = NG_BUF_INIT, msg = NG_BUF_INIT;
+            largest_items(b, nb, c, nc, &names);
+            char *pat = ng_text_cleaned(excl ? pol->exclude[i] : pol->kernels[i],
+                                        NG_TEXT_ESCAPE_CONTROLS);
+            ng_buf_addf(&msg, "%s '%s' matches no work item of the baseline or current "
+                        "profiles, so it selects nothing; the largest items are: %s",
+                        excl ? "--exclude-kernels" : "--kernels", pat, names.data);
+            free(pat);
+            ng_verdict_fail_with(v, msg.data);
+            ng_buf_release(&names);
+            ng_buf_release(&msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the decision ---- */
+
+/* The total's own outcome: over the threshold, over the floor, and (when a
+ * test ran) significant.  Exactly at the threshold or the floor passes. */
+static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    double delta = v->current.ms_per_epoch - v->baseline.ms_per_epoch;
+
+    if (v->ratio <= o->threshold) {
+        v->total_outcome = NG_OUTCOME_PASS;
+    } else if (o->policy.min_delta_ms > 0 && delta <= o->policy.min_delta_ms) {
+        v->total_outcome = NG_OUTCOME_PASS;
+        v->under_floor = 1;
+    } else if (v->has_p && v->p_value > o->alpha) {
+        char alpha[32];
+        ng_fmt_double(alpha, sizeof alpha, o->alpha);
+        v->total_outcome = NG_OUTCOME_INCONCLUSIVE;
+        ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
+                        "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
+    } else {
+        v->total_outcome = NG_OUTCOME_FAIL;
+    }
+}
+
+/* Current much faster than the baseline: the baseline has gone stale,
+ * and a later regression would be measured from the old level. */
+static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    if (!(v->ratio * o->threshold < 1))
+        return;
+    double p = -1;
+    if (v->has_p) {   /* the same test, the other way */
+        p = ng_stats_mwu_greater(v->current.samples, v->current.n_samples, v->baseline.samples,
+                                 v->baseline.n_samples, NULL);
+        if (p > o->alpha)
+            return;
+    }
+    char thr[32], sig[64] = "";
+    ng_fmt_threshold(thr, sizeof thr, o->threshold);
+    if (p >= 0)
+        snprintf(sig, sizeof sig, ", p=%.3g", p);
+    v->stale_baseline = 1;
+    ng_verdict_warn(v, NG_STALE_WARNING ": current is %.2fx faster (%.3f -> %.3f "
+                    "ms/epoch%s), past the %sx threshold; a later regression will be measured "
+                    "from the old level: refresh the baseline%s", 1 / v->ratio,
+                    v->baseline.ms_per_epoch, v->current.ms_per_epoch, sig, thr,
+                    o->policy.fail_on_improvement ? " (--fail-on-improvement: exit 1)" : "");
+}
+
+void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+                const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts)
+{
+    ng_verdict_begin(v, baseline, nb, current, nc, opts);
+    if (nb == 0 || nc == 0) {
+        ng_verdict_fail_with(v, nb == 0 ? "no baseline profile to compare"
+                                        : "no current profile to compare");
+        return;
+    }
+    copy_profile_warnings(v, baseline, nb);
+    copy_profile_warnings(v, current, nc);
+    check_machines(v, baseline, nb, current, nc);
+    check_work(v, baseline, nb, current, nc);
+    /* before the samples: a pattern that selects nothing empties every
+     * epoch, and the error says why better than a warning per epoch */
+    if (check_patterns(v, baseline, nb, current, nc, opts) < 0)
+        return;
+    collect_samples(&v->baseline, baseline, nb, opts);
+    collect_samples(&v->current, current, nc, opts);
+    if (opts->nvtx) {
+        v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
+                               ? v->baseline.n_samples : v->current.n_samples);
+        check_samples(v, baseline, nb, &v->baseline, "baseline", opts);
+        check_samples(v, current, nc, &v->current, "current", opts);
+    }
+    for (int side = 0; side < 2; side++) {
+        const struct ng_verdict_side *sd = side ? &v->current : &v->baseline;
+        if (sd->n_samples > 0)
+            continue;
+        char msg[NG_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s '%s' has no epoch with counted GPU work%s",
+                 side ? "current" : "baseline", sd->path,
+                 sd->excluded_ns > 0 ? " (the kernel filters left out all of it)" : "");
+        ng_verdict_fail_with(v, msg);
+        return;
+    }
+    if (v->baseline.ms_per_epoch == 0) {
+        char msg[NG_ERR_MAX];
+        snprintf(msg, sizeof msg,
+                 "baseline '%s' has 0 ns of kernel time per epoch%s; no ratio can be formed",
+                 v->baseline.path, v->baseline.excluded_ns > 0 && v->baseline.total_ns == 0
+                                   ? " (the kernel filters left out all of it)" : "");
+        ng_verdict_fail_with(v, msg);
+        return;
+    }
+    v->ratio = v->current.ms_per_epoch / v->baseline.ms_per_epoch;
+    v->has_figures = 1;
+    if (opts->alpha > 0 && v->baseline.n_samples >= MIN_TEST_SAMPLES &&
+        v->current.n_samples >= MIN_TEST_SAMPLES) {
+        v->has_p = 1;
+        v->p_value = ng_stats_mwu_greater(v->baseline.samples, v->baseline.n_samples,
+                                          v->current.samples, v->current.n_samples, NULL);
+    }
+    v->kernel_floor_ms = opts->policy.kernel_min_delta_ms >= 0
+                         ? opts->policy.kernel_min_delta_ms
+                         : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;
+    attribute(v, baseline, nb, current, nc, opts);
+    /* the human headline is the reporters' (ng_report_headline), from these fields */
+    decide_total(v, opts);
+    check_stale(v, opts);
+    v->outcome = v->total_outcome;
+    if (v->n_items_failed)
+        v->outcome = NG_OUTCOME_FAIL;
+    else if (v->n_items_inconclusive && v->outcome == NG_OUTCOME_PASS)
+        v->outcome = NG_OUTCOME_INCONCLUSIVE;
+}

@@ -1,0 +1,637 @@
+#include "core/ng_project.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNMATCHED (-1)
+#define NOT_TRIED (-2)
+#define UNCLOSED_NAMES_MAX 3
+
+struct ng_project_range {
+    int64_t start, end, tid;
+    uint32_t key, text;
+    size_t epoch;
+};
+
+struct ng_project_thread {
+    int64_t tid;
+    size_t begin, end;          /* into the sorted kept ranges */
+    size_t cursor;              /* the last call's count of ranges starting no later */
+};
+
+struct ng_project_epoch {
+    uint32_t key, occ;
+    uint32_t text;              /* of its earliest range */
+    int64_t first_start;
+    size_t rank;                /* in order of first start */
+    char *name;
+    struct ng_acc acc;
+};
+
+/* Correlation ids are dense per process, so the common call (inside one
+ * range) maps through pages indexed by the id: 2 bytes a call, holding
+ * the range's index + 1.  A page of 65536 ids is allocated when the first
+ * call in it lies in a range, so memory follows the calls made inside
+ * epochs.  Calls in several ranges, ids outside [0, 2^32) and range
+ * indices past 65534 go to the `spans` map instead. */
+#define PAGE_BITS NG_PROJECT_PAGE_BITS
+#define PAGE_IDS ((size_t)1 << PAGE_BITS)
+#define MAX_PAGES ((size_t)1 << (32 - PAGE_BITS))
+#define GPID_MASK NG_PROJECT_GPID_MASK
+
+struct ng_project_page_set {
+    int64_t gpid;
+    uint16_t **pages;
+    size_t n_pages;
+};
+
+void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_metric metric,
+                     long skip)
+{
+    memset(pj, 0, sizeof *pj);
+    pj->re = re;
+    pj->metric = metric;
+    pj->skip = skip;
+    pj->call_hi = INT64_MIN;   /* no call is in the same range as "the last" yet */
+}
+
+void ng_project_release(struct ng_project *pj)
+{
+    for (size_t i = 0; i < pj->n_texts; i++)
+        free(pj->text_of[i]);
+    free(pj->text_of);
+    free(pj->text_count);
+    free(pj->text_key);
+    ng_strmap_release(&pj->texts);
+    ng_strmap_release(&pj->keys);
+    free(pj->r);
+    free(pj->threads);
+    for (size_t i = 0; i < pj->n_epochs; i++) {
+        free(pj->epochs[i].name);
+        ng_acc_release(&pj->epochs[i].acc);
+    }
+    free(pj->epochs);
+    free(pj->order);
+    free(pj->range_acc);
+    for (size_t i = 0; i < pj->n_pages; i++) {
+        for (size_t k = 0; k < pj->pages[i].n_pages; k++)
+            free(pj->pages[i].pages[k]);
+        free(pj->pages[i].pages);
+    }
+    free(pj->pages);
+    ng_idmap_release(&pj->spans);
+    ng_idmap_release(&pj->cell_index);
+    free(pj->cell_epoch);
+    free(pj->cell_item);
+    free(pj->cell_ns);
+    free(pj->unclosed_names);
+    memset(pj, 0, sizeof *pj);
+}
+
+/* ---- ranges ---- */
+
+/* The key of a text (its index in pj->keys), or UNMATCHED.  Matched once
+ * per distinct text: a trace repeats a few names many times. */
+static int64_t key_of(struct ng_project *pj, size_t text)
+{
+    if (pj->text_key[text] != NOT_TRIED)
+        return pj->text_key[text];
+    const char *s = pj->text_of[text];
+    regmatch_t m[2];
+    int64_t key = UNMATCHED;
+    int rc = pj->over_budget ? 0 : ng_regex_match(pj->re, s, 2, m, &pj->regex_cpu);
+    if (rc < 0)
+        pj->over_budget = 1;
+    if (rc > 0) {
+        const char *k = s;
+        size_t len = strlen(s);
+        if (pj->re->re.re_nsub >= 1 && m[1].rm_so >= 0) {
+            k = s + m[1].rm_so;
+            len = (size_t)(m[1].rm_eo - m[1].rm_so);
+        }
+        int added;
+        key = (int64_t)ng_strmap_get(&pj->keys, k, len, pj->n_keys, &added);
+        pj->n_keys += (size_t)added;
+    }
+    return pj->text_key[text] = key;
+}
+
+static size_t text_index(struct ng_project *pj, const char *text)
+{
+    int added;
+    size_t i = ng_strmap_get(&pj->texts, text, strlen(text), pj->n_texts, &added);
+    if (added) {
+        pj->text_count = ng_xgrow(pj->text_count, pj->n_texts, sizeof *pj->text_count);
+        pj->text_key = ng_xgrow(pj->text_key, pj->n_texts, sizeof *pj->text_key);
+        pj->text_of = ng_xgrow(pj->text_of, pj->n_texts, sizeof *pj->text_of);
+        pj->text_count[i] = 0;
+        pj->text_key[i] = NOT_TRIED;
+        pj->text_of[i] = ng_xstrdup(text);
+        pj->n_texts++;
+    }
+    pj->text_count[i]++;
+    return i;
+}
+
+static void note_unclosed(struct ng_project *pj, const char *text)
+{
+    if (pj->unclosed++ >= UNCLOSED_NAMES_MAX)
+        return;
+    struct ng_buf b = NG_BUF_INIT;
+    if (pj->unclosed_names)
+        ng_buf_addf(&b, "%s, ", pj->unclosed_names);
+    size_t len = strlen(text);
+    ng_buf_adds(&b, "'");
+    ng_text_clean(&b, text, len > 60 ? 60 : len, NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_adds(&b, len > 60 ? "...'" : "'");
+    free(pj->unclosed_names);
+    pj->unclosed_names = ng_buf_detach(&b);
+}
+
+void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t tid,
+                      const char *text)
+{
+    size_t t = text_index(pj, text);
+    int64_t key = key_of(pj, t);
+
+    if (key == UNMATCHED)
+        return;
+    if (end == NG_PROJECT_NO_END) {
+        /* it would swallow every later epoch of its thread */
+        note_unclosed(pj, text);
+        return;
+    }
+    if (end < start)
+        return;
+    pj->r = ng_xgrow(pj->r, pj->n_ranges, sizeof *pj->r);
+    pj->r[pj->n_ranges++] = (struct ng_project_range){ start, end, tid, (uint32_t)key,
+                                                       (uint32_t)t, 0 };
+}
+
+/* Thread, start, the outer range first; then the text, so that equal
+ * ranges sort the same whatever order the rows came in. */
+static int by_tid_start(const void *a, const void *b, void *ctx)
+{
+    const struct ng_project_range *x = a, *y = b;
+    char *const *text_of = ctx;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
+    return strcmp(text_of[x->text], text_of[y->text]);
+}
+
+/* Outermost only.  Kept ranges of a thread then have rising starts AND
+ * rising ends (a later one ending no later would be nested), which is
+ * what lets a call's containing ranges be one contiguous run. */
+static void keep_outermost(struct ng_project *pj)
+{
+    size_t out = 0;
+
+    if (pj->n_ranges > 1)
+        qsort_r(pj->r, pj->n_ranges, sizeof *pj->r, by_tid_start, pj->text_of);
+    for (size_t i = 0; i < pj->n_ranges; i++) {
+        if (out > 0 && pj->r[out - 1].tid == pj->r[i].tid && pj->r[i].end <= pj->r[out - 1].end)
+            continue;
+        pj->r[out++] = pj->r[i];
+    }
+    pj->n_ranges = out;
+    for (size_t i = 0; i < pj->n_ranges; i++) {
+        if (pj->n_threads == 0 || pj->threads[pj->n_threads - 1].tid != pj->r[i].tid) {
+            pj->threads = ng_xgrow(pj->threads, pj->n_threads, sizeof *pj->threads);
+            pj->threads[pj->n_threads++] = (struct ng_project_thread){ pj->r[i].tid, i, i, i };
+        }
+        pj->threads[pj->n_threads - 1].end = i + 1;
+    }
+}
+
+static size_t epoch_for(struct ng_project *pj, struct ng_idmap *by_key, const struct ng_project_range *r,
+                        uint32_t occ)
+{
+    int added;
+    size_t e = ng_idmap_get(by_key, r->key, occ, pj->n_epochs, &added);
+    if (added) {
+        pj->epochs = ng_xgrow(pj->epochs, pj->n_epochs, sizeof *pj->epochs);
+        memset(&pj->epochs[e], 0, sizeof pj->epochs[e]);
+        pj->epochs[e] = (struct ng_project_epoch){ .key = r->key, .occ = occ, .text = r->text,
+                                                   .first_start = r->start };
+        pj->n_epochs++;
+        return e;
+    }
+    struct ng_project_epoch *ep = &pj->epochs[e];
+    if (r->start < ep->first_start ||
+        (r->start == ep->first_start && strcmp(pj->text_of[r->text], pj->text_of[ep->text]) < 0)) {
+        ep->first_start = r->start;
+        ep->text = r->text;
+    }
+    return e;
+}
+
+/* Occurrence k of a key on a thread is epoch (key, k). */
+static void number_occurrences(struct ng_project *pj, unsigned char *repeated)
+{
+    uint32_t *occ = ng_xcalloc(pj->n_keys ? pj->n_keys : 1, sizeof *occ);
+    struct ng_idmap by_key = NG_IDMAP_INIT;
+
+    for (size_t t = 0; t < pj->n_threads; t++) {
+        const struct ng_project_thread *th = &pj->threads[t];
+        for (size_t i = th->begin; i < th->end; i++) {
+            struct ng_project_range *r = &pj->r[i];
+            uint32_t k = occ[r->key]++;
+            if (k > 0)
+                repeated[r->key] = 1;
+            r->epoch = epoch_for(pj, &by_key, r, k);
+        }
+        for (size_t i = th->begin; i < th->end; i++)
+            occ[pj->r[i].key] = 0;
+    }
+    ng_idmap_release(&by_key);
+    free(occ);
+}
+
+static int by_first_start(const void *a, const void *b, void *ctx)
+{
+    const struct ng_project *pj = ctx;
+    const struct ng_project_epoch *x = &pj->epochs[*(const size_t *)a];
+    const struct ng_project_epoch *y = &pj->epochs[*(const size_t *)b];
+    if (x->first_start != y->first_start)
+        return x->first_start < y->first_start ? -1 : 1;
+    int c = strcmp(pj->text_of[x->text], pj->text_of[y->text]);
+    if (c != 0)
+        return c;
+    return x->occ < y->occ ? -1 : x->occ > y->occ;
+}
+
+size_t ng_project_index(struct ng_project *pj)
+{
+    unsigned char *repeated = ng_xcalloc(pj->n_keys ? pj->n_keys : 1, 1);
+
+    keep_outermost(pj);
+    number_occurrences(pj, repeated);
+    pj->order = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *pj->order);
+    for (size_t i = 0; i < pj->n_epochs; i++)
+        pj->order[i] = i;
+    qsort_r(pj->order, pj->n_epochs, sizeof *pj->order, by_first_start, pj);
+    for (size_t k = 0; k < pj->n_epochs; k++) {
+        struct ng_project_epoch *e = &pj->epochs[pj->order[k]];
+        struct ng_buf name = NG_BUF_INIT;
+        e->rank = k;
+        ng_buf_adds(&name, pj->text_of[e->text]);
+        if (repeated[e->key])
+            ng_buf_addf(&name, " #%" PRIu32, e->occ + 1);
+        e->name = ng_buf_detach(&name);
+    }
+    free(repeated);
+    pj->range_acc = ng_xcalloc(pj->n_ranges ? pj->n_ranges : 1, sizeof *pj->range_acc);
+    for (size_t i = 0; i < pj->n_ranges; i++) {
+        struct ng_project_epoch *e = &pj->epochs[pj->r[i].epoch];
+        pj->range_acc[i] = e->rank < (size_t)pj->skip ? NULL : &e->acc;
+    }
+    return pj->n_epochs;
+}
+
+/* ---- calls ---- */
+
+/* A thread's calls come in runs (the runtime table is written per thread,
+ * in time order), so the last thread found is tried first. */
+static struct ng_project_thread *thread_of(struct ng_project *pj, int64_t tid)
+{
+    if (pj->last_thread < pj->n_threads && pj->threads[pj->last_thread].tid == tid)
+        return &pj->threads[pj->last_thread];
+    size_t lo = 0, hi = pj->n_threads;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pj->threads[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == pj->n_threads || pj->threads[lo].tid != tid)
+        return NULL;
+    pj->last_thread = lo;
+    return &pj->threads[lo];
+}
+
+/* How many of the thread's ranges start no later than `start` (counted
+ * from th->begin's index): the cursor of the last call, or the next one,
+ * when the call is in the same range as the last or in the one after it
+ * (thousands of calls a range); else a binary search. */
+static size_t ranges_started(const struct ng_project *pj, struct ng_project_thread *th,
+                             int64_t start)
+{
+    for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
+        if ((a == th->begin || pj->r[a - 1].start <= start) &&
+            (a == th->end || pj->r[a].start > start))
+            return th->cursor = a;
+    size_t a = th->begin, b = th->end;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (pj->r[mid].start <= start)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return th->cursor = a;
+}
+
+/* The run [*first, *last] of the thread's ranges that contain [start, end]:
+ * those starting no later than the call (a prefix) that end no earlier
+ * (a suffix of it, as ends rise).  0 when there is none. */
+static int containing(const struct ng_project *pj, struct ng_project_thread *th, int64_t start,
+                      int64_t end, size_t *first, size_t *last)
+{
+    size_t a = ranges_started(pj, th, start);
+    if (a == th->begin || pj->r[a - 1].end < end)
+        return 0;
+    *last = a - 1;
+    if (a - 1 == th->begin || pj->r[a - 2].end < end) {   /* the common case: one range */
+        *first = a - 1;
+        return 1;
+    }
+    size_t lo = th->begin, hi = a - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pj->r[mid].end >= end)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    *first = lo;
+    return 1;
+}
+
+static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid, int create)
+{
+    if (pj->last_pages < pj->n_pages && pj->pages[pj->last_pages].gpid == gpid)
+        return &pj->pages[pj->last_pages];
+    for (size_t i = 0; i < pj->n_pages; i++)
+        if (pj->pages[i].gpid == gpid)
+            return &pj->pages[pj->last_pages = i];
+    if (!create)
+        return NULL;
+    pj->pages = ng_xrealloc(pj->pages, (pj->n_pages + 1) * sizeof *pj->pages);
+    pj->pages[pj->n_pages] = (struct ng_project_page_set){ gpid, NULL, 0 };
+    pj->last_pages = pj->n_pages;
+    return &pj->pages[pj->n_pages++];
+}
+
+/* The slot of id corr in page `page` of process gpid's ids (the page made
+ * when `create`), which becomes the hot page; NULL when there is none. */
+static uint16_t *slot_found(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+{
+    size_t page = (size_t)corr >> PAGE_BITS;
+    struct ng_project_page_set *ps = pages_for(pj, gpid, create);
+    if (!ps)
+        return NULL;
+    if (page >= ps->n_pages) {
+        if (!create)
+            return NULL;
+        ps->pages = ng_xrealloc(ps->pages, (page + 1) * sizeof *ps->pages);
+        memset(ps->pages + ps->n_pages, 0, (page + 1 - ps->n_pages) * sizeof *ps->pages);
+        ps->n_pages = page + 1;
+    }
+    if (!ps->pages[page] && create)
+        ps->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **ps->pages);
+    if (!ps->pages[page])
+        return NULL;
+    pj->hot = ps->pages[page];
+    pj->hot_gpid = gpid;
+    pj->hot_no = page;
+    return ng_project_hot_slot(pj, gpid, corr);
+}
+
+/* The slot of id corr (in [0, 2^32)) of process gpid: on the hot page,
+ * else found. */
+static inline uint16_t *slot_of(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+{
+    uint16_t *slot = ng_project_hot_slot(pj, gpid, corr);
+    return slot ? slot : slot_found(pj, gpid, corr, create);
+}
+
+static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t range)
+{
+    *slot_of(pj, gpid, corr, 1) = (uint16_t)(range + 1);
+}
+
+/* Remembers the one range a call of thread tid lay in (index i, of the
+ * thread's ranges th), as the bounds any call of the thread must keep to
+ * lie in it alone: what ng_project_call() tries first. */
+static void remember_call(struct ng_project *pj, const struct ng_project_thread *th,
+                          int64_t tid, size_t i)
+{
+    pj->call_tid = tid;
+    pj->call_range = i;
+    pj->call_lo = pj->r[i].start;
+    pj->call_hi = i + 1 < th->end ? pj->r[i + 1].start : INT64_MAX;
+    pj->call_end = pj->r[i].end;
+    pj->call_prev_end = i > th->begin ? pj->r[i - 1].end : INT64_MIN;
+}
+
+void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+                         int64_t end)
+{
+    struct ng_project_thread *th = thread_of(pj, tid);
+    size_t first, last;
+
+    if (!th || !containing(pj, th, start, end, &first, &last))
+        return;
+    int64_t gpid = tid & GPID_MASK;
+    if (first == last && last < UINT16_MAX - 1 && corr >= 0 &&
+        (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
+        page_put(pj, gpid, corr, last);
+        remember_call(pj, th, tid, last);
+        return;
+    }
+    ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
+}
+
+/* The run of ranges whose thread made call (gpid, corr) inside them: the
+ * pages first (the common call, one range), then the spans (a call is in
+ * one or the other). */
+static inline int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr,
+                              size_t *first, size_t *last)
+{
+    if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
+        const uint16_t *slot = slot_of(pj, gpid, corr, 0);
+        uint16_t v = slot ? *slot : 0;
+        if (v) {
+            *first = *last = (size_t)v - 1;
+            return 1;
+        }
+    }
+    size_t packed = ng_idmap_find(&pj->spans, gpid, corr);
+    if (packed == SIZE_MAX)
+        return 0;
+    *first = packed >> 32;
+    *last = packed & 0xFFFFFFFFu;
+    return 1;
+}
+
+void ng_project_track_items(struct ng_project *pj)
+{
+    pj->track_items = 1;
+}
+
+static int add_cell(struct ng_project *pj, size_t epoch, size_t item, int64_t ns)
+{
+    int added;
+    size_t c = ng_idmap_get(&pj->cell_index, (int64_t)epoch, (int64_t)item, pj->n_cells, &added);
+    if (added) {
+        pj->cell_epoch = ng_xgrow(pj->cell_epoch, pj->n_cells, sizeof *pj->cell_epoch);
+        pj->cell_item = ng_xgrow(pj->cell_item, pj->n_cells, sizeof *pj->cell_item);
+        pj->cell_ns = ng_xgrow(pj->cell_ns, pj->n_cells, sizeof *pj->cell_ns);
+        pj->cell_epoch[c] = epoch;
+        pj->cell_item[c] = item;
+        pj->cell_ns[c] = 0;
+        pj->n_cells++;
+    }
+    return __builtin_add_overflow(pj->cell_ns[c], ns, &pj->cell_ns[c]) ? -1 : 0;
+}
+
+int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+                        int64_t start, int64_t end, size_t item)
+{
+    size_t first, last;
+    int n = 0;
+
+    if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
+        return 0;
+    for (size_t i = first; i <= last; i++) {
+        struct ng_acc *a = pj->range_acc[i];
+        if (!a)
+            continue;   /* a warm-up epoch */
+        if (ng_acc_add(a, pj->metric, device, start, end) < 0)
+            return -1;
+        if (pj->track_items && item != SIZE_MAX &&
+            add_cell(pj, pj->r[i].epoch, item, end - start) < 0)
+            return -1;
+        n++;
+    }
+    pj->taken += n;
+    return n;
+}
+
+int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr)
+{
+    size_t first, last;
+    int n = 0;
+
+    if (!call_ranges(pj, gpid & GPID_MASK, corr, &first, &last))
+        return 0;
+    for (size_t i = first; i <= last; i++)
+        n += pj->range_acc[i] != NULL;   /* a counted epoch */
+    return n;
+}
+
+void ng_project_item_cells(const struct ng_project *pj,
+                           void (*fn)(void *ctx, size_t item, size_t position, int64_t ns),
+                           void *ctx)
+{
+    /* positions as ng_project_results() numbers them: counted epochs with work */
+    size_t *position = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *position);
+    size_t at = 0;
+    for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++)
+        if (pj->epochs[pj->order[k]].acc.launches)
+            position[pj->order[k]] = at++;
+    for (size_t c = 0; c < pj->n_cells; c++)
+        fn(ctx, pj->cell_item[c], position[pj->cell_epoch[c]], pj->cell_ns[c]);
+    free(position);
+}
+
+int ng_project_disordered(const struct ng_project *pj)
+{
+    for (size_t i = 0; i < pj->n_epochs; i++)
+        if (pj->epochs[i].acc.disordered)
+            return 1;
+    return 0;
+}
+
+void ng_project_restart_work(struct ng_project *pj)
+{
+    for (size_t i = 0; i < pj->n_epochs; i++)
+        ng_acc_reset(&pj->epochs[i].acc);
+    pj->taken = 0;
+    ng_idmap_release(&pj->cell_index);
+    pj->n_cells = 0;
+}
+
+size_t ng_project_ranges(const struct ng_project *pj)
+{
+    return pj->n_ranges;
+}
+
+size_t ng_project_epochs(const struct ng_project *pj)
+{
+    return pj->n_epochs;
+}
+
+int64_t ng_project_taken(const struct ng_project *pj)
+{
+    return pj->taken;
+}
+
+size_t ng_project_texts(const struct ng_project *pj)
+{
+    return pj->n_texts;
+}
+
+struct ng_project_result *ng_project_results(const struct ng_project *pj, size_t *n,
+                                             size_t *empty)
+{
+    struct ng_project_result *out = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *out);
+
+    *n = *empty = 0;
+    for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++) {
+        const struct ng_project_epoch *e = &pj->epochs[pj->order[k]];
+        if (e->acc.launches == 0) {
+            (*empty)++;   /* a 0 ms sample would only drag the median */
+            continue;
+        }
+        out[(*n)++] = (struct ng_project_result){ e->name, e->first_start,
+                                                  ng_acc_value(&e->acc, pj->metric),
+                                                  e->acc.launches };
+    }
+    return out;
+}
+
+int ng_project_over_budget(const struct ng_project *pj)
+{
+    return pj->over_budget;
+}
+
+int64_t ng_project_unclosed(const struct ng_project *pj, const char **names)
+{
+    *names = pj->unclosed_names ? pj->unclosed_names : "";
+    return pj->unclosed;
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+    const int64_t *counts = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (counts[x] != counts[y])
+        return counts[x] > counts[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+void ng_project_frequent(const struct ng_project *pj, size_t max, struct ng_buf *out)
+{
+    size_t *idx = ng_xcalloc(pj->n_texts ? pj->n_texts : 1, sizeof *idx);
+
+    for (size_t i = 0; i < pj->n_texts; i++)
+        idx[i] = i;
+    qsort_r(idx, pj->n_texts, sizeof *idx, by_count, pj->text_count);
+    ng_buf_add(out, "", 0);
+    for (size_t i = 0; i < pj->n_texts && i < max; i++) {
+        const char *t = pj->text_of[idx[i]];
+        size_t len = strlen(t);
+        ng_buf_addf(out, "%s'", i ? ", " : "");
+        ng_text_clean(out, t, len > 60 ? 60 : len, NG_TEXT_ESCAPE_CONTROLS);
+        ng_buf_addf(out, "%s' (%" PRId64 ")", len > 60 ? "..." : "", pj->text_count[idx[i]]);
+    }
+    free(idx);
+}

@@ -1,0 +1,658 @@
+#include "history/ng_scan.h"
+
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "core/ng_context.h"
+
+/* Past this nesting the line is left to cJSON (whose own limit is 1000). */
+#define DEPTH_MAX 64
+/* cJSON copies at most 63 characters of a number before strtod(): a
+ * longer one is not read the same, so it is not read here at all. */
+#define NUMBER_MAX 63
+
+struct cur {
+    const unsigned char *p, *end;
+};
+
+/* A string's bytes between its quotes, as written (escapes not undone). */
+struct span {
+    const unsigned char *at;
+    size_t len;
+    int escaped;               /* holds a backslash */
+};
+
+static const unsigned char is_space[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+/* where a string's plain run ends */
+static const unsigned char string_stop[256] = { ['"'] = 1, ['\\'] = 1 };
+/* the escapes that stand for one byte (\u is read apart) */
+static const unsigned char unescaped[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n',
+    ['r'] = '\r', ['t'] = '\t',
+};
+
+static inline const unsigned char *space_end(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && is_space[*p])
+        p++;
+    return p;
+}
+
+static void skip_space(struct cur *c)
+{
+    c->p = space_end(c->p, c->end);
+}
+
+static int at(const struct cur *c, unsigned char ch)
+{
+    return c->p < c->end && *c->p == ch;
+}
+
+static int hex4(const unsigned char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned char h = p[i];
+        int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+              : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The length of the \u escape at p (6, or 12 for a surrogate pair), or
+ * -1 where cJSON would refuse it (a lone surrogate) or read it otherwise
+ * than JSON does (it takes a bad hex digit for 0). */
+static int unicode_escape(const unsigned char *p, const unsigned char *end)
+{
+    int first = end - p >= 6 ? hex4(p + 2) : -1;
+
+    if (first < 0 || (first >= 0xDC00 && first <= 0xDFFF))
+        return -1;
+    if (first < 0xD800 || first > 0xDBFF)
+        return 6;
+    if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+        return -1;
+    int second = hex4(p + 8);
+    return second >= 0xDC00 && second <= 0xDFFF ? 12 : -1;
+}
+
+/* Where the plain run of a string that starts at p ends: at a quote, a
+ * backslash or the end.  Eight bytes a step where it can (strings are
+ * most of a line's bytes): a byte equal to '"' or '\\' is a zero byte of
+ * x ^ 0x22.. or x ^ 0x5C.., and the lowest zero byte of a word is found
+ * exactly by the (v - 0x01..) & ~v & 0x80.. test.  Never a byte past end. */
+static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__SSE2__)
+    /* sixteen bytes a step where the machine has SSE2 (every x86-64) */
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        int hit = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                                 _mm_cmpeq_epi8(x, backslash)));
+        if (hit)
+            return p + __builtin_ctz((unsigned)hit);
+        p += 16;
+    }
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+        uint64_t x, q, b;
+        memcpy(&x, p, sizeof x);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+        if (hit)
+            return p + __builtin_ctzll(hit) / 8;
+        p += 8;
+    }
+#endif
+    while (p < end && !string_stop[*p])
+        p++;
+    return p;
+}
+
+/* Past the string whose first byte (after the quote) is at p: the byte
+ * after its closing quote, or NULL.  *escaped: it holds a backslash. */
+static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *end,
+                                              int *escaped)
+{
+    for (;;) {
+        p = plain_run(p, end);
+        if (p >= end)
+            return NULL;
+        if (*p == '"')
+            return p + 1;
+        *escaped = 1;
+        if (end - p < 2)
+            return NULL;
+        int n = p[1] == 'u' ? unicode_escape(p, end) : unescaped[p[1]] ? 2 : -1;
+        if (n < 0)
+            return NULL;
+        p += n;
+    }
+}
+
+/* The string at c->p (its opening quote). */
+static int string(struct cur *c, struct span *s)
+{
+    int escaped = 0;
+    const unsigned char *e = string_end(c->p + 1, c->end, &escaped);
+
+    if (!e)
+        return -1;
+    s->at = c->p + 1;
+    s->len = (size_t)(e - 1 - s->at);
+    s->escaped = escaped;
+    c->p = e;
+    return 0;
+}
+
+static inline int is_digit(unsigned char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static inline const unsigned char *digits(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && is_digit(*p))
+        p++;
+    return p;
+}
+
+/* Past the number at p, strictly as JSON writes one (and within cJSON's
+ * 63 characters), or NULL. */
+static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *start = p, *d;
+
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0')
+        p++;
+    else if ((d = digits(p, end)) > p)
+        p = d;
+    else
+        return NULL;
+    if (p < end && *p == '.') {
+        if ((d = digits(p + 1, end)) == p + 1)
+            return NULL;
+        p = d;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if ((d = digits(p, end)) == p)
+            return NULL;
+        p = d;
+    }
+    return p - start <= NUMBER_MAX ? p : NULL;
+}
+
+/* The value of the number in s[0..n) (already checked), as strtod()
+ * gives it: correctly rounded.  Where its digits make an integer below
+ * 2^53 and the power of ten is at most 22, both are exact doubles and one
+ * multiplication or division rounds once: the same double, without
+ * strtod's thousand instructions (Clinger's fast path).  Anything else
+ * goes to strtod() itself. */
+static double number_value(const unsigned char *s, size_t n)
+{
+    static const double tens[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    const unsigned char *p = s, *end = s + n;
+    uint64_t w = 0;
+    int exact = 1, e = 0, negative = *p == '-';
+
+    p += negative;
+    for (; p < end && (is_digit(*p) || *p == '.'); p++) {
+        if (*p == '.') {
+            e = -(int)(end - p - 1);   /* the digits after the point, fixed below */
+            continue;
+        }
+        exact &= w <= ((1ull << 53) - 9) / 10;   /* w * 10 + 9 stays below 2^53 */
+        w = w * 10 + (uint64_t)(*p - '0');
+    }
+    if (e < 0)
+        e += (int)(end - p);   /* only the digits before any exponent */
+    if (p < end) {   /* an exponent */
+        int neg = p[1] == '-', x = 0;
+        for (p += 1 + (p[1] == '-' || p[1] == '+'); p < end; p++)
+            x = x < 10000 ? x * 10 + (*p - '0') : x;
+        e += neg ? -x : x;
+    }
+#if FLT_EVAL_METHOD == 0
+    if (exact && e >= -22 && e <= 22) {
+        double x = (double)w;
+        x = e < 0 ? x / tens[-e] : x * tens[e];
+        return negative ? -x : x;
+    }
+#endif
+    char buf[NUMBER_MAX + 1];
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+/* The number at c->p; its value into *v. */
+static int number(struct cur *c, double *v)
+{
+    const unsigned char *e = number_end(c->p, c->end);
+
+    if (!e)
+        return -1;
+    *v = number_value(c->p, (size_t)(e - c->p));
+    c->p = e;
+    return 0;
+}
+
+/* Past the literal at p (true, false, null), or NULL. */
+static inline const unsigned char *literal_end(const unsigned char *p, const unsigned char *end)
+{
+    size_t left = (size_t)(end - p);
+
+    if (left >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0))
+        return p + 4;
+    if (left >= 5 && memcmp(p, "false", 5) == 0)
+        return p + 5;
+    return NULL;
+}
+
+/* Skips the value at c->p whole, checking it; depth: the containers it
+ * lies in.  One loop with a stack of bits (1: an object) and the cursor
+ * in a local, not recursion: most of a line is values skipped. */
+static int skip_value(struct cur *c, int depth)
+{
+    const unsigned char *p = c->p, *end = c->end;
+    uint64_t objects = 0;
+    int open = 0;              /* containers opened here */
+    int escaped;
+
+    for (;;) {
+        /* a value */
+        p = space_end(p, end);
+        if (p >= end)
+            return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            if (!(p = string_end(p + 1, end, &escaped)))
+                return -1;
+        } else if (ch == '{' || ch == '[') {
+            int obj = ch == '{';
+            if (depth + open + 1 > DEPTH_MAX)
+                return -1;
+            p = space_end(p + 1, end);
+            if (p < end && *p == (obj ? '}' : ']')) {
+                p++;
+            } else {
+                objects = objects << 1 | (uint64_t)obj;
+                open++;
+                if (obj)
+                    goto key;
+                continue;
+            }
+        } else if (ch == '-' || is_digit(ch)) {
+            if (!(p = number_end(p, end)))
+                return -1;
+        } else if (!(p = literal_end(p, end))) {
+            return -1;
+        }
+        /* after a value: a comma, or the ends of containers */
+        for (;;) {
+            if (!open) {
+                c->p = p;
+                return 0;
+            }
+            p = space_end(p, end);
+            if (p >= end)
+                return -1;
+            if (*p == ',') {
+                p++;
+                break;
+            }
+            if (*p != ((objects & 1) ? '}' : ']'))
+                return -1;
+            p++;
+            objects >>= 1;
+            open--;
+        }
+        if (!(objects & 1))
+            continue;
+    key:
+        p = space_end(p, end);
+        if (p >= end || *p != '"' || !(p = string_end(p + 1, end, &escaped)))
+            return -1;
+        p = space_end(p, end);
+        if (p >= end || *p != ':')
+            return -1;
+        p++;
+    }
+}
+
+/* ---- the members looked at ---- */
+
+/* A member of an object the scanner looks into, with its key (no escape,
+ * no NUL: such a key could stand for any other, so the line is left to
+ * cJSON); the function reads or skips the value. */
+typedef int (*member_fn)(struct cur *c, const struct span *key, void *ctx, int depth);
+
+static int object(struct cur *c, member_fn fn, void *ctx, int depth)
+{
+    if (depth + 1 > DEPTH_MAX)
+        return -1;
+    c->p++;
+    skip_space(c);
+    if (at(c, '}')) {
+        c->p++;
+        return 0;
+    }
+    for (;;) {
+        struct span k;
+        skip_space(c);
+        if (!at(c, '"') || string(c, &k) < 0 || k.escaped || memchr(k.at, '\0', k.len))
+            return -1;
+        skip_space(c);
+        if (!at(c, ':'))
+            return -1;
+        c->p++;
+        skip_space(c);
+        if (fn(c, &k, ctx, depth + 1) < 0)
+            return -1;
+        skip_space(c);
+        if (at(c, ',')) {
+            c->p++;
+            continue;
+        }
+        if (!at(c, '}'))
+            return -1;
+        c->p++;
+        return 0;
+    }
+}
+
+static int key_is(const struct span *k, const char *name, size_t n)
+{
+    return k->len == n && memcmp(k->at, name, n) == 0;
+}
+
+/* A key looked up, with its length (every member of a line is looked up). */
+struct key {
+    const char *name;
+    size_t len;
+};
+#define KEY(s) { s, sizeof s - 1 }
+
+/* Which of `keys` the key is, or -1. */
+static int key_index(const struct span *k, const struct key *keys, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (key_is(k, keys[i].name, keys[i].len))
+            return i;
+    return -1;
+}
+
+/* A number member: *v and 1 when it is one, else skipped (null, ...). */
+static int number_or_skip(struct cur *c, double *v, int *is, int depth)
+{
+    if (at(c, '-') || (c->p < c->end && is_digit(*c->p))) {
+        *is = 1;
+        return number(c, v);
+    }
+    return skip_value(c, depth);
+}
+
+/* A string member: its span and 1 when it is one, else skipped. */
+static int string_or_skip(struct cur *c, struct span *s, int *is, int depth)
+{
+    if (at(c, '"')) {
+        *is = 1;
+        return string(c, s);
+    }
+    return skip_value(c, depth);
+}
+
+/* "baseline" and "current": the first of each of these members counts. */
+enum { SIDE_MEDIAN, SIDE_MIN, SIDE_MAX, SIDE_FIELDS };
+static const struct key side_keys[SIDE_FIELDS] = { KEY("median_ms"), KEY("min_ms"),
+                                                   KEY("max_ms") };
+
+struct side {
+    unsigned seen;
+    double v[SIDE_FIELDS];     /* 0 unless a number */
+};
+
+static int side_member(struct cur *c, const struct span *key, void *ctx, int depth)
+{
+    struct side *s = ctx;
+    int f = key_index(key, side_keys, SIDE_FIELDS);
+    int is = 0;
+
+    if (f < 0 || (s->seen & (1u << f)))
+        return skip_value(c, depth);
+    s->seen |= 1u << f;
+    return number_or_skip(c, &s->v[f], &is, depth);
+}
+
+/* "context": each string member is set in turn (ng_context_set()), so
+ * the last one of a key wins and an empty one takes the key out. */
+enum { CTX_COMMIT, CTX_RUN_URL, CTX_FIELDS };
+static const struct key context_keys[CTX_FIELDS] = { KEY("commit"), KEY("run_url") };
+
+struct context {
+    struct span v[CTX_FIELDS];
+    int set[CTX_FIELDS];
+};
+
+static int context_member(struct cur *c, const struct span *key, void *ctx, int depth)
+{
+    struct context *x = ctx;
+    int f = key_index(key, context_keys, CTX_FIELDS);
+    struct span s;
+    int is = 0;
+
+    if (f < 0)
+        return skip_value(c, depth);
+    if (string_or_skip(c, &s, &is, depth) < 0)
+        return -1;
+    if (is) {
+        x->v[f] = s;
+        x->set[f] = s.len > 0;
+    }
+    return 0;
+}
+
+/* The top level: the first member of each name counts, as in cJSON. */
+enum {
+    F_NAME, F_VERDICT, F_TIMESTAMP,                                   /* strings */
+    F_RATIO, F_P, F_THRESHOLD, F_BASELINE_MS, F_CURRENT_MS,           /* numbers */
+    F_BASELINE, F_CURRENT, F_CONTEXT,                                 /* objects */
+    F_FIELDS
+};
+#define F_STRINGS 3
+#define F_NUMBERS 8
+
+static const struct key root_keys[F_FIELDS] = {
+    KEY("name"), KEY("verdict"), KEY("timestamp"), KEY("ratio"), KEY("p_value"),
+    KEY("threshold"), KEY("baseline_ms_per_epoch"), KEY("current_ms_per_epoch"),
+    KEY("baseline"), KEY("current"), KEY("context"),
+};
+
+struct root {
+    unsigned seen;
+    struct span str[F_STRINGS];
+    int is_str[F_STRINGS];
+    double num[F_NUMBERS];
+    int is_num[F_NUMBERS];
+    struct side sides[2];
+    struct context context;
+};
+
+static int root_member(struct cur *c, const struct span *key, void *ctx, int depth)
+{
+    struct root *r = ctx;
+    int f = key_index(key, root_keys, F_FIELDS);
+
+    if (f < 0 || (r->seen & (1u << f)))
+        return skip_value(c, depth);
+    r->seen |= 1u << f;
+    if (f < F_STRINGS)
+        return string_or_skip(c, &r->str[f], &r->is_str[f], depth);
+    if (f < F_NUMBERS)
+        return number_or_skip(c, &r->num[f], &r->is_num[f], depth);
+    if (!at(c, '{'))   /* not an object: as good as absent */
+        return skip_value(c, depth);
+    if (f == F_CONTEXT)
+        return object(c, context_member, &r->context, depth);
+    return object(c, side_member, &r->sides[f - F_BASELINE], depth);
+}
+
+/* ---- the figures ---- */
+
+/* Appends the string's value (escapes undone) and a NUL; -1 when it holds
+ * what cJSON would read otherwise (a \u escape, a NUL: its C string would
+ * end there). */
+static int keep(struct ng_buf *b, const struct span *s)
+{
+    if (memchr(s->at, '\0', s->len))
+        return -1;
+    if (!s->escaped) {
+        ng_buf_add(b, s->at, s->len);
+        ng_buf_add(b, "", 1);
+        return 0;
+    }
+    for (size_t i = 0; i < s->len; i++) {
+        unsigned char ch = s->at[i];
+        if (ch == '\\') {
+            if (s->at[++i] == 'u')
+                return -1;
+            ch = unescaped[s->at[i]];
+        }
+        ng_buf_add(b, &ch, 1);
+    }
+    ng_buf_add(b, "", 1);
+    return 0;
+}
+
+static int outcome_of(const struct span *s, enum ng_outcome *o)
+{
+    for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++) {
+        const char *name = ng_outcome_name((enum ng_outcome)k);
+        if (!s->escaped && key_is(s, name, strlen(name))) {
+            *o = (enum ng_outcome)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The strings into s->text; offsets first, as the buffer may move. */
+static int figures(struct ng_scan *s, const struct root *r)
+{
+    size_t at[4] = { 0 };
+    int has[4] = { 1, r->is_str[F_TIMESTAMP], r->context.set[CTX_COMMIT],
+                   r->context.set[CTX_RUN_URL] };
+    const struct span *from[4] = { &r->str[F_NAME], &r->str[F_TIMESTAMP],
+                                   &r->context.v[CTX_COMMIT], &r->context.v[CTX_RUN_URL] };
+
+    if (!r->is_str[F_NAME] || !r->is_str[F_VERDICT] || outcome_of(&r->str[F_VERDICT], &s->outcome) < 0)
+        return -1;
+    s->text.len = 0;
+    for (int i = 0; i < 4; i++) {
+        at[i] = s->text.len;
+        if (has[i] && keep(&s->text, from[i]) < 0)
+            return -1;
+    }
+    s->name = s->text.data + at[0];
+    s->timestamp = 0;
+    if (has[1])
+        (void)ng_parse_utc(s->text.data + at[1], &s->timestamp);
+    s->commit = has[2] ? s->text.data + at[2] : NULL;
+    s->run_url = has[3] ? s->text.data + at[3] : NULL;
+    s->has_figures = r->is_num[F_RATIO];
+    s->ratio = r->num[F_RATIO];
+    s->has_p = r->is_num[F_P];
+    s->p_value = r->num[F_P];
+    s->threshold = r->num[F_THRESHOLD];
+    s->baseline_ms = r->is_num[F_BASELINE_MS] ? r->num[F_BASELINE_MS] : r->sides[0].v[SIDE_MEDIAN];
+    s->current_ms = r->is_num[F_CURRENT_MS] ? r->num[F_CURRENT_MS] : r->sides[1].v[SIDE_MEDIAN];
+    s->current_min_ms = r->sides[1].v[SIDE_MIN];
+    s->current_max_ms = r->sides[1].v[SIDE_MAX];
+    return 0;
+}
+
+int ng_scan_line(struct ng_scan *s, const char *line, size_t len)
+{
+    struct cur c = { (const unsigned char *)line, (const unsigned char *)line + len };
+    struct root r;
+
+    memset(&r, 0, sizeof r);
+    skip_space(&c);
+    if (!at(&c, '{') || object(&c, root_member, &r, 0) < 0)
+        return 1;
+    skip_space(&c);
+    if (c.p != c.end || figures(s, &r) < 0)
+        return 1;
+    return 0;
+}
+
+void ng_scan_of_verdict(struct ng_scan *s, const struct ng_verdict *v)
+{
+    const char *text[3] = { v->name ? v->name : "", ng_context_get(&v->context, "commit"),
+                            ng_context_get(&v->context, "run_url") };
+    size_t at[3];
+
+    s->text.len = 0;
+    for (int i = 0; i < 3; i++) {
+        at[i] = s->text.len;
+        if (text[i])
+            ng_buf_add(&s->text, text[i], strlen(text[i]) + 1);
+    }
+    s->name = s->text.data + at[0];
+    s->commit = text[1] ? s->text.data + at[1] : NULL;
+    s->run_url = text[2] ? s->text.data + at[2] : NULL;
+    s->outcome = v->outcome;
+    s->timestamp = v->timestamp;
+    s->has_figures = v->has_figures;
+    s->ratio = v->ratio;
+    s->has_p = v->has_p;
+    s->p_value = v->p_value;
+    s->threshold = v->threshold;
+    s->baseline_ms = v->baseline.ms_per_epoch;
+    s->current_ms = v->current.ms_per_epoch;
+    s->current_min_ms = v->current.min_ms;
+    s->current_max_ms = v->current.max_ms;
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b)
+{
+    const double x[] = { a->ratio, a->p_value, a->threshold, a->baseline_ms, a->current_ms,
+                         a->current_min_ms, a->current_max_ms };
+    const double y[] = { b->ratio, b->p_value, b->threshold, b->baseline_ms, b->current_ms,
+                         b->current_min_ms, b->current_max_ms };
+
+    return same_text(a->name, b->name) && same_text(a->commit, b->commit) &&
+           same_text(a->run_url, b->run_url) && a->outcome == b->outcome &&
+           a->timestamp == b->timestamp && a->has_figures == b->has_figures &&
+           a->has_p == b->has_p && memcmp(x, y, sizeof x) == 0;
+}
+
+void ng_scan_release(struct ng_scan *s)
+{
+    ng_buf_release(&s->text);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,512 @@
+#include "history/ng_window.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/ng_history.h"
+#include "core/ng_metric.h"
+#include "core/ng_rows.h"
+
+/* The names a message lists of the other gates in the file. */
+#define OTHER_NAMES_SHOWN 5
+
+/* --history-match pairs are read as labels are (KEY=VALUE, a later one
+ * wins), without any CI variable. */
+static const char *no_env(const char *name, void *ctx)
+{
+    (void)name;
+    (void)ctx;
+    return NULL;
+}
+
+void ng_window_init(struct ng_window *w, const struct ng_settings *s)
+{
+    struct ng_buf name = NG_BUF_INIT;
+
+    memset(w, 0, sizeof *w);
+    w->path = s->baseline_history;
+    w->name = s->compare.name;
+    ng_text_cut(&name, w->name, NG_HISTORY_NAME_MAX, 1);
+    w->line_name = ng_buf_detach(&name);
+    w->mode = s->epoch_range ? "nvtx" : "total";
+    w->policy = &s->compare.policy;
+    w->metric = ng_metric_name(s->compare.metric);
+    ng_work_format(s->compare.work ? s->compare.work : NG_WORK_DEFAULT, w->work, sizeof w->work);
+    ng_context_collect(&w->match, s->history_match, s->n_history_match, no_env, NULL);
+    w->has_since = s->has_history_since;
+    w->since = s->history_since;
+    w->size = s->history_window > 0 ? (size_t)s->history_window : 10;
+    w->runs = ng_xcalloc(w->size, sizeof *w->runs);
+    w->lines = ng_xcalloc(w->size, sizeof *w->lines);
+}
+
+/* ---- which runs count ---- */
+
+/* Lines of gates from before --metric and --work said nothing of them:
+ * they measured the defaults. */
+static const char *or_default(const char *v, const char *dflt)
+{
+    return v && *v ? v : dflt;
+}
+
+static int same_patterns(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The kernel filters and names decide which rows count and how they are
+ * called (a line from before policies had none: the defaults). */
+static int same_policy(const struct ng_policy *a, const struct ng_policy *b)
+{
+    static const struct ng_policy none;
+    if (!a)
+        a = &none;
+    if (!b)
+        b = &none;
+    return same_patterns(a->kernels, a->n_kernels, b->kernels, b->n_kernels) &&
+           same_patterns(a->exclude, a->n_exclude, b->exclude, b->n_exclude) &&
+           !a->base_names == !b->base_names;
+}
+
+/* Whether v was measured as w measures; else an example of the difference. */
+static int same_setup(const struct ng_window *w, const struct ng_verdict *v, char *eg,
+                      size_t size)
+{
+    const char *metric = or_default(v->metric, "kernel-sum");
+    const char *work = or_default(v->work, "kernels,graphs");
+
+    if (!same_policy(v->policy, w->policy))
+        snprintf(eg, size, "other --kernels, --exclude-kernels or --kernel-names");
+    else if (strcmp(v->mode, w->mode) != 0)
+        snprintf(eg, size, "mode %s", v->mode);
+    else if (strcmp(metric, w->metric) != 0)
+        snprintf(eg, size, "metric %s", metric);
+    else if (strcmp(work, w->work) != 0)
+        snprintf(eg, size, "work %s", work);
+    else
+        return 1;
+    return 0;
+}
+
+/* Whether v's context holds every --history-match pair; else an example
+ * of what it holds instead ("branch=dev", "no branch"). */
+static int matches(const struct ng_window *w, const struct ng_verdict *v, char *eg, size_t size)
+{
+    for (size_t i = 0; i < w->match.n; i++) {
+        const struct ng_context_item *want = &w->match.items[i];
+        const char *have = ng_context_get(&v->context, want->key);
+        if (have && strcmp(have, want->value) == 0)
+            continue;
+        if (have)
+            snprintf(eg, size, "%s=%.100s", want->key, have);
+        else
+            snprintf(eg, size, "no %s", want->key);
+        return 0;
+    }
+    return 1;
+}
+
+static void count_other_name(struct ng_window *w, const char *name)
+{
+    int added;
+    size_t at = ng_strmap_get(&w->other_names, name, strlen(name), w->n_other_names, &added);
+    if (added) {
+        w->other_counts = ng_xgrow(w->other_counts, w->n_other_names, sizeof *w->other_counts);
+        w->other_list = ng_xgrow(w->other_list, w->n_other_names, sizeof *w->other_list);
+        w->other_list[w->n_other_names] = ng_xstrdup(name);
+        w->other_counts[w->n_other_names++] = 0;
+    }
+    w->other_counts[at]++;
+}
+
+/* The run in the ring (the oldest one it replaces is released). */
+static void keep(struct ng_window *w, struct ng_history_entry *e)
+{
+    size_t at;
+    if (w->n_runs < w->size) {
+        at = w->n_runs++;
+    } else {
+        at = w->head;
+        ng_verdict_doc_release(&w->runs[at]);
+        w->head = (w->head + 1) % w->size;
+    }
+    w->runs[at] = e->doc;
+    w->lines[at] = e->line;
+    memset(&e->doc, 0, sizeof e->doc);   /* the window's now */
+}
+
+/* Counts the verdict for the message, and says whether it is one of the
+ * gate's runs. */
+static int counts(struct ng_window *w, const struct ng_verdict *v)
+{
+    char eg[160];
+
+    w->verdicts++;
+    if (strcmp(v->name, w->line_name) != 0) {
+        count_other_name(w, v->name);
+        return 0;
+    }
+    if (v->outcome == NG_OUTCOME_ERROR || !v->has_figures || v->current.n_samples == 0) {
+        w->errored++;
+        return 0;
+    }
+    if (!same_setup(w, v, eg, sizeof eg)) {
+        if (!w->other_setup++)
+            snprintf(w->setup_example, sizeof w->setup_example, "%s", eg);
+        return 0;
+    }
+    if (!matches(w, v, eg, sizeof eg)) {
+        if (!w->unmatched++)
+            snprintf(w->match_example, sizeof w->match_example, "%s", eg);
+        return 0;
+    }
+    if (w->has_since && v->timestamp < w->since) {
+        w->older++;
+        return 0;
+    }
+    return 1;
+}
+
+struct reading {
+    struct ng_window *const *w;
+    size_t n;
+};
+
+/* Every window counts the line; the first whose run it is keeps it (a
+ * manifest's names are distinct: one gate's run). */
+static int take(struct ng_history_entry *e, void *ctx)
+{
+    const struct reading *r = ctx;
+    size_t keeper = r->n;
+
+    for (size_t i = 0; i < r->n; i++)
+        if (counts(r->w[i], &e->doc.v) && keeper == r->n)
+            keeper = i;
+    if (keeper < r->n)
+        keep(r->w[keeper], e);
+    return 0;
+}
+
+/* The ring in file order, oldest first. */
+static void unroll(struct ng_window *w)
+{
+    struct ng_verdict_doc *runs = ng_xcalloc(w->size, sizeof *runs);
+    size_t *lines = ng_xcalloc(w->size, sizeof *lines);
+    for (size_t i = 0; i < w->n_runs; i++) {
+        runs[i] = w->runs[(w->head + i) % w->n_runs];
+        lines[i] = w->lines[(w->head + i) % w->n_runs];
+    }
+    free(w->runs);
+    free(w->lines);
+    w->runs = runs;
+    w->lines = lines;
+    w->head = 0;
+}
+
+int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err)
+{
+    struct ng_history h = NG_HISTORY_INIT;
+    struct reading r = { w, n };
+    int ret = ng_history_read(&h, w[0]->path, take, &r, err);
+
+    if (ret < 0)
+        ng_err_prefix(err, "--baseline-history");
+    for (size_t i = 0; i < n; i++) {
+        if (ret < 0) {
+            snprintf(w[i]->error, sizeof w[i]->error, "%s", err->msg);
+            continue;
+        }
+        unroll(w[i]);
+        w[i]->warnings = ng_xcalloc(h.n_warnings ? h.n_warnings : 1, sizeof *w[i]->warnings);
+        for (size_t k = 0; k < h.n_warnings; k++)
+            w[i]->warnings[w[i]->n_warnings++] = ng_xstrdup(h.warnings[k]);
+    }
+    ng_history_release(&h);
+    return ret;
+}
+
+/* ---- the message when nothing counts ---- */
+
+static void looked_for(const struct ng_window *w, struct ng_buf *b)
+{
+    ng_buf_addf(b, "looked for: verdict not error, mode %s, metric %s, work %s", w->mode,
+                w->metric, w->work);
+    if (w->policy && (w->policy->n_kernels || w->policy->n_exclude))
+        ng_buf_adds(b, ", these --kernels/--exclude-kernels");
+    if (w->policy && w->policy->base_names)
+        ng_buf_adds(b, ", --kernel-names base");
+    for (size_t i = 0; i < w->match.n; i++)
+        ng_buf_addf(b, ", %s=%s", w->match.items[i].key, w->match.items[i].value);
+    if (w->has_since) {
+        char ts[32];
+        ng_fmt_utc(ts, sizeof ts, w->since, 1);
+        ng_buf_addf(b, ", since %s", ts);
+    }
+}
+
+static void this_gate(const struct ng_window *w, struct ng_buf *b)
+{
+    size_t mine = w->errored + w->other_setup + w->unmatched + w->older;
+    const char *sep = "";
+
+    if (!mine)
+        return;
+    ng_buf_addf(b, "'%s' %zu (", w->name, mine);
+    if (w->errored)
+        ng_buf_addf(b, "%s%zu error%s", sep, w->errored, w->errored == 1 ? "" : "s"), sep = ", ";
+    if (w->other_setup)
+        ng_buf_addf(b, "%s%zu measured otherwise, e.g. %s", sep, w->other_setup,
+                    w->setup_example), sep = ", ";
+    if (w->unmatched)
+        ng_buf_addf(b, "%s%zu not matching, e.g. %s", sep, w->unmatched, w->match_example),
+            sep = ", ";
+    if (w->older)
+        ng_buf_addf(b, "%s%zu older than --history-since", sep, w->older);
+    ng_buf_adds(b, ")");
+}
+
+/* The other gates of the file, most runs first: at most OTHER_NAMES_SHOWN. */
+static void other_gates(const struct ng_window *w, struct ng_buf *b, int after)
+{
+    size_t n = w->n_other_names;
+    int *shown = ng_xcalloc(n ? n : 1, sizeof *shown);
+
+    for (size_t k = 0; k < n && k < OTHER_NAMES_SHOWN; k++) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (!shown[i] && (best == n || w->other_counts[i] > w->other_counts[best] ||
+                              (w->other_counts[i] == w->other_counts[best] &&
+                               strcmp(w->other_list[i], w->other_list[best]) < 0)))
+                best = i;
+        shown[best] = 1;
+        ng_buf_addf(b, "%s'%s' %zu", after || k ? ", " : "", w->other_list[best],
+                    w->other_counts[best]);
+    }
+    if (n > OTHER_NAMES_SHOWN)
+        ng_buf_addf(b, " and %zu more gate%s", n - OTHER_NAMES_SHOWN,
+                    n - OTHER_NAMES_SHOWN == 1 ? "" : "s");
+    free(shown);
+}
+
+int ng_window_check(const struct ng_window *w, struct ng_err *err)
+{
+    struct ng_buf b = NG_BUF_INIT;
+
+    if (w->error[0])
+        return ng_err_set(err, "%s", w->error);
+    if (w->n_runs > 0)
+        return 0;
+    char *path = ng_text_cleaned(w->path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_addf(&b, "--baseline-history '%s' has no run of '%s' to compare with (", path,
+                w->name);
+    free(path);
+    looked_for(w, &b);
+    if (w->verdicts == 0) {
+        ng_buf_adds(&b, "); the file holds no verdict");
+    } else {
+        ng_buf_addf(&b, "); the file holds %zu verdict%s: ", w->verdicts,
+                    w->verdicts == 1 ? "" : "s");
+        size_t before = b.len;
+        this_gate(w, &b);
+        other_gates(w, &b, b.len > before);
+    }
+    if (w->n_warnings)
+        ng_buf_addf(&b, ", and lines it skipped (see the warnings)");
+    ng_err_set(err, "%s", b.data);
+    ng_buf_release(&b);
+    return -1;
+}
+
+/* ---- the runs as profiles ---- */
+
+static int64_t scaled(int64_t v, double f)
+{
+    return (int64_t)llround((double)v * f);
+}
+
+/* The run's rows, `e` epochs' worth: its history rows, or for a line
+ * written before rows its kernels (today's side of them) and one others
+ * row for the rest of its time. */
+static void add_rows(struct ng_profile *p, const struct ng_verdict *r, double e, double per)
+{
+    double named = 0;
+
+    if (r->has_rows) {
+        for (size_t i = 0; i < r->n_rows; i++) {
+            const struct ng_work_rate *row = &r->rows[i];
+            struct ng_buf name = NG_BUF_INIT;
+            ng_rows_name(&name, row->name);
+            ng_profile_add_row(p, row->kind, name.data ? name.data : "", name.len,
+                               llround(row->ms_per_epoch * 1e6 * e),
+                               llround(row->launches_per_epoch * e));
+            ng_buf_release(&name);
+        }
+        return;
+    }
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &r->kernels[i];
+        if (!(k->current_ms_per_epoch > 0))
+            continue;
+        struct ng_buf name = NG_BUF_INIT;
+        ng_rows_name(&name, k->name);
+        ng_profile_add_row(p, k->kind, name.data ? name.data : "", name.len,
+                           llround(k->current_ms_per_epoch * 1e6 * e),
+                           llround(k->current_instances_per_epoch * e));
+        ng_buf_release(&name);
+        named += k->current_ms_per_epoch;
+    }
+    double rest = (double)r->current.total_ns / 1e6 / per - named;
+    if (rest > 0)
+        ng_profile_add_row(p, NG_WORK_OTHERS, ng_rows_others, strlen(ng_rows_others),
+                           llround(rest * 1e6 * e), 0);
+}
+
+/* Per-kernel gates in NVTX mode test each item on its epoch samples; a
+ * history line keeps an item's mean per epoch, not its epochs, so each of
+ * the run's epochs gets that mean. */
+static void even_cells(struct ng_profile *p)
+{
+    size_t n = p->n_epochs;
+    uint32_t *epoch = ng_xcalloc(n ? n : 1, sizeof *epoch);
+    int64_t *ns = ng_xcalloc(n ? n : 1, sizeof *ns);
+
+    for (size_t e = 0; e < n; e++)
+        epoch[e] = (uint32_t)e;
+    for (size_t i = 0; n && i < p->n_rows; i++) {
+        const struct ng_work_row *r = &p->rows[i];
+        for (size_t e = 0; e < n; e++)
+            ns[e] = r->total_ns / (int64_t)n;
+        ng_profile_add_cells(p, r->kind, r->name, epoch, ns, n);
+    }
+    free(epoch);
+    free(ns);
+}
+
+static void run_profile(struct ng_profile *p, const struct ng_window *w, size_t i,
+                        const struct ng_compare_opts *o)
+{
+    const struct ng_verdict *r = &w->runs[i].v;
+    const struct ng_verdict_side *c = &r->current;
+    struct ng_buf path = NG_BUF_INIT;
+
+    ng_buf_addf(&path, "%s:%zu", w->path, w->lines[i]);
+    ng_profile_init(p, path.data);
+    ng_buf_release(&path);
+    p->format = NG_FORMAT_HISTORY;
+    /* today's epochs' worth of the run: --epochs in total mode, its own
+     * epochs in NVTX mode (they are its samples) */
+    double e = o->nvtx ? (double)c->n_samples : (double)o->epochs;
+    double per = c->epochs_counted > 0 ? c->epochs_counted : e;
+    if (o->nvtx) {
+        p->nvtx = 1;
+        for (size_t k = 0; k < c->n_samples; k++)
+            ng_profile_add_epoch(p, "", 0, llround(c->samples[k] * 1e6), 0);
+    } else {
+        p->measured_ns = llround(c->ms_per_epoch * 1e6 * e);
+        p->measured = 1;
+    }
+    add_rows(p, r, e, per);
+    if (o->nvtx && o->policy.kernel_threshold > 0)
+        even_cells(p);
+    p->total_ns = scaled(c->total_ns, e / per);
+    p->launches = scaled(c->kernel_count, e / per);
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        p->kind_ns[k] = scaled(c->kind_ns[k], e / per);
+        p->kind_launches[k] = scaled(c->kind_launches[k], e / per);
+        p->left_out_ns[k] = scaled(c->left_out_ns[k], e / per);
+        p->left_out_launches[k] = scaled(c->left_out_launches[k], e / per);
+    }
+    p->loaded = 1;
+}
+
+void ng_window_profiles(const struct ng_window *w, struct ng_profile *p, size_t *n,
+                        const struct ng_compare_opts *o)
+{
+    *n = w->n_runs < NG_MAX_RUNS ? w->n_runs : NG_MAX_RUNS;
+    for (size_t i = 0; i < *n; i++)
+        run_profile(&p[i], w, i, o);
+}
+
+/* ---- what the verdict says of it ---- */
+
+static void describe_run(struct ng_verdict_history_run *to, const struct ng_window *w, size_t i)
+{
+    const char *commit = ng_context_get(&w->runs[i].v.context, "commit");
+    to->line = w->lines[i];
+    to->commit = commit ? ng_xstrdup(commit) : NULL;
+    to->timestamp = w->runs[i].v.timestamp;
+}
+
+void ng_window_describe(const struct ng_window *w, struct ng_verdict *v)
+{
+    struct ng_verdict_history *h = &v->history;
+
+    for (size_t i = 0; i < w->n_warnings; i++)
+        ng_verdict_warn(v, "%s", w->warnings[i]);
+    ng_verdict_history_release(h);
+    h->on = 1;
+    h->path = ng_xstrdup(w->path);
+    h->name = ng_xstrdup(w->name);
+    h->window = w->size;
+    h->runs = w->n_runs;
+    ng_context_merge(&h->match, &w->match);
+    h->has_since = w->has_since;
+    h->since = w->since;
+    if (w->n_runs == 0)
+        return;
+    for (size_t i = 0; i < w->n_runs; i++) {
+        const char *b = ng_context_get(&w->runs[i].v.context, "branch");
+        size_t k = 0;
+        while (b && k < i) {
+            const char *seen = ng_context_get(&w->runs[k].v.context, "branch");
+            if (seen && strcmp(seen, b) == 0)
+                break;
+            k++;
+        }
+        if (b && k == i && h->branches++ == 0)
+            h->branch = ng_xstrdup(b);
+    }
+    if (h->branches > 1) {
+        free(h->branch);
+        h->branch = NULL;
+    }
+    describe_run(&h->first, w, 0);
+    describe_run(&h->last, w, w->n_runs - 1);
+}
+
+void ng_verdict_history_release(struct ng_verdict_history *h)
+{
+    free(h->path);
+    free(h->name);
+    free(h->branch);
+    free(h->first.commit);
+    free(h->last.commit);
+    ng_context_release(&h->match);
+    memset(h, 0, sizeof *h);
+}
+
+void ng_window_release(struct ng_window *w)
+{
+    for (size_t i = 0; i < w->n_runs; i++)
+        ng_verdict_doc_release(&w->runs[i]);
+    free(w->runs);
+    free(w->lines);
+    free(w->line_name);
+    ng_context_release(&w->match);
+    ng_strmap_release(&w->other_names);
+    for (size_t i = 0; i < w->n_other_names; i++)
+        free(w->other_list[i]);
+    free(w->other_list);
+    free(w->other_counts);
+    for (size_t i = 0; i < w->n_warnings; i++)
+        free(w->warnings[i]);
+    free(w->warnings);
+    memset(w, 0, sizeof *w);
+}

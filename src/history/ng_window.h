@@ -1,0 +1,100 @@
+/* ng_window: a history baseline (--baseline-history FILE): the last
+ * --history-window runs of a gate in a --history file, turned into the
+ * baseline side's profiles.
+ *
+ * A run counts when its line names the gate (--name), its verdict is not
+ * error, it was measured the same way (mode, --metric, --work, the kernel
+ * filters and --kernel-names: a run of another metric is another
+ * quantity), its context holds every
+ * --history-match KEY=VALUE, and it is not older than --history-since.
+ * The window is the last `size` such runs in file order (the order they
+ * were appended).  The file is read once for every gate that uses it
+ * (ng_window_read() with several windows), before anything is appended:
+ * a run never counts in its own baseline, even with --history on the same
+ * file.
+ *
+ * Each run becomes one profile (format "history", path "FILE:LINE"): in
+ * total mode one sample, the run's current ms/epoch; in NVTX mode the
+ * run's current epoch samples (pooled by the comparison); its rows (the
+ * history line's rows, or for a line written before rows its kernels
+ * and one others row for the rest) as many epochs' worth as today's run
+ * counts, so the attribution compares today against the mean of the past
+ * runs' rows per epoch.  A line keeps no item's epochs: with per-kernel
+ * gates in NVTX mode each of a run's epochs holds the item's mean.
+ *
+ * Ownership: a window owns the runs it keeps, its counts and messages;
+ * ng_window_release() frees them.  It borrows the settings it was made
+ * from (its path among them).  The profiles ng_window_profiles() fills
+ * are the caller's to release. */
+#ifndef NG_WINDOW_H
+#define NG_WINDOW_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "cli/ng_cli.h"
+#include "core/ng_context.h"
+#include "util/ng_err.h"
+#include "core/ng_profile.h"
+#include "reporters/ng_report.h"
+#include "util/ng_util.h"
+
+struct ng_window {
+    /* what is looked for */
+    const char *path;
+    const char *name;          /* --name, as given */
+    char *line_name;           /* --name as history lines spell it */
+    const char *mode, *metric;
+    char work[48];
+    const struct ng_policy *policy;   /* its kernel filters and names */
+    struct ng_context match;
+    int has_since;
+    time_t since;
+    size_t size;               /* --history-window */
+    /* what was kept: the last `size` runs, a ring while reading, oldest
+     * first once read */
+    struct ng_verdict_doc *runs;
+    size_t *lines;
+    size_t n_runs, head;
+    /* what the file holds, for the message when nothing matched */
+    size_t verdicts, errored, other_setup, unmatched, older;
+    char setup_example[160];   /* e.g. "metric gpu-busy" */
+    char match_example[160];   /* e.g. "branch=dev" */
+    struct ng_strmap other_names;   /* the other gates' names -> their index */
+    char **other_list;
+    size_t *other_counts;
+    size_t n_other_names;
+    char **warnings;           /* the reader's: torn or garbage lines */
+    size_t n_warnings;
+    char error[NG_ERR_MAX];    /* the file could not be read; empty if it could */
+};
+
+/* What gate s looks for in s->baseline_history (nothing read yet). */
+void ng_window_init(struct ng_window *w, const struct ng_settings *s);
+
+/* Reads the file of w[0] once for the n windows (all on that file):
+ * each keeps its runs.  A file that cannot be read is every window's
+ * error (w[i]->error).  Returns 0, or -1 with err when it could not be
+ * read. */
+int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err);
+
+/* -1 with err when no run counts: which name and match were looked for,
+ * and what the file holds instead:
+ *   --baseline-history 'h.jsonl' has no run of 'resnet50' to compare with
+ *   (looked for: not error, mode total, metric kernel-sum, work
+ *   kernels,graphs, branch=main); the file holds 12 verdicts: 'resnet50' 3
+ *   (1 error, 2 without branch=main, e.g. branch=dev), 'bert' 9 */
+int ng_window_check(const struct ng_window *w, struct ng_err *err);
+
+/* The runs as baseline profiles (p has room for NG_MAX_RUNS; *n set),
+ * per epoch of today's comparison (o: --epochs in total mode). */
+void ng_window_profiles(const struct ng_window *w, struct ng_profile *p, size_t *n,
+                        const struct ng_compare_opts *o);
+
+/* Says in v which runs the baseline is (v->history), and what the reader
+ * skipped (v's warnings). */
+void ng_window_describe(const struct ng_window *w, struct ng_verdict *v);
+
+void ng_window_release(struct ng_window *w);
+
+#endif

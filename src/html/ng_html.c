@@ -1,0 +1,545 @@
+#include "html/ng_html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reporters/ng_report.h"
+#include "reporters/ng_reporter.h"
+#include "html/ng_svg.h"
+#include "html/ng_html_assets.h"
+
+/* ---- escaping ---- */
+
+/* A UTF-8 sequence (valid: the text is cleaned first) that is a Unicode
+ * noncharacter: U+FDD0..U+FDEF, or U+xFFFE / U+xFFFF in any plane.  HTML
+ * calls them parse errors, so they are shown as U+FFFD. */
+static int nonchar(const unsigned char *p, size_t n)
+{
+    if (n == 3 && p[0] == 0xEF && p[1] == 0xB7 && p[2] >= 0x90 && p[2] <= 0xAF)
+        return 1;
+    if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)
+        return 1;
+    return n == 4 && (p[1] & 0x0F) == 0x0F && p[2] == 0xBF && p[3] >= 0xBE;
+}
+
+static size_t seq_len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* The five characters HTML text and attributes escape, or NULL. */
+static const char *html_ref(unsigned char c)
+{
+    static const char *const refs[256] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;",
+    };
+    return refs[c];
+}
+
+/* Printable ASCII needs no cleaning: escaped as it stands, a run of
+ * plain characters at a time (nearly every text of a page).  0 when s
+ * holds anything else. */
+static int ascii_text(struct ng_buf *out, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 || s[i] >= 0x7F)
+            return 0;
+    for (size_t i = 0, run = 0; i <= n; i++) {
+        const char *ref = i < n ? html_ref(s[i]) : NULL;
+        if (i < n && !ref)
+            continue;
+        ng_buf_add(out, s + run, i - run);
+        if (ref)
+            ng_buf_adds(out, ref);
+        run = i + 1;
+    }
+    return 1;
+}
+
+void ng_html_text_n(struct ng_buf *out, const char *s, size_t n)
+{
+    struct ng_buf clean = NG_BUF_INIT;
+
+    if (s && ascii_text(out, (const unsigned char *)s, n))
+        return;
+    ng_text_clean(&clean, s ? s : "", s ? n : 0, NG_TEXT_ESCAPE_CONTROLS);
+    const unsigned char *p = (const unsigned char *)clean.data;
+    for (size_t i = 0; i < clean.len;) {
+        size_t len = seq_len(p[i]);
+        const char *ref = html_ref(p[i]);
+        if (ref)
+            ng_buf_adds(out, ref);
+        else if (nonchar(p + i, len))
+            ng_buf_adds(out, "\xEF\xBF\xBD");
+        else
+            ng_buf_add(out, p + i, len);
+        i += len;
+    }
+    ng_buf_release(&clean);
+}
+
+void ng_html_text(struct ng_buf *out, const char *s)
+{
+    ng_html_text_n(out, s, s ? strlen(s) : 0);
+}
+
+void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars)
+{
+    char *clean = ng_text_cleaned(s ? s : "", NG_TEXT_ESCAPE_CONTROLS);
+    size_t i = 0, seen = 0;
+    while (clean[i] && seen < chars) {
+        i++;
+        while ((clean[i] & 0xC0) == 0x80)
+            i++;
+        seen++;
+    }
+    int cut = clean[i] != '\0';
+    clean[i] = '\0';
+    ng_html_text(out, clean);
+    if (cut)
+        ng_buf_adds(out, "...");
+    free(clean);
+}
+
+void ng_html_attr(struct ng_buf *out, const char *s)
+{
+    ng_html_text(out, s);
+}
+
+/* RFC 3986's unreserved and reserved characters, and '%' (an escape the
+ * URL already has). */
+static int url_char(unsigned char c)
+{
+    static const char marks[] = "-._~:/?#[]@!$&'()*+,;=%";
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && memchr(marks, c, sizeof marks - 1) != NULL);
+}
+
+/* Plain URL characters are copied a run at a time (a page links every
+ * point of its chart). */
+void ng_html_url(struct ng_buf *out, const char *url)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)(url ? url : ""), *run = p;
+
+    for (;; p++) {
+        unsigned char c = *p;
+        if (c && c != '&' && c != '\'' && url_char(c))
+            continue;
+        ng_buf_add(out, run, (size_t)(p - run));
+        if (!c)
+            return;
+        if (c == '&') {
+            ng_buf_adds(out, "&amp;");
+        } else if (c == '\'') {
+            ng_buf_adds(out, "%27");
+        } else {
+            char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+            ng_buf_add(out, esc, sizeof esc);
+        }
+        run = p + 1;
+    }
+}
+
+/* The length of scheme (lower case, with its "://") when s starts with
+ * it in any case of ASCII letters (not the locale's), else 0. */
+static size_t scheme_len(const char *s, const char *scheme)
+{
+    size_t i = 0;
+    for (; scheme[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (unsigned char)scheme[i])
+            return 0;
+    }
+    return i;
+}
+
+int ng_html_url_linkable(const char *url)
+{
+    if (!url)
+        return 0;
+    size_t n = scheme_len(url, "http://");
+    if (!n)
+        n = scheme_len(url, "https://");
+    return n && url[n] != '\0';
+}
+
+/* ---- the page frame ---- */
+
+/* The page's only style and script (src/html/page.css, filter.js), with
+ * the hashes the policy allows them by, computed by the build
+ * (src/html/embed.py) from the same bytes. */
+
+/* Browsers and validators want a short <title>; the page's heading has
+ * the whole name. */
+#define TITLE_CHARS 60
+
+void ng_html_begin(struct ng_buf *out, const char *title)
+{
+    ng_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                     "style-src '" NG_HTML_STYLE_HASH "'; script-src '" NG_HTML_SCRIPT_HASH "'; "
+                     "img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
+    ng_html_text_cut(out, title, TITLE_CHARS);
+    ng_buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", ng_html_style);
+}
+
+void ng_html_end(struct ng_buf *out)
+{
+    ng_buf_addf(out, "<script>%s</script>\n</body>\n</html>\n", ng_html_script);
+}
+
+void ng_html_filter(struct ng_buf *out)
+{
+    ng_buf_adds(out, "<p hidden><label>Filter gates: <input id=\"filter\" type=\"search\" "
+                     "autocomplete=\"off\"></label></p>\n");
+}
+
+/* ---- marks, badges, legend ---- */
+
+static void mark_icon(struct ng_buf *out, enum ng_outcome o)
+{
+    ng_buf_adds(out, "<svg class=\"mk\" viewBox=\"0 0 12 12\" aria-hidden=\"true\">");
+    ng_svg_mark(out, o, 6, 6.5, 4);
+    ng_buf_adds(out, "</svg>");
+}
+
+void ng_html_badge(struct ng_buf *out, enum ng_outcome o)
+{
+    ng_buf_addf(out, "<span class=\"badge v-%s\">", ng_outcome_name(o));
+    mark_icon(out, o);
+    ng_buf_addf(out, " %s</span>", ng_outcome_title(o));
+}
+
+static void kind_swatch(struct ng_buf *out, enum ng_work_kind k)
+{
+    ng_buf_addf(out, "<svg class=\"mk\" viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect x=\"1\" "
+                     "y=\"1\" width=\"10\" height=\"10\" fill=\"%s\"/></svg>",
+                ng_svg_kind_colour(k));
+}
+
+void ng_html_legend(struct ng_buf *out)
+{
+    ng_buf_adds(out, "<p class=\"legend\">");
+    for (int o = NG_OUTCOME_PASS; o <= NG_OUTCOME_ERROR; o++) {
+        ng_buf_adds(out, "<span>");
+        ng_html_badge(out, (enum ng_outcome)o);
+        ng_buf_adds(out, "</span>");
+    }
+    ng_buf_adds(out, "<span>band: the run's current min..max</span>"
+                     "<span>dashed: baseline</span><span>dotted red: threshold x baseline</span>"
+                     "</p>\n<p class=\"legend\">");
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        ng_buf_adds(out, "<span>");
+        kind_swatch(out, (enum ng_work_kind)k);
+        ng_buf_addf(out, " %s</span>", ng_work_kind_name((enum ng_work_kind)k));
+    }
+    ng_buf_adds(out, "</p>\n");
+}
+
+/* ---- the run's context ---- */
+
+const char *ng_html_context(const struct ng_verdict *v, const char *key)
+{
+    const char *val = ng_context_get(&v->context, key);
+    return val && *val ? val : NULL;
+}
+
+void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading)
+{
+    if (!n)
+        return;
+    ng_buf_addf(out, "<h%d>Warnings</h%d>\n<ul class=\"warnings\">\n", heading, heading);
+    for (size_t i = 0; i < n; i++) {
+        ng_buf_adds(out, "<li class=\"warn\">");
+        ng_html_text(out, w[i]);
+        ng_buf_adds(out, "</li>\n");
+    }
+    ng_buf_adds(out, "</ul>\n");
+}
+
+void ng_html_commit(struct ng_buf *out, const char *commit)
+{
+    if (!commit || !*commit) {
+        ng_buf_adds(out, "unknown");
+        return;
+    }
+    size_t n = strlen(commit);
+    ng_buf_adds(out, "<code>");
+    ng_html_text_n(out, commit, n > 12 ? 12 : n);
+    ng_buf_adds(out, "</code>");
+}
+
+static void value_or_unknown(struct ng_buf *out, const char *v)
+{
+    if (v && *v) {
+        ng_buf_adds(out, "<span class=\"mono\">");
+        ng_html_text(out, v);
+        ng_buf_adds(out, "</span>");
+    } else {
+        ng_buf_adds(out, "<span class=\"note\">unknown</span>");
+    }
+}
+
+static void context_row(struct ng_buf *out, const char *key, const char *val)
+{
+    ng_buf_adds(out, "<tr><th scope=\"row\">");
+    ng_html_text(out, key);
+    ng_buf_adds(out, "</th><td>");
+    if (strcmp(key, "run_url") == 0 && ng_html_url_linkable(val)) {
+        ng_buf_adds(out, "<a class=\"run-url\" href=\"");
+        ng_html_url(out, val);
+        ng_buf_adds(out, "\">");
+        ng_html_text(out, val);
+        ng_buf_adds(out, "</a>");
+    } else {
+        value_or_unknown(out, val);
+    }
+    ng_buf_adds(out, "</td></tr>\n");
+}
+
+/* The run's date, the fixed context fields (unknown when the CI did not
+ * say), then its labels (--label) in their order. */
+static void context_table(struct ng_buf *out, const struct ng_verdict *v)
+{
+    char when[32];
+
+    ng_buf_adds(out, "<table class=\"context\">\n<tbody>\n");
+    ng_fmt_utc(when, sizeof when, v->timestamp, 1);
+    ng_buf_addf(out, "<tr><th scope=\"row\">date</th><td>%s</td></tr>\n", when);
+    for (size_t i = 0; ng_context_fields[i]; i++)
+        context_row(out, ng_context_fields[i], ng_html_context(v, ng_context_fields[i]));
+    for (size_t i = 0; i < v->context.n; i++) {
+        size_t k = 0;
+        while (ng_context_fields[k] && strcmp(ng_context_fields[k], v->context.items[i].key) != 0)
+            k++;
+        if (!ng_context_fields[k])
+            context_row(out, v->context.items[i].key, v->context.items[i].value);
+    }
+    ng_buf_adds(out, "</tbody>\n</table>\n");
+}
+
+void ng_html_num_cell(struct ng_buf *out, double v, const char *suffix)
+{
+    ng_buf_adds(out, "<td class=\"n\">");
+    ng_buf_add_fixed(out, v, 3);
+    ng_buf_adds(out, suffix);
+    ng_buf_adds(out, "</td>");
+}
+
+/* ---- a verdict's section ---- */
+
+static void side_row(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
+                     int figures)
+{
+    ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", label);
+    if (figures) {
+        ng_html_num_cell(out, s->ms_per_epoch, "");
+        ng_html_num_cell(out, s->min_ms, "");
+        ng_html_num_cell(out, s->max_ms, "");
+        ng_html_num_cell(out, s->mean_ms, "");
+        ng_buf_addf(out, "<td class=\"n\">%zu</td>", s->n_samples);
+    } else
+        ng_buf_adds(out, "<td class=\"n\" colspan=\"5\">unknown</td>");
+    ng_buf_adds(out, "<td>");
+    for (size_t i = 0; i < s->n_runs; i++) {
+        ng_buf_adds(out, i ? "<br>" : "");
+        value_or_unknown(out, s->runs[i].path);
+        ng_buf_addf(out, " <span class=\"note\">(%s)</span>", ng_format_name(s->runs[i].format));
+    }
+    if (s->n_runs == 0)
+        value_or_unknown(out, s->path);
+    ng_buf_adds(out, "</td></tr>\n");
+}
+
+static void figures(struct ng_buf *out, const struct ng_verdict *v)
+{
+    char thr[32], alpha[32];
+
+    ng_buf_adds(out, "<table class=\"figures\">\n<thead><tr><td></td><th scope=\"col\" class=\"n\">median ms/epoch"
+                     "</th><th scope=\"col\" class=\"n\">min</th><th scope=\"col\" class=\"n\">max</th><th scope=\"col\" class=\"n\">mean"
+                     "</th><th scope=\"col\" class=\"n\">samples</th><th scope=\"col\">profiles</th></tr>\n</thead>\n<tbody>\n");
+    side_row(out, "baseline", &v->baseline, v->has_figures);
+    side_row(out, "current", &v->current, v->has_figures);
+    ng_buf_adds(out, "</tbody>\n</table>\n<p>");
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    if (v->has_figures)
+        ng_buf_addf(out, "ratio <strong>%.3fx</strong> (threshold %sx)", v->ratio, thr);
+    else
+        ng_buf_addf(out, "ratio unknown (threshold %sx)", thr);
+    ng_fmt_double(alpha, sizeof alpha, v->alpha);
+    if (v->has_p)
+        ng_buf_addf(out, "; p = %.3g (one-sided Mann-Whitney U, alpha %s)", v->p_value, alpha);
+    else
+        ng_buf_adds(out, "; no significance test");
+    ng_buf_addf(out, "; %s mode, metric ", v->mode ? v->mode : "unknown");
+    ng_html_text(out, v->metric ? v->metric : "unknown");
+    ng_buf_adds(out, ", work ");
+    ng_html_text(out, v->work);
+    ng_buf_addf(out, ", epochs %ld</p>\n", v->epochs);
+}
+
+static void work_items(struct ng_buf *out, const struct ng_verdict *v)
+{
+    struct ng_svg_bar *bars = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *bars);
+    char **titles = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *titles);
+
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        struct ng_buf t = NG_BUF_INIT;
+        ng_buf_addf(&t, "%s (%s, %s): %+.3f ms/epoch, %.3f -> %.3f ms", k->name,
+                    ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
+                    k->delta_ms_per_epoch, k->baseline_ms_per_epoch, k->current_ms_per_epoch);
+        titles[i] = ng_buf_detach(&t);
+        bars[i] = (struct ng_svg_bar){ k->name, titles[i], k->delta_ms_per_epoch, k->kind };
+    }
+    ng_buf_adds(out, "<h3>Top work items: change of ms/epoch</h3>\n");
+    ng_svg_bars(out, bars, v->n_kernels, " ms");
+    int gated = 0;
+    for (size_t i = 0; i < v->n_kernels; i++)
+        gated |= v->kernels[i].gated;
+    ng_buf_adds(out, "\n<table class=\"work\">\n<thead><tr><th scope=\"col\">kind</th>"
+                     "<th scope=\"col\">status</th><th scope=\"col\" class=\"n\">baseline ms/epoch"
+                     "</th><th scope=\"col\" class=\"n\">current</th><th scope=\"col\" class=\"n\">"
+                     "delta</th><th scope=\"col\" class=\"n\">share</th>");
+    if (gated)   /* per-kernel gates (--kernel-threshold): each item's own verdict */
+        ng_buf_adds(out, "<th scope=\"col\">item gate</th>");
+    ng_buf_adds(out, "<th scope=\"col\">name</th></tr>\n</thead>\n<tbody>\n");
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        ng_buf_adds(out, "<tr><td>");
+        kind_swatch(out, k->kind);
+        ng_buf_addf(out, " %s</td><td>%s</td>", ng_work_kind_name(k->kind),
+                    ng_kernel_status_name(k->status));
+        ng_html_num_cell(out, k->baseline_ms_per_epoch, "");
+        ng_html_num_cell(out, k->current_ms_per_epoch, "");
+        /* %+.3f: a sign on every figure, "-" of a negative zero as printf's */
+        ng_buf_adds(out, signbit(k->delta_ms_per_epoch) ? "<td class=\"n\">" : "<td class=\"n\">+");
+        ng_buf_add_fixed(out, k->delta_ms_per_epoch, 3);
+        ng_buf_adds(out, "</td><td class=\"n\">");
+        ng_buf_add_fixed(out, k->share * 100, 1);
+        ng_buf_adds(out, "%</td>");
+        if (gated) {
+            ng_buf_adds(out, "<td>");
+            if (k->gated) {
+                ng_html_badge(out, k->verdict);
+                if (k->has_p)
+                    ng_buf_addf(out, " <span class=\"note\">p %.3g</span>", k->p_value);
+            }
+            ng_buf_adds(out, "</td>");
+        }
+        ng_buf_adds(out, "<td class=\"mono\">");
+        ng_html_text(out, k->name);
+        ng_buf_adds(out, "</td></tr>\n");
+        free(titles[i]);
+    }
+    ng_buf_adds(out, "</tbody>\n</table>\n");
+    free(titles);
+    free(bars);
+}
+
+void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id, int heading)
+{
+    ng_buf_addf(out, "<section class=\"run\" id=\"%s\" data-verdict=\"%s\" data-gate=\"", id,
+                ng_outcome_name(v->outcome));
+    ng_html_attr(out, v->name);
+    ng_buf_addf(out, "\">\n<h%d>", heading);
+    ng_html_badge(out, v->outcome);
+    ng_buf_adds(out, " ");
+    ng_html_text(out, v->name);
+    ng_buf_addf(out, "</h%d>\n<p class=\"mono%s\">", heading,
+                v->outcome == NG_OUTCOME_ERROR ? " err" : "");
+    char *headline = ng_report_headline_text(v);
+    ng_html_text(out, headline);
+    free(headline);
+    ng_buf_adds(out, "</p>\n");
+    figures(out, v);
+    ng_html_warnings(out, v->warnings, v->n_warnings, 3);
+    ng_buf_adds(out, "<h3>Run</h3>\n");
+    context_table(out, v);
+    if (v->has_figures) {
+        ng_buf_addf(out, "<h3>Samples: ms per %s</h3>\n",
+                    v->mode && strcmp(v->mode, "nvtx") == 0 ? "epoch" : "epoch, one per run");
+        ng_svg_strip(out, v->baseline.samples, v->baseline.n_samples, v->current.samples,
+                     v->current.n_samples);
+        ng_buf_adds(out, "\n");
+    }
+    if (v->n_kernels)
+        work_items(out, v);
+    ng_buf_adds(out, "</section>\n");
+}
+
+/* ---- the overview table ---- */
+
+int ng_html_outcome_rank(enum ng_outcome o)
+{
+    static const int rank[] = {
+        [NG_OUTCOME_FAIL] = 0,
+        [NG_OUTCOME_ERROR] = 1,
+        [NG_OUTCOME_INCONCLUSIVE] = 2,
+        [NG_OUTCOME_PASS] = 3,
+    };
+    return rank[o];
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct ng_html_row *x = a, *y = b;
+    int d = ng_html_outcome_rank(x->v->outcome) - ng_html_outcome_rank(y->v->outcome);
+    return d ? d : strcmp(x->v->name, y->v->name);
+}
+
+static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
+{
+    const struct ng_verdict *v = r->v;
+    char when[32], thr[32];
+
+    ng_buf_adds(out, "<tr data-gate=\"");
+    ng_html_attr(out, v->name);
+    ng_buf_addf(out, "\" data-verdict=\"%s\"><td>", ng_outcome_name(v->outcome));
+    ng_html_badge(out, v->outcome);
+    ng_buf_adds(out, "</td><td>");
+    if (r->href) {
+        ng_buf_adds(out, "<a href=\"");
+        ng_html_url(out, r->href);
+        ng_buf_adds(out, "\">");
+    }
+    ng_html_text(out, v->name);
+    ng_buf_adds(out, r->href ? "</a></td>" : "</td>");
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    if (v->has_figures) {
+        ng_html_num_cell(out, v->ratio, "x");
+        ng_html_num_cell(out, v->current.ms_per_epoch, "");
+        ng_html_num_cell(out, v->baseline.ms_per_epoch, "");
+    } else
+        ng_buf_adds(out, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>");
+    ng_buf_addf(out, "<td class=\"n\">%sx</td><td>", thr);
+    ng_html_commit(out, ng_html_context(v, "commit"));
+    ng_fmt_utc(when, sizeof when, v->timestamp, 1);
+    ng_buf_addf(out, "</td><td class=\"date\">%s</td>", when);
+    if (r->spark) {
+        ng_buf_adds(out, "<td>");
+        ng_svg_sparkline(out, r->spark, r->n_spark, v->outcome);
+        ng_buf_addf(out, "</td><td class=\"n\">%zu</td>", r->runs);
+    }
+    ng_buf_adds(out, "</tr>\n");
+}
+
+void ng_html_overview(struct ng_buf *out, struct ng_html_row *rows, size_t n)
+{
+    int spark = n > 0 && rows[0].spark;
+
+    qsort(rows, n, sizeof *rows, row_cmp);
+    ng_buf_addf(out, "<table class=\"overview\">\n<thead><tr><th scope=\"col\">verdict</th><th scope=\"col\">gate</th>"
+                     "<th scope=\"col\" class=\"n\">ratio</th><th scope=\"col\" class=\"n\">current ms/epoch</th>"
+                     "<th scope=\"col\" class=\"n\">baseline</th><th scope=\"col\" class=\"n\">threshold</th><th scope=\"col\">commit</th>"
+                     "<th scope=\"col\">date</th>%s</tr>\n</thead>\n<tbody>\n",
+                spark ? "<th scope=\"col\">trend</th><th scope=\"col\" class=\"n\">runs</th>" : "");
+    for (size_t i = 0; i < n; i++)
+        overview_row(out, &rows[i]);
+    ng_buf_adds(out, "</tbody>\n</table>\n");
+}

@@ -1,0 +1,105 @@
+/* ng_html: the HTML pages of the --html report and of the dashboard, one
+ * piece serving both: escaping for each context, the page frame (with its
+ * Content-Security-Policy), the per-run section of a verdict (figures,
+ * context, the samples' strip plot, the work items' bar chart, warnings)
+ * and the overview table of a set of verdicts.
+ *
+ * The pages need no server and no network: everything is inline (CSS,
+ * SVG, one optional script), and the policy forbids every request
+ * (default-src 'none'), allowing only the page's own style and script by
+ * their SHA-256 hashes.  The pages are complete with JavaScript off; the
+ * script only adds a filter box.
+ *
+ * Escaping.  Names of gates, kernels, paths and labels come from profiles
+ * and history files anyone can write:
+ * - text and attribute values (always double-quoted), SVG <text> and
+ *   <title>: ng_html_text(): cleaned first (invalid UTF-8 -> U+FFFD,
+ *   controls -> visible \xNN, Unicode noncharacters -> U+FFFD), then
+ *   & < > " ' as character references; valid in HTML and in XML;
+ * - URLs: ng_html_url(): bytes outside the URL characters
+ *   percent-encoded, then escaped as an attribute value; a run's URL is
+ *   linked only when ng_html_url_linkable() (http or https).
+ *
+ * Ownership: every function borrows its arguments and appends to out. */
+#ifndef NG_HTML_H
+#define NG_HTML_H
+
+#include <stddef.h>
+
+#include "util/ng_util.h"
+#include "core/ng_verdict.h"
+
+void ng_html_text(struct ng_buf *out, const char *s);
+void ng_html_text_n(struct ng_buf *out, const char *s, size_t n);
+/* The first `chars` characters of s (cleaned), escaped, with "..." when
+ * cut: a label that must fit. */
+void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars);
+/* The same escaping, for a double-quoted attribute value. */
+void ng_html_attr(struct ng_buf *out, const char *s);
+/* An href value: percent-encodes what is not a URL character (spaces,
+ * quotes, <, >, controls, bytes over 0x7E), keeps '%' escapes as they
+ * are, then escapes & for the attribute. */
+void ng_html_url(struct ng_buf *out, const char *url);
+/* 1 when url is an absolute http:// or https:// URL (any case), the only
+ * run URLs the pages link to: a javascript: or data: URL is shown as
+ * text, never linked. */
+int ng_html_url_linkable(const char *url);
+
+/* The page frame: <!DOCTYPE html> ... <body>, and </body></html>.
+ * `title` is raw text. */
+void ng_html_begin(struct ng_buf *out, const char *title);
+void ng_html_end(struct ng_buf *out);
+
+/* The filter box the page's script shows (hidden with JavaScript off):
+ * it hides every element whose data-gate does not contain the text. */
+void ng_html_filter(struct ng_buf *out);
+
+/* A legend of the verdict marks and the work kinds' colours. */
+void ng_html_legend(struct ng_buf *out);
+
+/* The verdict's word with its mark, e.g. a red triangle and "FAIL". */
+void ng_html_badge(struct ng_buf *out, enum ng_outcome o);
+
+/* How a verdict's run context is read (the commit, the CI run's URL, the
+ * branch, ...): the key's value, or NULL when the verdict has none (an
+ * older history line).  Keys: "commit", "branch", "run_url", "run_id",
+ * "job", "pipeline", "runner", and labels. */
+const char *ng_html_context(const struct ng_verdict *v, const char *key);
+
+/* A list of warnings under a heading of level `heading` (h2 on the
+ * dashboard, h3 in a verdict's section); nothing when there are none. */
+void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading);
+
+/* A commit as shown: its first 12 characters, or "unknown". */
+void ng_html_commit(struct ng_buf *out, const char *commit);
+
+/* A number cell, <td class="n">v with 3 decimals, then suffix</td>, as
+ * printf's %.3f writes it (without printf: a page has thousands). */
+void ng_html_num_cell(struct ng_buf *out, double v, const char *suffix);
+
+/* One verdict's section: <section id="ID" data-gate="NAME"> with the
+ * headline, the figures, the run's context (each value "unknown" when
+ * missing, the run's URL a link only when http(s)), the strip plot of
+ * both sides' samples, the bar chart of the top work items' delta
+ * ms/epoch coloured by kind, the warnings and the error.  `heading` is
+ * the heading level (2 or 3). */
+void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
+                     int heading);
+
+/* A row of the overview table. */
+struct ng_html_row {
+    const struct ng_verdict *v;
+    const char *href;          /* where the gate's name links (a relative URL), or NULL */
+    const double *spark;       /* the gate's recent ms/epoch (NaN: no figure), or NULL */
+    size_t n_spark;
+    size_t runs;               /* runs in the gate's history (0: not shown) */
+};
+
+/* The table of the latest verdict of each gate, failing first (fail,
+ * error, inconclusive, pass; then by name): rows are sorted in place. */
+void ng_html_overview(struct ng_buf *out, struct ng_html_row *rows, size_t n);
+
+/* The order of that table: fail, error, inconclusive, pass. */
+int ng_html_outcome_rank(enum ng_outcome o);
+
+#endif

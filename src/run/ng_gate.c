@@ -1,0 +1,246 @@
+#include "run/ng_gate.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/ng_compare.h"
+#include "core/ng_context.h"
+#include "sources/nsysrep/ng_exports.h"
+#include "util/ng_oom.h"
+#include "core/ng_project.h"
+#include "core/ng_rows.h"
+#include "sources/nsysrep/ng_slots.h"
+#include "sources/ng_source.h"
+#include "util/ng_util.h"
+#include "history/ng_window.h"
+
+/* threads loading one gate's profiles (exports are bounded by the slots) */
+#define MAX_LOAD_THREADS 64
+
+/* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
+ * the number is the group, so the ranks of one epoch add up. */
+const char ng_gate_auto_epoch_pattern[] =
+    "^[[:space:]]*epoch[[:space:]]*[:=_-]?[[:space:]]*([0-9]+)"
+    "([[:space:]]*/[[:space:]]*[0-9]+)?"
+    "([[:space:]]*[-_,:]?[[:space:]]*rank[[:space:]]*[:=_-]?[[:space:]]*[0-9]+)?[[:space:]]*$";
+
+static int compile_pattern(struct ng_gate *g, const char *pattern, struct ng_err *err)
+{
+    const char *re = strcmp(pattern, "auto") == 0 ? ng_gate_auto_epoch_pattern : pattern;
+    if (ng_regex_compile(&g->epoch_re, re, REG_ICASE, NG_PROJECT_TEXT_MAX, "--epoch-range",
+                         err) < 0)
+        return -1;
+    g->have_re = 1;
+    return 0;
+}
+
+/* A profile that was never read still gets its kind, for the reports. */
+static void note_formats(struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct ng_err ignored;
+        if (!p[i].loaded && p[i].format == NG_FORMAT_UNKNOWN)
+            (void)ng_source_detect(p[i].path, &p[i].format, &ignored);
+    }
+}
+
+/* Every profile of both sides, loaded side by side: up to --jobs at once
+ * (one per processor by default), so .nsys-rep operands are exported in
+ * parallel, within the run's export slots (ng_slots: the memory bound, and
+ * across a batch's gates).  Operands naming one report share its export
+ * (ng_exports).  A job is one profile with its own error; the first
+ * failure in order (baseline runs, then current runs) is the one reported,
+ * as if loaded one by one. */
+struct load_job {
+    struct ng_profile *p;
+    int rc;
+    struct ng_err err;
+};
+
+struct load_pool {
+    struct load_job *jobs;
+    size_t n;
+    size_t next;
+    const struct ng_source_opts *opts;
+    pthread_mutex_t lock;
+};
+
+static void *load_worker(void *arg)
+{
+    struct load_pool *pool = arg;
+
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t i = pool->next++;
+        pthread_mutex_unlock(&pool->lock);
+        if (i >= pool->n)
+            return NULL;
+        ng_oom_doing("reading '%s'", pool->jobs[i].p->path);   /* named if memory runs out */
+        pool->jobs[i].rc = ng_source_load(pool->jobs[i].p, pool->opts, &pool->jobs[i].err);
+        ng_oom_doing(NULL);
+    }
+}
+
+static size_t worker_count(long jobs, size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t w = jobs > 0 ? (size_t)jobs : cpus > 1 ? (size_t)cpus : 1;
+    if (w > MAX_LOAD_THREADS)
+        w = MAX_LOAD_THREADS;
+    return w < n ? w : n;
+}
+
+static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs,
+                    struct ng_err *err)
+{
+    size_t n = g->nb + g->nc;
+    struct load_job *jobs_ = ng_xcalloc(n ? n : 1, sizeof *jobs_);
+    struct ng_source_opts opts = *o;
+    struct load_pool pool = { jobs_, n, 0, &opts, PTHREAD_MUTEX_INITIALIZER };
+    pthread_t tid[MAX_LOAD_THREADS];
+    size_t workers, started = 0;
+    int ret = 0, made_slots = 0;
+
+    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    for (size_t i = 0; i < n; i++) {
+        jobs_[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+        paths[i] = jobs_[i].p->path;
+    }
+    workers = worker_count(jobs, n);
+    /* a batch's gate finds the batch's slots there already */
+    made_slots = ng_slots_setup_for(jobs, paths, n, 0) == 1;
+    free(paths);
+    opts.exports = g->exports = ng_exports_new();
+    /* this thread is one of the workers */
+    for (; started + 1 < workers; started++)
+        if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0)
+            break;
+    load_worker(&pool);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    if (made_slots)
+        ng_slots_teardown();
+    for (size_t i = 0; i < n; i++) {
+        if (jobs_[i].rc < 0) {
+            *err = jobs_[i].err;
+            ret = -1;
+            break;
+        }
+    }
+    free(jobs_);
+    return ret;
+}
+
+/* --baseline-history: the runs the batch read for this gate, or the file
+ * read here; -1 with err when it cannot be read or holds no run. */
+static int history_window(const struct ng_settings *s, struct ng_window *own,
+                          const struct ng_window **w, struct ng_err *err)
+{
+    if (s->window) {
+        *w = s->window;
+    } else {
+        struct ng_window *one = own;
+        ng_window_init(own, s);
+        *w = own;
+        (void)ng_window_read(&one, 1, err);
+    }
+    return ng_window_check(*w, err);
+}
+
+void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err)
+{
+    struct ng_err err;
+    int ok = usage_err == NULL;
+    struct ng_window own;
+    const struct ng_window *w = NULL;
+
+    memset(g, 0, sizeof *g);
+    if (usage_err)
+        err = *usage_err;
+    g->nb = s->n_baselines;
+    g->nc = s->n_currents;
+    for (size_t i = 0; i < g->nb; i++)
+        ng_profile_init(&g->baseline[i], s->baselines[i]);
+    for (size_t i = 0; i < g->nc; i++)
+        ng_profile_init(&g->current[i], s->currents[i]);
+    if (ok && s->epoch_range)
+        ok = compile_pattern(g, s->epoch_range, &err) == 0;
+    const struct ng_policy *pol = &s->compare.policy;
+    if (ok && (pol->n_kernels || pol->n_exclude)) {
+        ok = ng_filter_init(&g->filter, pol->kernels, pol->n_kernels, pol->exclude,
+                            pol->n_exclude, &err) == 0;
+        g->have_filter = ok;
+    }
+
+    struct ng_source_opts src = {
+        .nsys = s->nsys,
+        .work = s->compare.work,
+        .nsys_timeout = s->nsys_timeout,
+        .epoch_re = g->have_re ? &g->epoch_re : NULL,
+        .epoch_pattern = s->epoch_range,
+        .metric = s->compare.metric,
+        .skip_epochs = s->compare.skip_epochs,
+        .cache = s->cache.dir ? &s->cache : NULL,
+        .filter = g->have_filter ? &g->filter : NULL,
+        .base_names = pol->base_names,
+        .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
+        .sql_only = s->sql_only,
+    };
+    memset(&own, 0, sizeof own);
+    if (ok && s->baseline_history && g->nb == 0)
+        ok = history_window(s, &own, &w, &err) == 0;
+    ok = ok && load_all(g, &src, s->jobs, &err) == 0;
+    if (ok && w) {
+        /* today's rows spelled and folded as the history lines' (ng_rows) */
+        for (size_t i = 0; i < g->nc; i++)
+            ng_rows_fold(&g->current[i]);
+        ng_window_profiles(w, g->baseline, &g->nb, &s->compare);
+    }
+    if (ok) {
+        ng_oom_doing("comparing '%s' with '%s'", g->baseline[0].path, g->current[0].path);
+        ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_rows_fill(&g->verdict, g->current, g->nc);
+        ng_oom_doing(NULL);
+    } else {
+        note_formats(g->baseline, g->nb);
+        note_formats(g->current, g->nc);
+        ng_verdict_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_verdict_fail_with(&g->verdict, err.msg);
+    }
+    /* what the exports had to say (e.g. the cache was not used), once */
+    for (size_t i = 0; i < ng_exports_n_notes(g->exports); i++)
+        ng_verdict_warn(&g->verdict, "%s", ng_exports_note_at(g->exports, i));
+    /* the exports' private files are not needed past the reading */
+    ng_exports_free(g->exports);
+    g->exports = NULL;
+    g->verdict.verbose = s->verbose;
+    g->verdict.fail_inconclusive = s->fail_inconclusive;
+    ng_context_collect(&g->verdict.context, s->labels, s->n_labels, NULL, NULL);
+    if (s->baseline_history) {
+        /* the side is the file, whatever its runs' own paths */
+        g->verdict.baseline.path = s->baseline_history;
+        g->verdict.baseline.format = NG_FORMAT_HISTORY;
+        if (w && w->n_runs)
+            ng_window_describe(w, &g->verdict);
+    }
+    ng_window_release(&own);
+}
+
+void ng_gate_release(struct ng_gate *g)
+{
+    ng_verdict_release(&g->verdict);
+    for (size_t i = 0; i < g->nb; i++)
+        ng_profile_release(&g->baseline[i]);
+    for (size_t i = 0; i < g->nc; i++)
+        ng_profile_release(&g->current[i]);
+    if (g->have_re)
+        ng_regex_release(&g->epoch_re);
+    if (g->have_filter)
+        ng_filter_release(&g->filter);
+    g->have_filter = 0;
+    g->nb = g->nc = 0;
+    g->have_re = 0;
+}

@@ -1,0 +1,42 @@
+/* ng_gate: one gate run, from settings to a finished verdict: compiles the
+ * epoch pattern, loads every profile of both sides, decides.  main and the
+ * batch runner both go through here.
+ *
+ * Ownership: a struct ng_gate owns its profiles and its verdict (which
+ * borrows from them and from the settings: keep the settings alive);
+ * ng_gate_release() frees both. */
+#ifndef NG_GATE_H
+#define NG_GATE_H
+
+#include "cli/ng_cli.h"
+#include "core/ng_profile.h"
+#include "core/ng_filter.h"
+#include "util/ng_regex.h"
+#include "core/ng_verdict.h"
+
+struct ng_exports;
+
+struct ng_gate {
+    struct ng_profile baseline[NG_MAX_RUNS];
+    size_t nb;
+    struct ng_profile current[NG_MAX_RUNS];
+    size_t nc;
+    struct ng_regex epoch_re;
+    int have_re;
+    struct ng_filter filter;   /* --kernels, --exclude-kernels */
+    int have_filter;
+    struct ng_verdict verdict;
+    struct ng_exports *exports;   /* while the profiles load */
+};
+
+/* The built-in pattern behind --epoch-range auto. */
+extern const char ng_gate_auto_epoch_pattern[];
+
+/* Runs the gate.  usage_err, when not NULL, is a settings error found by
+ * the caller: the verdict is then that ERROR, with whatever paths are
+ * known.  Always leaves a finished verdict in g->verdict. */
+void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err);
+
+void ng_gate_release(struct ng_gate *g);
+
+#endif

@@ -1,0 +1,131 @@
+#include "sources/ng_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sources/ng_source_kind.h"
+
+/* Order matters: kinds with magic bytes first; the text reader last, as the
+ * fallback for anything that is neither. */
+static const struct ng_source_kind *const kinds[] = {
+    &ng_source_sqlite,
+    &ng_source_nsysrep,
+    &ng_source_csv,
+    NULL,
+};
+
+#define PROBE_LEN 64
+
+/* Opens without blocking (a FIFO must not hang the gate) and refuses what is
+ * not a regular file before anything reads it.  st is what was opened. */
+static int probe(const char *path, unsigned char *head, size_t *head_len, struct stat *stp,
+                 struct ng_err *err)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+    if (fd < 0)
+        return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return ng_err_set(err, "unable to stat '%s': %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return ng_err_set(err, "'%s' is a directory, not a profile", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return ng_err_set(err, "'%s' is not a regular file", path);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return ng_err_set(err, "'%s' is empty", path);
+    }
+    ssize_t n;
+    do
+        n = read(fd, head, PROBE_LEN);
+    while (n < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        return ng_err_set(err, "unable to read '%s': %s", path, strerror(e));
+    *head_len = (size_t)n;
+    *stp = st;
+    return 0;
+}
+
+int ng_source_stat_changed(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
+           a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
+           a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
+}
+
+static int has_extension(const char *path, const char *const *exts)
+{
+    size_t len = strlen(path);
+
+    for (; exts && *exts; exts++) {
+        size_t el = strlen(*exts);
+        if (len > el && strcasecmp(path + len - el, *exts) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const struct ng_source_kind *pick(const char *path, const unsigned char *head,
+                                         size_t head_len)
+{
+    for (size_t i = 0; kinds[i]; i++) {
+        const struct ng_source_kind *k = kinds[i];
+        if (k->magic && head_len >= k->magic_len &&
+            memcmp(head, k->magic, k->magic_len) == 0)
+            return k;
+    }
+    for (size_t i = 0; kinds[i]; i++)
+        if (has_extension(path, kinds[i]->extensions))
+            return kinds[i];
+    return &ng_source_csv;
+}
+
+int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *err)
+{
+    unsigned char head[PROBE_LEN];
+    size_t head_len = 0;
+    struct stat st;
+
+    if (probe(path, head, &head_len, &st, err) < 0)
+        return -1;
+    *format = pick(path, head, head_len)->format;
+    return 0;
+}
+
+int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
+                   struct ng_err *err)
+{
+    unsigned char head[PROBE_LEN];
+    size_t head_len = 0;
+    const struct ng_source_kind *k;
+    struct stat before, after;
+
+    if (probe(p->path, head, &head_len, &before, err) < 0)
+        return -1;
+    k = pick(p->path, head, head_len);
+    p->format = k->format;
+    int ret = k->load(p, p->path, opts, err);
+    /* A file replaced or rewritten while it was read can yield a total of
+     * neither version (or a misleading error): refuse whatever was read. */
+    if (stat(p->path, &after) < 0 || ng_source_stat_changed(&before, &after)) {
+        p->loaded = 0;
+        return ng_err_set(err, "'%s' changed while it was being read (is something still "
+                          "writing it?); gate it once it is complete", p->path);
+    }
+    return ret;
+}

@@ -1,0 +1,283 @@
+#include "util/ng_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/ng_signal.h"
+#include "util/ng_util.h"
+
+#define MAX_LINKS 40
+
+/* "d/name" -> "d" (a fresh string); "name" -> NULL; "/name" -> "/". */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    return ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+char *ng_file_target(const char *path)
+{
+    char *cur = ng_xstrdup(path);
+
+    for (int hops = 0; hops <= MAX_LINKS; hops++) {
+        struct stat st;
+        char link[PATH_MAX];
+        ssize_t n;
+
+        if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
+            (n = readlink(cur, link, sizeof link - 1)) <= 0)
+            return cur;
+        link[n] = '\0';
+        char *dir = link[0] == '/' ? NULL : dir_of(cur);
+        struct ng_buf next = NG_BUF_INIT;
+        if (dir)
+            ng_buf_addf(&next, "%s/%s", dir, link);
+        else
+            ng_buf_adds(&next, link);
+        free(dir);
+        free(cur);
+        cur = ng_buf_detach(&next);
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
+char *ng_file_key(const char *path)
+{
+    char *target = ng_file_target(path);
+    if (!target)
+        return ng_xstrdup(path);
+    char *dir = dir_of(target);
+    const char *base = dir ? strrchr(target, '/') + 1 : target;
+    char *real = realpath(dir ? dir : ".", NULL);
+    struct ng_buf key = NG_BUF_INIT;
+
+    if (real)
+        ng_buf_addf(&key, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    else
+        ng_buf_adds(&key, target);   /* no such directory: it cannot be written anyway */
+    free(real);
+    free(dir);
+    free(target);
+    return ng_buf_detach(&key);
+}
+
+/* ---- appending ---- */
+
+/* Opens the file to append to; *created when this call made it.  A
+ * regular file is opened for reading too where it allows it, to see its
+ * last byte; anything else write-only and without blocking, so a FIFO
+ * that nothing reads is ENXIO rather than a hang (read-write, the gate
+ * would be its own reader). */
+static int open_append(const char *target, int *created)
+{
+    const int flags = O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    struct stat st;
+
+    *created = 0;
+    for (;;) {
+        int regular = stat(target, &st) == 0 && S_ISREG(st.st_mode);
+        int fd = open(target, (regular ? O_RDWR : O_WRONLY) | flags);
+        if (fd < 0 && regular && errno == EACCES)
+            fd = open(target, O_WRONLY | flags);
+        if (fd >= 0 || errno != ENOENT)
+            return fd;
+        fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0) {
+            *created = 1;
+            return fd;
+        }
+        if (errno != EEXIST)   /* EEXIST: another writer made it first; open that one */
+            return -1;
+    }
+}
+
+static int append_error(struct ng_err *err, const char *path, int e)
+{
+    if (e == ENXIO)
+        return ng_err_set(err, "unable to append to '%s': a FIFO that nothing reads", path);
+    return ng_err_set(err, "unable to append to '%s': %s", path, strerror(e));
+}
+
+/* Not a regular file: nothing to lock or cut back; written as it comes.
+ * EPIPE on a stream (/dev/stdout whose reader went away) ends it. */
+static int append_in_place(int fd, const char *path, const char *data, size_t len,
+                           struct ng_err *err)
+{
+    int flags = fcntl(fd, F_GETFL), e = 0;
+
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+        ng_write_all(fd, data, len) < 0)
+        e = errno;
+    close(fd);
+    if (e == 0 || (e == EPIPE && ng_path_names_stream(path)))
+        return 0;
+    return append_error(err, path, e);
+}
+
+/* The locked descriptor must still be the file at the path: a writer that
+ * created it and failed removes it again, and a writer that opened it
+ * before that must not append to the removed file. */
+static int still_there(int fd, const char *target)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(target, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino && a.st_nlink > 0;
+}
+
+/* Under the lock, fatal signals held: the bytes go in whole, or the file
+ * is cut back to `start`.  Returns 0, or the errno of the failure. */
+static int append_locked(int fd, const char *data, size_t len, off_t start)
+{
+    char last = '\n';
+    int e = 0;
+
+    if (start > 0 && pread(fd, &last, 1, start - 1) != 1)
+        last = '\n';   /* not readable: nothing to tell */
+    if (last != '\n' && ng_write_all(fd, "\n", 1) < 0)
+        e = errno;
+    if (e == 0 && ng_write_all(fd, data, len) < 0)
+        e = errno;
+    if (e == 0 && fdatasync(fd) < 0 && errno != EINVAL)   /* a late ENOSPC (NFS) */
+        e = errno;
+    if (e != 0 && ftruncate(fd, start) < 0)
+        return -errno;   /* negative: the rollback failed too */
+    return e;
+}
+
+int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err)
+{
+    char *target = ng_file_target(path);
+    int fd, created, e;
+    struct stat st;
+
+    if (!target)
+        return append_error(err, path, errno);
+    for (;;) {
+        if ((fd = open_append(target, &created)) < 0) {
+            e = errno;
+            free(target);
+            return append_error(err, path, e);
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ng_path_names_stream(path)) {
+            free(target);
+            return append_in_place(fd, path, data, len, err);
+        }
+        while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+            ;
+        if (still_there(fd, target))
+            break;
+        close(fd);
+    }
+
+    sigset_t held;
+    ng_signal_hold(&held);
+    off_t start = lseek(fd, 0, SEEK_END);
+    e = start < 0 ? errno : append_locked(fd, data, len, start);
+    if (e != 0 && created && start == 0)
+        unlink(target);   /* under the lock: a writer waiting on it opens afresh */
+    ng_signal_resume(&held);
+    close(fd);   /* the data is on disk (fdatasync): a late close error changes nothing */
+    free(target);
+    if (e < 0)
+        return ng_err_set(err, "unable to append to '%s': %s; it could not be cut back to "
+                               "%lld bytes", path, strerror(-e), (long long)start);
+    if (e > 0)
+        return ng_err_set(err, "unable to append to '%s': %s; the file is left as it was",
+                          path, strerror(e));
+    return 0;
+}
+
+/* ---- reading a file in place ---- */
+
+/* Per thread: where a fault on a map goes (the guarded call running on
+ * it), and the window it mapped last, the one such a fault must be in. */
+static __thread sigjmp_buf *guard;
+static __thread const char *window_lo, *window_hi;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static long page_size;
+
+/* A SIGBUS is the end of a guarded call only when the kernel raised it
+ * for a read of this thread's window (BUS_ADRERR: a page past the file's
+ * end).  Any other, a kill -BUS among them, is what it would be without
+ * this handler: the default action.  A jump from anywhere else could
+ * leave a lock or malloc's state half changed. */
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+    const char *at = si ? (const char *)si->si_addr : NULL;
+    (void)uc;
+    if (guard && si && si->si_code == BUS_ADRERR && at >= window_lo && at < window_hi)
+        siglongjmp(*guard, 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_guard(void)
+{
+    struct sigaction sa;
+    long p = sysconf(_SC_PAGESIZE);
+    page_size = p > 0 ? p : 4096;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_bus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_window *w)
+{
+    pthread_once(&guard_once, install_guard);
+    unsigned long long base = offset - offset % (unsigned long long)page_size;
+    size_t lead = (size_t)(offset - base);
+
+    memset(w, 0, sizeof *w);
+    if (len == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    void *m = mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)base);
+    if (m == MAP_FAILED)
+        return -1;
+    *w = (struct ng_file_window){ (const char *)m + lead, len, m };
+    window_lo = m;
+    window_hi = (const char *)m + len + lead;
+    return 0;
+}
+
+void ng_file_unmap(struct ng_file_window *w)
+{
+    if (w->base) {
+        if (window_lo == w->base)
+            window_lo = window_hi = NULL;
+        munmap(w->base, w->len + (size_t)(w->data - (const char *)w->base));
+    }
+    memset(w, 0, sizeof *w);
+}
+
+int ng_file_guarded(void (*fn)(void *), void *arg)
+{
+    sigjmp_buf here;
+    sigjmp_buf *outer = guard;   /* a guarded call inside another */
+
+    if (sigsetjmp(here, 1)) {
+        guard = outer;
+        return -1;
+    }
+    guard = &here;
+    fn(arg);
+    guard = outer;
+    return 0;
+}

@@ -1,0 +1,73 @@
+/* ng_file: where a report lands on disk, appending to a file that others
+ * read and append to (--history, $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT),
+ * and reading a big file in place (a dashboard's histories).  A path
+ * given for an output may be a symlink: the report goes to the link's
+ * target (the link stays a link, as a user who pointed it somewhere
+ * expects), and every writer and check resolves it here, the same way.
+ *
+ * Ownership: every function borrows its arguments; a returned path is
+ * freshly allocated and the caller frees it. */
+
+#include <stddef.h>
+
+#include "util/ng_err.h"
+#ifndef NG_FILE_H
+#define NG_FILE_H
+
+/* The file a write to path lands in: path with its symlinks followed (a
+ * relative target read against the link's own directory), or path itself
+ * when it is no symlink or names nothing yet.  NULL with errno ELOOP after
+ * 40 links. */
+char *ng_file_target(const char *path);
+
+/* A name that identifies the file path lands in, whatever the spelling
+ * ("x", "./x", "d/../x", a symlink to it): the target's directory made
+ * absolute and canonical, plus its name.  Two outputs with equal keys
+ * would write one file. */
+char *ng_file_key(const char *path);
+
+/* Appends data (whole lines) to path, all or nothing, creating it if
+ * missing:
+ * - under an exclusive flock, so writers that append at once (16 gates of
+ *   a nightly into one history) never interleave, and a reader that
+ *   locks sees whole appends;
+ * - a file that does not end in a newline (a line torn by a writer that
+ *   was killed) first gets one, so the new line is not glued onto the
+ *   fragment;
+ * - a short or failed write (a full disk) cuts the file back to where it
+ *   was before the error is returned, and a file this call created is
+ *   removed again: no torn line, no 0-byte file;
+ * - SIGINT, SIGTERM and SIGHUP are held off while the bytes go in and
+ *   delivered after, so a signal cannot leave a cut line (SIGKILL can).
+ * A FIFO, a device or a stream name (/dev/stdout) is written in place,
+ * without a lock or a rollback.  Returns -1 with err, e.g. "unable to
+ * append to 'h.jsonl': No space left on device; the file is left as it
+ * was". */
+int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err);
+
+/* A window of a regular file mapped read-only, so a reader takes its
+ * lines where they lie instead of copying each byte twice (into a read
+ * buffer, then a stream's).  A reader maps one window after another, so
+ * what it holds mapped (which counts in its RSS) stays a window's size. */
+struct ng_file_window {
+    const char *data;            /* the file's bytes from the offset asked for */
+    size_t len;
+    void *base;                  /* the mapping (from the page boundary before data),
+                                    NULL: none */
+};
+
+/* len bytes of fd from offset into w: 0, or -1 with errno (the caller
+ * reads the file instead, or reports it). */
+int ng_file_map(int fd, unsigned long long offset, size_t len, struct ng_file_window *w);
+void ng_file_unmap(struct ng_file_window *w);
+
+/* fn(arg) on this thread, where a file that got shorter under its map
+ * (another process cut it: reading a page past its new end raises
+ * SIGBUS) ends fn at once instead of the process: 0 when fn returned, -1
+ * after such a fault.  Only a fault on the window this thread mapped last
+ * counts; any other SIGBUS (a kill -BUS) has its default action.  What fn
+ * held at the fault stays allocated (the caller reports the error and
+ * ends); locks must not be held over reads of the map. */
+int ng_file_guarded(void (*fn)(void *), void *arg);
+
+#endif

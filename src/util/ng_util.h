@@ -1,0 +1,199 @@
+/* ng_util: small helpers shared by every layer: a growable byte buffer,
+ * text cleaning for outputs, locale-independent number formatting,
+ * atomic file writes and the clock.
+ *
+ * Ownership: an ng_buf owns its bytes; ng_buf_release() frees them and
+ * leaves an empty buffer.  ng_xmalloc()/ng_xstrdup() never return NULL:
+ * running out of memory is ng_oom_fail() (the reports are written with
+ * that ERROR, then exit 2).  Every other function borrows its arguments. */
+#ifndef NG_UTIL_H
+#define NG_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "util/ng_err.h"
+
+struct ng_buf {
+    char *data;   /* always NUL-terminated when len > 0 or after any append */
+    size_t len;
+    size_t cap;
+};
+
+#define NG_BUF_INIT { NULL, 0, 0 }
+
+/* Room for extra more bytes and the NUL (ng_buf_add's slow path). */
+void ng_buf_grow(struct ng_buf *b, size_t extra);
+
+/* Inline: pages and reports append millions of short pieces, most of
+ * them literals, whose length and copy the compiler then does in place. */
+static inline void ng_buf_add(struct ng_buf *b, const void *data, size_t len)
+{
+    if (b->len + len + 1 > b->cap)
+        ng_buf_grow(b, len);
+    if (len)
+        __builtin_memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+static inline void ng_buf_adds(struct ng_buf *b, const char *s)
+{
+    ng_buf_add(b, s, __builtin_strlen(s));
+}
+void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+void ng_buf_release(struct ng_buf *b);
+/* Hands the bytes to the caller (never NULL) and leaves b empty. */
+char *ng_buf_detach(struct ng_buf *b);
+
+void *ng_xmalloc(size_t n);
+void *ng_xcalloc(size_t n, size_t size);
+void *ng_xrealloc(void *p, size_t n);
+/* Room for element n of an array of `size`-byte elements that holds n and
+ * only ever grows through this call: reallocates when n is 0 or a power of
+ * two from 16 on (doubling), else returns p as is.  Appending one at a
+ * time with a plain realloc is quadratic wherever realloc cannot grow in
+ * place (every realloc under ASan, valgrind, small-block glibc). */
+void *ng_xgrow(void *p, size_t n, size_t size);
+char *ng_xstrdup(const char *s);
+char *ng_xstrndup(const char *s, size_t n);
+
+/* Strings kept as long as their arena: copied into blocks that never move
+ * and freed all at once, for many small strings that live together (a
+ * dashboard's commit and URL of every run: a malloc and a free each would
+ * cost more than the copy).  Not for use by two threads at once. */
+struct ng_arena_block;
+struct ng_arena {
+    struct ng_arena_block *head;
+};
+#define NG_ARENA_INIT { NULL }
+char *ng_arena_strdup(struct ng_arena *a, const char *s);
+void ng_arena_release(struct ng_arena *a);
+
+/* FNV-1a over len bytes: the hash of every table keyed by a name. */
+uint64_t ng_hash(const void *data, size_t len);
+
+/* A string -> index map (open addressing), for grouping by name.
+ * Ownership: the map copies its keys and frees them in ng_strmap_release(). */
+struct ng_strmap {
+    char **keys;
+    size_t *vals;
+    size_t cap;      /* power of two */
+    size_t used;
+};
+
+#define NG_STRMAP_INIT { NULL, NULL, 0, 0 }
+
+/* The index stored for key (len bytes), inserting next_val if absent;
+ * *added tells which happened (may be NULL). */
+size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t next_val,
+                     int *added);
+void ng_strmap_release(struct ng_strmap *m);
+
+/* A map from a pair of 64-bit integers to an index (open addressing): for
+ * grouping by ids, e.g. (kind, name id), (process, correlation id),
+ * (epoch, device).  Ownership: the map owns its slots only. */
+struct ng_idmap_slot {
+    int64_t a, b;
+    size_t val;      /* the index stored; SIZE_MAX marks a free slot */
+};
+
+struct ng_idmap {
+    struct ng_idmap_slot *slots;
+    size_t cap;      /* power of two */
+    size_t used;
+};
+
+#define NG_IDMAP_INIT { NULL, 0, 0 }
+
+/* The index stored for (a, b), inserting next_val if absent; *added tells
+ * which happened (may be NULL). */
+size_t ng_idmap_get(struct ng_idmap *m, int64_t a, int64_t b, size_t next_val, int *added);
+/* Stores val for (a, b), replacing what was there. */
+void ng_idmap_set(struct ng_idmap *m, int64_t a, int64_t b, size_t val);
+/* The index for (a, b), or SIZE_MAX when absent (nothing inserted). */
+size_t ng_idmap_find(const struct ng_idmap *m, int64_t a, int64_t b);
+void ng_idmap_release(struct ng_idmap *m);
+
+/* Text cleaning.  Output is always valid UTF-8: each byte that is not part
+ * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
+ * controls, DEL and the C1 controls U+0080..U+009F become visible `\xNN`
+ * (one per byte) so a terminal escape or a newline in a kernel name cannot
+ * break a one-line output or an XML document. */
+enum {
+    NG_TEXT_UTF8_ONLY = 0,
+    NG_TEXT_ESCAPE_CONTROLS = 1,   /* every control, newline included */
+    NG_TEXT_KEEP_NEWLINES = 2,     /* with ESCAPE_CONTROLS: keep \n as is */
+};
+void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags);
+/* Convenience: a freshly allocated cleaned copy of a NUL-terminated string. */
+char *ng_text_cleaned(const char *s, int flags);
+
+/* Appends s cleaned (NG_TEXT_UTF8_ONLY) and, when its JSON text (as the
+ * JSON reporters escape it: 2 bytes for a quote, 6 for a control) would be
+ * longer than max bytes, cut at a character so that it is not: the kept
+ * start, then U+2026 "…", then with `hashed` 16 hex digits of ng_hash()
+ * of the whole text as given, so two long names that share their start
+ * stay apart.  Cutting a cut text again changes nothing. */
+void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed);
+
+/* Formats a threshold or ratio bound with at least two decimals and as
+ * many more (up to six) as needed to show the value exactly, e.g. 1.20,
+ * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */
+void ng_fmt_threshold(char *buf, size_t size, double v);
+
+/* The shortest "%.15g"/"%.17g" form that reads back as v, e.g. 1.2, 0.1,
+ * 12.345678901234567: the same digits a JSON encoder prints. */
+void ng_fmt_double(char *buf, size_t size, double v);
+
+/* v in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
+size_t ng_fmt_uint(char *buf, uint64_t v);
+void ng_buf_add_uint(struct ng_buf *b, uint64_t v);
+
+/* v as printf's "%.*f" writes it, decimals 0 to 3, into buf (at least
+ * NG_FMT_FIXED_MAX bytes); returns the length.  The charts print tens of
+ * thousands of numbers a page: this takes a few dozen instructions where
+ * printf takes a thousand, and gives the same bytes (the double's
+ * mantissa times 10^decimals is an exact integer, shifted and rounded
+ * half to even as printf rounds); what it cannot do so (a huge value, a
+ * NaN, more than 3 decimals) goes to snprintf. */
+#define NG_FMT_FIXED_MAX 352
+size_t ng_fmt_fixed(char *buf, double v, int decimals);
+/* The same appended to b. */
+void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals);
+
+/* write() until all len bytes are written (EINTR retried); -1 with errno
+ * on failure. */
+int ng_write_all(int fd, const void *data, size_t len);
+
+/* Whether path names an open stream rather than a file: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/.../fd/N, or a symlink to one. */
+int ng_path_names_stream(const char *path);
+
+/* Writes data to path atomically: a temporary file in the same directory,
+ * fsync, rename.  On failure nothing is left at a temporary name and an
+ * older file at path is untouched.  A symlink stays a link: its target is
+ * replaced, from a temporary file in the target's directory.  path "-"
+ * writes to stdout. */
+int ng_write_file_atomic(const char *path, const char *data, size_t len,
+                         struct ng_err *err);
+
+/* The wall clock for reports, or SOURCE_DATE_EPOCH when set (reproducible
+ * outputs for tests and archives). */
+time_t ng_report_time(void);
+/* "YYYY-MM-DDTHH:MM:SS" in UTC, plus "Z" when zone is non-zero. */
+void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
+/* The other way: "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ"
+ * into *out; -1 for anything else (another zone, a date that does not
+ * exist). */
+int ng_parse_utc(const char *s, time_t *out);
+
+/* Monotonic seconds, for elapsed times. */
+double ng_monotonic(void);
+
+#endif
