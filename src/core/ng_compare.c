@@ -13,94 +13,6 @@
 
 #define MIN_TEST_SAMPLES 3
 
-const char *ng_outcome_name(enum ng_outcome o)
-{
-    switch (o) {
-    case NG_OUTCOME_PASS: return "pass";
-    case NG_OUTCOME_FAIL: return "fail";
-    case NG_OUTCOME_INCONCLUSIVE: return "inconclusive";
-    case NG_OUTCOME_ERROR: break;
-    }
-    return "error";
-}
-
-const char *ng_kernel_status_name(enum ng_kernel_status s)
-{
-    switch (s) {
-    case NG_KERNEL_NEW: return "new";
-    case NG_KERNEL_GONE: return "gone";
-    case NG_KERNEL_CHANGED: break;
-    }
-    return "changed";
-}
-
-int ng_verdict_exit_code(const struct ng_verdict *v)
-{
-    int code = ng_outcome_exit_code(v->outcome, v->fail_inconclusive);
-    if (code == 0 && v->stale_baseline && v->policy && v->policy->fail_on_improvement)
-        return 1;
-    return code;
-}
-
-int ng_outcome_exit_code(enum ng_outcome o, int fail_inconclusive)
-{
-    switch (o) {
-    case NG_OUTCOME_PASS: return 0;
-    case NG_OUTCOME_FAIL: return 1;
-    case NG_OUTCOME_INCONCLUSIVE: return fail_inconclusive ? 1 : 0;
-    case NG_OUTCOME_ERROR: break;
-    }
-    return 2;
-}
-
-void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
-{
-    struct ng_buf b = NG_BUF_INIT;
-    va_list ap;
-
-    va_start(ap, fmt);
-    ng_buf_vaddf(&b, fmt, ap);
-    va_end(ap);
-    /* the same profile on both sides (or twice on one) says it once */
-    for (size_t i = 0; i < v->n_warnings; i++) {
-        if (strcmp(v->warnings[i], b.data ? b.data : "") == 0) {
-            ng_buf_release(&b);
-            return;
-        }
-    }
-    v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
-    v->warnings[v->n_warnings++] = ng_buf_detach(&b);
-}
-
-void ng_verdict_release(struct ng_verdict *v)
-{
-    free(v->baseline.runs);
-    free(v->current.runs);
-    free(v->baseline.samples);
-    free(v->current.samples);
-    free(v->baseline.devices);
-    free(v->current.devices);
-    free(v->baseline.processes);
-    free(v->current.processes);
-    v->baseline.devices = v->current.devices = NULL;
-    v->baseline.processes = v->current.processes = NULL;
-    free(v->kernels);
-    free(v->rows);
-    v->rows = NULL;
-    v->n_rows = 0;
-    v->has_rows = 0;
-    for (size_t i = 0; i < v->n_warnings; i++)
-        free(v->warnings[i]);
-    free(v->warnings);
-    ng_context_release(&v->context);
-    ng_verdict_history_release(&v->history);
-    v->baseline.runs = v->current.runs = NULL;
-    v->baseline.samples = v->current.samples = NULL;
-    v->kernels = NULL;
-    v->warnings = NULL;
-    v->n_kernels = v->n_warnings = 0;
-}
-
 static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, size_t n)
 {
     memset(s, 0, sizeof *s);
@@ -153,13 +65,6 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
     v->top = opts->top;
     side_begin(&v->baseline, baseline, nb);
     side_begin(&v->current, current, nc);
-}
-
-void ng_verdict_fail_with(struct ng_verdict *v, const char *error)
-{
-    v->outcome = NG_OUTCOME_ERROR;
-    v->has_figures = 0;
-    snprintf(v->error, sizeof v->error, "%s", error);
 }
 
 /* ---- samples ---- */
@@ -367,15 +272,6 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
         v->n_items_failed++;
     else
         v->n_items_inconclusive++;
-}
-
-int ng_kernel_delta_by_current(const void *a, const void *b)
-{
-    const struct ng_kernel_delta *x = *(const struct ng_kernel_delta *const *)a;
-    const struct ng_kernel_delta *y = *(const struct ng_kernel_delta *const *)b;
-    if (x->current_ms_per_epoch != y->current_ms_per_epoch)
-        return x->current_ms_per_epoch > y->current_ms_per_epoch ? -1 : 1;
-    return x < y ? -1 : x > y;
 }
 
 /* The items the verdict keeps, chosen as they are made (a summary may

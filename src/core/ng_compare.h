@@ -43,9 +43,6 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
                       const struct ng_profile *current, size_t nc,
                       const struct ng_compare_opts *opts);
 
-/* Marks the verdict as ERROR with this message (without "ERROR: "). */
-void ng_verdict_fail_with(struct ng_verdict *v, const char *error);
-
 /* Decides: every profile must be loaded (nb, nc >= 1). */
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                 const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts);

@@ -1,5 +1,7 @@
-/* ng_verdict: the one result of a gate run.  The comparator fills it; every
- * reporter reads it, const, and never recomputes anything.
+/* ng_verdict: the one result of a gate run, and its life cycle (names,
+ * exit codes, warnings, release; ng_verdict.c).  The comparator fills it;
+ * every reporter reads it, const, and never recomputes anything.  A batch
+ * is the verdicts of one run's gates (one, or a manifest's).
  *
  * Ownership: a verdict borrows the strings it points at (profile paths,
  * kernel names, the gate name, the metric) from the profiles and settings
@@ -221,6 +223,31 @@ int ng_verdict_exit_code(const struct ng_verdict *v);
 void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Marks the verdict as ERROR with this message (without "ERROR: "). */
+void ng_verdict_fail_with(struct ng_verdict *v, const char *error);
+
 void ng_verdict_release(struct ng_verdict *v);
+
+/* The gates of one run, in manifest order: a manifest's (--manifest), or
+ * the one gate of the command line (manifest NULL). */
+struct ng_batch {
+    const struct ng_verdict *const *verdicts;
+    size_t n;
+    const char *manifest;      /* the manifest's path as given; NULL: one gate, no
+                                  manifest (a single verdict rendered as a batch) */
+    time_t timestamp;
+    double elapsed_s;
+};
+
+/* How many gates ended in each outcome, and the batch's own outcome:
+ * ERROR if any gate errored, else FAIL if any gate fails the job (FAIL,
+ * or INCONCLUSIVE with --fail-inconclusive), else INCONCLUSIVE if any
+ * was, else PASS. */
+struct ng_batch_counts {
+    size_t by_outcome[NG_OUTCOME_ERROR + 1];
+    enum ng_outcome outcome;
+    int exit_code;             /* 0, 1 or 2, as for one gate */
+};
+void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
 
 #endif

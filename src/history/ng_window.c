@@ -481,17 +481,6 @@ void ng_window_describe(const struct ng_window *w, struct ng_verdict *v)
     describe_run(&h->last, w, w->n_runs - 1);
 }
 
-void ng_verdict_history_release(struct ng_verdict_history *h)
-{
-    free(h->path);
-    free(h->name);
-    free(h->branch);
-    free(h->first.commit);
-    free(h->last.commit);
-    ng_context_release(&h->match);
-    memset(h, 0, sizeof *h);
-}
-
 void ng_window_release(struct ng_window *w)
 {
     for (size_t i = 0; i < w->n_runs; i++)

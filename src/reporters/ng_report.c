@@ -383,26 +383,6 @@ int ng_report_known(const char *format)
     return find(format) != NULL;
 }
 
-void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c)
-{
-    memset(c, 0, sizeof *c);
-    for (size_t i = 0; i < b->n; i++) {
-        const struct ng_verdict *v = b->verdicts[i];
-        int code = ng_verdict_exit_code(v);
-        c->by_outcome[v->outcome]++;
-        if (code > c->exit_code)
-            c->exit_code = code;
-    }
-    if (c->exit_code == 2)
-        c->outcome = NG_OUTCOME_ERROR;
-    else if (c->exit_code == 1)
-        c->outcome = NG_OUTCOME_FAIL;
-    else if (c->by_outcome[NG_OUTCOME_INCONCLUSIVE] > 0)
-        c->outcome = NG_OUTCOME_INCONCLUSIVE;
-    else
-        c->outcome = NG_OUTCOME_PASS;
-}
-
 int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_buf *out,
                      struct ng_err *err)
 {

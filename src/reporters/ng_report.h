@@ -32,28 +32,6 @@ struct ng_report_request {
                                   e.g. "--json", "GITHUB_STEP_SUMMARY" */
 };
 
-/* The gates of one run, in manifest order: a manifest's (--manifest), or
- * the one gate of the command line (manifest NULL). */
-struct ng_batch {
-    const struct ng_verdict *const *verdicts;
-    size_t n;
-    const char *manifest;      /* the manifest's path as given; NULL: one gate, no
-                                  manifest (a single verdict rendered as a batch) */
-    time_t timestamp;
-    double elapsed_s;
-};
-
-/* How many gates ended in each outcome, and the batch's own outcome:
- * ERROR if any gate errored, else FAIL if any gate fails the job (FAIL,
- * or INCONCLUSIVE with --fail-inconclusive), else INCONCLUSIVE if any
- * was, else PASS. */
-struct ng_batch_counts {
-    size_t by_outcome[NG_OUTCOME_ERROR + 1];
-    enum ng_outcome outcome;
-    int exit_code;             /* 0, 1 or 2, as for one gate */
-};
-void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
-
 /* Writes every request for the batch, even after one fails: one
  * document, file or line set for all its gates; a batch without a
  * manifest is one gate, written as that verdict alone.  Files are written
