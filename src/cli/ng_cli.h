@@ -12,63 +12,9 @@
 #define NG_CLI_H
 
 #include <stdio.h>
-#include <time.h>
 
-#include "sources/nsysrep/ng_cache.h"
-#include "core/ng_compare.h"
+#include "cli/ng_settings.h"
 #include "util/ng_err.h"
-#include "cli/ng_outputs.h"
-
-#define NG_MAX_RUNS 64
-
-struct ng_window;
-
-struct ng_settings {
-    struct ng_compare_opts compare;   /* name, threshold, epochs, statistics */
-    const char *nsys;                 /* NULL: "nsys" on PATH */
-    double nsys_timeout;              /* seconds */
-    int quiet;
-    const char *epoch_range;          /* NULL: total mode; "auto" or a regex */
-    int fail_inconclusive;
-    int verbose;
-    /* the profiles of each side: the two operands, or --baseline/--current
-     * (repeatable, for repeat runs) */
-    const char *baselines[NG_MAX_RUNS];
-    size_t n_baselines;
-    const char *currents[NG_MAX_RUNS];
-    size_t n_currents;
-    /* --label KEY=VALUE, in order (a later one wins): the run context's
-     * labels (ng_context) */
-    const char *labels[NG_MAX_RUNS];
-    size_t n_labels;
-    /* a history baseline: the baseline is the last history_window runs of
-     * this gate in a --history file (ng_window), instead of profiles */
-    const char *baseline_history;
-    long history_window;
-    const char *history_match[NG_MAX_RUNS];   /* KEY=VALUE the runs' context must hold */
-    size_t n_history_match;
-    int has_history_since;
-    time_t history_since;             /* runs from then on (--history-since) */
-    const struct ng_window *window;   /* the runs, read by the batch before its gates
-                                         start; NULL: the gate reads the file itself */
-    /* the .nsys-rep export cache: cache.dir is --cache-dir, else the
-     * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */
-    struct ng_cache cache;
-    int no_cache;
-    int sql_only;          /* SQLite files through SQL only, not ng_btree */
-    char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
-    size_t n_owned;
-    int print_profile;                /* --print-profile: show what is read, no gate */
-    int show_help;
-    int show_version;
-    /* the reports: outputs[i] is the path of ng_outputs[i] (NULL: not
-     * asked for; "-": stdout, where the row allows it) */
-    const char *outputs[NG_OUTPUTS_MAX];
-    int github;                       /* --github, NSYS_GATE_GITHUB, else GITHUB_ACTIONS=true */
-    /* batch mode */
-    const char *manifest;             /* --manifest FILE: run every gate in it */
-    long jobs;                        /* -j: gates at once; 0 = one per processor */
-};
 
 /* Where an option applies, for the manifest reader: a gate option can be
  * set per gate; a run option (outputs, modes) only on the command line. */

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/ng_cli.h"
 #include "util/ng_file.h"
 #include "reporters/ng_report.h"
 #include "util/ng_util.h"

@@ -16,9 +16,8 @@
 
 #include <stddef.h>
 
+#include "cli/ng_settings.h"
 #include "util/ng_err.h"
-
-struct ng_settings;
 struct ng_report_request;
 
 enum ng_output_dest {
@@ -46,9 +45,6 @@ struct ng_output {
     const char *meta;           /* the option's value in --help, e.g. "PATH" */
     const char *help;
 };
-
-/* Rows beyond this do not fit a settings struct: the build checks it. */
-#define NG_OUTPUTS_MAX 16
 
 extern const struct ng_output ng_outputs[];
 extern const size_t ng_n_outputs;

@@ -38,6 +38,10 @@ enum ng_work_kind {
      * figures, which are NG_WORK_KINDS long */
     NG_WORK_OTHERS,
 };
+/* The most profiles a side pools (repeat runs, history runs), and the
+ * most values of a repeatable option. */
+#define NG_MAX_RUNS 64
+
 #define NG_WORK_KINDS 4
 #define NG_WORK_BIT(k) (1u << (k))
 #define NG_WORK_ALL ((1u << NG_WORK_KINDS) - 1)

@@ -26,6 +26,12 @@
 #define NG_ROWS_CAP 50
 #define NG_ROWS_NAME_MAX 512
 
+/* The longest --history line, its newline included: under 64 KiB.  The
+ * gate's name in it is cut (ng_text_cut, hashed) at NG_HISTORY_NAME_MAX
+ * JSON bytes, whatever else the line had to cut. */
+#define NG_HISTORY_LINE_LIMIT 65535
+#define NG_HISTORY_NAME_MAX 1024
+
 /* The name of the folded rows' row. */
 extern const char ng_rows_others[];
 

@@ -1,8 +1,8 @@
 /* ng_history: reads a --history file (JSON Lines: one verdict a line, as
  * the json-line reporter appends them) back into verdicts, for whatever
  * looks back over past runs (history baselines, dashboards).  Each line
- * goes through ng_verdict_doc_read(), so the JSON parser stays in the JSON
- * reporter.
+ * goes through ng_verdict_doc_read() (ng_verdict_read.c, the one reader
+ * of verdict JSON).
  *
  * What real history files hold is tolerated:
  * - a torn or garbage line (a writer killed mid-line, a line glued onto a
@@ -34,7 +34,7 @@
 #include <stdio.h>
 
 #include "util/ng_err.h"
-#include "reporters/ng_report.h"
+#include "history/ng_verdict_read.h"
 
 #define NG_HISTORY_LINE_MAX ((size_t)16 << 20)
 #define NG_HISTORY_WARNINGS_MAX 100

@@ -21,23 +21,23 @@ static const char *no_env(const char *name, void *ctx)
     return NULL;
 }
 
-void ng_window_init(struct ng_window *w, const struct ng_settings *s)
+void ng_window_init(struct ng_window *w, const struct ng_window_query *q)
 {
     struct ng_buf name = NG_BUF_INIT;
 
     memset(w, 0, sizeof *w);
-    w->path = s->baseline_history;
-    w->name = s->compare.name;
+    w->path = q->path;
+    w->name = q->name;
     ng_text_cut(&name, w->name, NG_HISTORY_NAME_MAX, 1);
     w->line_name = ng_buf_detach(&name);
-    w->mode = s->epoch_range ? "nvtx" : "total";
-    w->policy = &s->compare.policy;
-    w->metric = ng_metric_name(s->compare.metric);
-    ng_work_format(s->compare.work ? s->compare.work : NG_WORK_DEFAULT, w->work, sizeof w->work);
-    ng_context_collect(&w->match, s->history_match, s->n_history_match, no_env, NULL);
-    w->has_since = s->has_history_since;
-    w->since = s->history_since;
-    w->size = s->history_window > 0 ? (size_t)s->history_window : 10;
+    w->mode = q->nvtx ? "nvtx" : "total";
+    w->policy = q->policy;
+    w->metric = ng_metric_name(q->metric);
+    ng_work_format(q->work ? q->work : NG_WORK_DEFAULT, w->work, sizeof w->work);
+    ng_context_collect(&w->match, q->match, q->n_match, no_env, NULL);
+    w->has_since = q->has_since;
+    w->since = q->since;
+    w->size = q->size > 0 ? (size_t)q->size : 10;
     w->runs = ng_xcalloc(w->size, sizeof *w->runs);
     w->lines = ng_xcalloc(w->size, sizeof *w->lines);
 }

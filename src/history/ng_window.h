@@ -23,8 +23,8 @@
  * gates in NVTX mode each of a run's epochs holds the item's mean.
  *
  * Ownership: a window owns the runs it keeps, its counts and messages;
- * ng_window_release() frees them.  It borrows the settings it was made
- * from (its path among them).  The profiles ng_window_profiles() fills
+ * ng_window_release() frees them.  It borrows the strings of the query
+ * it was made from (its path among them).  The profiles ng_window_profiles() fills
  * are the caller's to release. */
 #ifndef NG_WINDOW_H
 #define NG_WINDOW_H
@@ -32,11 +32,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "cli/ng_cli.h"
 #include "core/ng_context.h"
 #include "util/ng_err.h"
 #include "core/ng_profile.h"
-#include "reporters/ng_report.h"
+#include "core/ng_compare.h"
+#include "history/ng_verdict_read.h"
 #include "util/ng_util.h"
 
 struct ng_window {
@@ -69,8 +69,23 @@ struct ng_window {
     char error[NG_ERR_MAX];    /* the file could not be read; empty if it could */
 };
 
-/* What gate s looks for in s->baseline_history (nothing read yet). */
-void ng_window_init(struct ng_window *w, const struct ng_settings *s);
+/* What a gate looks for in its --baseline-history file. */
+struct ng_window_query {
+    const char *path;          /* --baseline-history */
+    const char *name;          /* --name */
+    int nvtx;                  /* --epoch-range given: NVTX mode */
+    enum ng_metric metric;
+    unsigned work;             /* NG_WORK_BIT set; 0: NG_WORK_DEFAULT */
+    const struct ng_policy *policy;
+    const char *const *match;  /* --history-match KEY=VALUE */
+    size_t n_match;
+    int has_since;
+    time_t since;              /* --history-since */
+    long size;                 /* --history-window; <= 0: 10 */
+};
+
+/* What the query looks for (nothing read yet). */
+void ng_window_init(struct ng_window *w, const struct ng_window_query *q);
 
 /* Reads the file of w[0] once for the n windows (all on that file):
  * each keeps its runs.  A file that cannot be read is every window's

@@ -6,8 +6,7 @@
  * rendered whole in memory.  A file is written atomically (complete or
  * absent; an older file stays untouched); an append destination gets the
  * whole text or nothing, under a lock (ng_file_append()), so concurrent
- * writers never interleave and a failed append leaves no torn line.  A verdict read back from JSON owns what it
- * points at until ng_verdict_doc_release(). */
+ * writers never interleave and a failed append leaves no torn line.  */
 #ifndef NG_REPORT_H
 #define NG_REPORT_H
 
@@ -46,32 +45,6 @@ int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_b
                      struct ng_err *err);
 int ng_report_render_batch(const char *format, const struct ng_batch *b, struct ng_buf *out,
                            struct ng_err *err);
-
-/* A verdict read back from the JSON the "json" or "json-line" reporter
- * wrote (the batch runner's children send their verdicts so; ng_history
- * reads --history files so).  Everything the JSON holds comes back, the
- * run context and the timestamp too; fields it lacks (an older gate's)
- * stay 0 or NULL, fields it does not know are ignored; verbose,
- * fail_inconclusive and elapsed_s are not in it and stay 0.  The text must be one JSON value: -1 with err "not valid JSON", "more
- * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"
- * that is not pass, fail, inconclusive or error).  The doc owns the
- * strings the verdict points at; a doc memset to 0 is empty and may be
- * released. */
-/* The longest --history line, its newline included: under 64 KiB.  The
- * gate's name in it is cut (ng_text_cut, hashed) at NG_HISTORY_NAME_MAX
- * JSON bytes, whatever else the line had to cut. */
-#define NG_HISTORY_LINE_LIMIT 65535
-#define NG_HISTORY_NAME_MAX 1024
-
-struct ng_verdict_doc {
-    struct ng_verdict v;
-    char **strings;
-    size_t n_strings;
-    struct ng_policy *policy;  /* v.policy points here (allocated: a doc may be moved) */
-};
-int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
-                        struct ng_err *err);
-void ng_verdict_doc_release(struct ng_verdict_doc *d);
 
 /* 1 if a reporter of that name exists. */
 int ng_report_known(const char *format);

@@ -128,7 +128,7 @@ static void read_windows(struct ng_batch_run *r)
     r->windows = ng_xcalloc(n, sizeof *r->windows);
     for (size_t i = 0; i < n; i++)
         if (r->manifest.gates[i].baseline_history)
-            ng_window_init(&r->windows[i], &r->manifest.gates[i]);
+            ng_gate_window_init(&r->windows[i], &r->manifest.gates[i]);
     for (size_t i = 0; i < n; i++) {
         const char *path = r->manifest.gates[i].baseline_history;
         size_t k = 0;

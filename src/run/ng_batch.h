@@ -33,6 +33,7 @@
 #include "run/ng_gate.h"
 #include "cli/ng_manifest.h"
 #include "reporters/ng_report.h"
+#include "history/ng_verdict_read.h"
 #include "history/ng_window.h"
 
 struct ng_batch_gate {

@@ -134,6 +134,24 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     return ret;
 }
 
+void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s)
+{
+    const struct ng_window_query q = {
+        .path = s->baseline_history,
+        .name = s->compare.name,
+        .nvtx = s->epoch_range != NULL,
+        .metric = s->compare.metric,
+        .work = s->compare.work,
+        .policy = &s->compare.policy,
+        .match = s->history_match,
+        .n_match = s->n_history_match,
+        .has_since = s->has_history_since,
+        .since = s->history_since,
+        .size = s->history_window,
+    };
+    ng_window_init(w, &q);
+}
+
 /* --baseline-history: the runs the batch read for this gate, or the file
  * read here; -1 with err when it cannot be read or holds no run. */
 static int history_window(const struct ng_settings *s, struct ng_window *own,
@@ -143,7 +161,7 @@ static int history_window(const struct ng_settings *s, struct ng_window *own,
         *w = s->window;
     } else {
         struct ng_window *one = own;
-        ng_window_init(own, s);
+        ng_gate_window_init(own, s);
         *w = own;
         (void)ng_window_read(&one, 1, err);
     }

@@ -15,6 +15,7 @@
 #include "core/ng_verdict.h"
 
 struct ng_exports;
+struct ng_window;
 
 struct ng_gate {
     struct ng_profile baseline[NG_MAX_RUNS];
@@ -38,5 +39,9 @@ extern const char ng_gate_auto_epoch_pattern[];
 void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err);
 
 void ng_gate_release(struct ng_gate *g);
+
+/* What gate s looks for in its --baseline-history file (ng_window_init()
+ * with s's figures; nothing read yet). */
+void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s);
 
 #endif

@@ -12,6 +12,7 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 #include "cli/ng_cli.h"
+#include "cli/ng_outputs.h"
 
 #define MAX_PIECES 96
 

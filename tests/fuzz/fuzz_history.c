@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "history/ng_verdict_read.h"
+#include "core/ng_rows.h"
+#include "reporters/ng_report.h"
 #include "history/ng_history.h"
 #include "reporters/ng_reporter.h"
 #include "history/ng_scan.h"

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "run/ng_batch.h"
+#include "cli/ng_outputs.h"
 
 static char dir[] = "/tmp/ng-batch-test.XXXXXX";
 static char manifest[sizeof dir + 32], base[sizeof dir + 32], cur[sizeof dir + 32];

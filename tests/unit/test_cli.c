@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cli/ng_cli.h"
+#include "cli/ng_outputs.h"
 
 #define MAXARGS 12
 

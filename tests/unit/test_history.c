@@ -17,6 +17,7 @@
 #include "render_helper.h"
 #include "temp_helper.h"
 
+#include "history/ng_verdict_read.h"
 #include "history/ng_history.h"
 #include "reporters/ng_reporter.h"
 #include "core/ng_rows.h"

@@ -14,6 +14,7 @@
 
 #include "render_helper.h"
 
+#include "history/ng_verdict_read.h"
 #include "html/ng_html.h"
 #include "reporters/ng_report.h"
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/ng_manifest.h"
+#include "cli/ng_outputs.h"
 
 static char dir[] = "/tmp/ng-manifest-test.XXXXXX";
 static char path[sizeof dir + 32];

@@ -12,6 +12,7 @@
 
 #include "render_helper.h"
 
+#include "history/ng_verdict_read.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 

@@ -20,6 +20,7 @@
 
 #include "render_helper.h"
 
+#include "history/ng_verdict_read.h"
 #include "core/ng_context.h"
 #include "reporters/ng_reporter.h"
 #include "history/ng_scan.h"

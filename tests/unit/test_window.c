@@ -20,6 +20,7 @@
 #include "reporters/ng_reporter.h"
 #include "core/ng_rows.h"
 #include "history/ng_window.h"
+#include "run/ng_gate.h"
 
 /* One past run as the gate would have appended it. */
 struct run {
@@ -128,7 +129,7 @@ static void read_one(struct ng_window *w, const struct ng_settings *s)
 {
     struct ng_window *one = w;
     struct ng_err err;
-    ng_window_init(w, s);
+    ng_gate_window_init(w, s);
     assert_int_equal(ng_window_read(&one, 1, &err), 0);
 }
 
@@ -256,7 +257,7 @@ static void test_no_run(void **state)
     struct ng_err err;
     settings(&s, "resnet", NULL);
     s.baseline_history = "/nonexistent/h.jsonl";
-    ng_window_init(&w, &s);
+    ng_gate_window_init(&w, &s);
     assert_int_equal(ng_window_read(&one, 1, &err), -1);
     assert_int_equal(ng_window_check(&w, &err), -1);
     assert_string_equal(err.msg, "--baseline-history: unable to open '/nonexistent/h.jsonl': No "
@@ -276,8 +277,8 @@ static void test_two_gates(void **state)
     settings(&a, "resnet", NULL);
     settings(&b, "bert", "auto");
     b.history_window = 4;
-    ng_window_init(&wa, &a);
-    ng_window_init(&wb, &b);
+    ng_gate_window_init(&wa, &a);
+    ng_gate_window_init(&wb, &b);
     assert_int_equal(ng_window_read(both, 2, &err), 0);
     assert_int_equal(wa.n_runs, 10);
     assert_int_equal(wb.n_runs, 4);

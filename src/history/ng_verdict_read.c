@@ -1,0 +1,392 @@
+#include "history/ng_verdict_read.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/ng_context.h"
+#include "core/ng_rows.h"
+#include "util/ng_oom.h"
+#include "util/ng_util.h"
+
+static const char *keep(struct ng_verdict_doc *d, const char *s)
+{
+    if (!s)
+        return NULL;
+    d->strings = ng_xrealloc(d->strings, (d->n_strings + 1) * sizeof *d->strings);
+    return d->strings[d->n_strings++] = ng_xstrdup(s);
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+static const char *str_or_empty(const cJSON *o, const char *key)
+{
+    const char *s = get_str(o, key);
+    return s ? s : "";
+}
+
+/* 1 and *out when the member is a number; 0 when null or missing. */
+static int get_num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(it))
+        return 0;
+    *out = it->valuedouble;
+    return 1;
+}
+
+static double num_or_0(const cJSON *o, const char *key)
+{
+    double v = 0;
+    (void)get_num(o, key, &v);
+    return v;
+}
+
+static enum ng_format format_of(const char *name)
+{
+    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_HISTORY; f++)
+        if (name && strcmp(name, ng_format_name((enum ng_format)f)) == 0)
+            return (enum ng_format)f;
+    return NG_FORMAT_UNKNOWN;
+}
+
+static int outcome_of(const char *name, enum ng_outcome *o)
+{
+    for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++) {
+        if (name && strcmp(name, ng_outcome_name((enum ng_outcome)k)) == 0) {
+            *o = (enum ng_outcome)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static enum ng_kernel_status status_of(const char *name)
+{
+    for (int k = NG_KERNEL_CHANGED; k <= NG_KERNEL_GONE; k++)
+        if (name && strcmp(name, ng_kernel_status_name((enum ng_kernel_status)k)) == 0)
+            return (enum ng_kernel_status)k;
+    return NG_KERNEL_CHANGED;
+}
+
+/* A JSON number as a whole number, rounded and held in range: a damaged
+ * or hostile file (a history line) may say 1e999, and a conversion out of
+ * range would be undefined behaviour (found by fuzz_history). */
+static int64_t whole(double x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (x <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)llround(x);
+}
+
+/* Total times were written as ms; the ns they came from are whole. */
+static int64_t ns_of(double ms)
+{
+    return whole(ms * 1e6);
+}
+
+static enum ng_work_kind kind_of(const char *name)
+{
+    for (int k = 0; k <= NG_WORK_OTHERS; k++)
+        if (name && strcmp(name, ng_work_kind_name((enum ng_work_kind)k)) == 0)
+            return (enum ng_work_kind)k;
+    return NG_WORK_KERNEL;   /* lines from before kinds existed */
+}
+
+static void read_by_kind(const cJSON *o, int64_t *out, double unit)
+{
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        out[k] = (int64_t)llround(num_or_0(o, ng_work_kind_name((enum ng_work_kind)k)) * unit);
+}
+
+static void read_places(const cJSON *a, const char *id, struct ng_place **out, size_t *n)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+        ng_profile_add_place(out, n, (int64_t)num_or_0(it, id), ns_of(num_or_0(it, "total_ms")),
+                             (int64_t)num_or_0(it, "launches"));
+}
+
+static double *read_samples(const cJSON *a, size_t *n)
+{
+    double *x = ng_xcalloc((size_t)cJSON_GetArraySize(a), sizeof *x);
+    const cJSON *it;
+
+    *n = 0;
+    cJSON_ArrayForEach(it, a)
+        if (cJSON_IsNumber(it))
+            x[(*n)++] = it->valuedouble;
+    return x;
+}
+
+static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const cJSON *o,
+                      const cJSON *samples)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(o, "runs"), *it;
+    double ms;
+
+    s->path = keep(d, get_str(o, "path"));
+    s->format = format_of(get_str(o, "format"));
+    s->loaded = get_num(o, "total_gpu_ms", &ms);
+    s->total_ns = s->loaded ? ns_of(ms) : 0;
+    s->kernel_count = whole(num_or_0(o, "kernel_count"));
+    s->ms_per_epoch = num_or_0(o, "median_ms");
+    s->min_ms = num_or_0(o, "min_ms");
+    s->max_ms = num_or_0(o, "max_ms");
+    s->mean_ms = num_or_0(o, "mean_ms");
+    s->epochs_counted = num_or_0(o, "epochs");
+    s->excluded_ns = ns_of(num_or_0(o, "excluded_ms_per_epoch") * s->epochs_counted);
+    s->excluded_launches = (int64_t)num_or_0(o, "excluded_launches");
+    s->has_overlap = get_num(o, "overlap_ms_per_epoch", &s->overlap_ms_per_epoch);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_ms"), s->kind_ns, 1e6);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "work_launches"), s->kind_launches, 1);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_ms"), s->left_out_ns, 1e6);
+    read_by_kind(cJSON_GetObjectItemCaseSensitive(o, "left_out_launches"), s->left_out_launches,
+                 1);
+    s->has_places = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "devices"));
+    read_places(cJSON_GetObjectItemCaseSensitive(o, "devices"), "device", &s->devices,
+                &s->n_devices);
+    read_places(cJSON_GetObjectItemCaseSensitive(o, "processes"), "pid", &s->processes,
+                &s->n_processes);
+    s->runs = ng_xcalloc((size_t)cJSON_GetArraySize(runs), sizeof *s->runs);
+    cJSON_ArrayForEach(it, runs) {
+        struct ng_verdict_run *r = &s->runs[s->n_runs++];
+        r->path = keep(d, get_str(it, "path"));
+        r->format = format_of(get_str(it, "format"));
+        r->loaded = get_num(it, "total_gpu_ms", &ms);
+        r->total_ns = r->loaded ? ns_of(ms) : 0;
+        r->kernel_count = whole(num_or_0(it, "kernel_count"));
+    }
+    if (cJSON_IsArray(samples))
+        s->samples = read_samples(samples, &s->n_samples);
+}
+
+static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSON *a)
+{
+    const cJSON *it;
+
+    v->kernels = ng_xcalloc((size_t)cJSON_GetArraySize(a), sizeof *v->kernels);
+    cJSON_ArrayForEach(it, a) {
+        struct ng_kernel_delta *k = &v->kernels[v->n_kernels++];
+        k->name = keep(d, get_str(it, "name"));
+        if (!k->name)
+            k->name = keep(d, "");
+        k->kind = kind_of(get_str(it, "kind"));
+        k->status = status_of(get_str(it, "status"));
+        k->gated = outcome_of(get_str(it, "verdict"), &k->verdict) == 0;
+        k->has_p = get_num(it, "p_value", &k->p_value);
+        if (!get_num(it, "ratio", &k->ratio))
+            k->ratio = k->gated ? INFINITY : 0;   /* a new item's ratio is written as null */
+        if (k->gated && k->verdict == NG_OUTCOME_FAIL)
+            v->n_items_failed++;
+        else if (k->gated && k->verdict == NG_OUTCOME_INCONCLUSIVE)
+            v->n_items_inconclusive++;
+        k->baseline_ms_per_epoch = num_or_0(it, "baseline_ms_per_epoch");
+        k->current_ms_per_epoch = num_or_0(it, "current_ms_per_epoch");
+        k->delta_ms_per_epoch = num_or_0(it, "delta_ms_per_epoch");
+        k->share = num_or_0(it, "share");
+        k->baseline_instances_per_epoch = num_or_0(it, "baseline_instances_per_epoch");
+        k->current_instances_per_epoch = num_or_0(it, "current_instances_per_epoch");
+    }
+}
+
+/* "rows": {"cap": N, "items": [...]} of a history line (null or absent:
+ * none, as in the lines of gates before rows were written). */
+static void read_rows(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSON *rows)
+{
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(rows, "items"), *it;
+
+    if (!cJSON_IsArray(items))
+        return;
+    v->has_rows = 1;
+    v->rows = ng_xcalloc((size_t)cJSON_GetArraySize(items) + 1, sizeof *v->rows);
+    cJSON_ArrayForEach(it, items) {
+        struct ng_work_rate *r = &v->rows[v->n_rows++];
+        const char *name = get_str(it, "name");
+        r->name = keep(d, name ? name : "");
+        r->kind = kind_of(get_str(it, "kind"));
+        r->ms_per_epoch = num_or_0(it, "ms_per_epoch");
+        r->launches_per_epoch = num_or_0(it, "launches_per_epoch");
+    }
+}
+
+static void read_history_run(struct ng_verdict_history_run *r, const cJSON *o)
+{
+    const char *commit = get_str(o, "commit"), *ts = get_str(o, "timestamp");
+    double line = 0;
+
+    (void)get_num(o, "line", &line);
+    r->line = line >= 0 && line < 1e15 ? (size_t)line : 0;
+    r->commit = commit ? ng_xstrdup(commit) : NULL;
+    if (ts)
+        (void)ng_parse_utc(ts, &r->timestamp);
+}
+
+/* "baseline_history" (null or absent: the baseline was profiles) */
+static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
+{
+    const cJSON *it;
+    double x = 0;
+
+    if (!cJSON_IsObject(o))
+        return;
+    h->on = 1;
+    h->path = ng_xstrdup(str_or_empty(o, "path"));
+    h->name = ng_xstrdup(str_or_empty(o, "name"));
+    h->window = get_num(o, "window", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    h->runs = get_num(o, "runs", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    const cJSON *match = cJSON_GetObjectItemCaseSensitive(o, "match");
+    if (cJSON_IsObject(match))
+        cJSON_ArrayForEach(it, match)
+            if (cJSON_IsString(it))
+                ng_context_set(&h->match, it->string, it->valuestring);
+    if (get_str(o, "since"))
+        h->has_since = ng_parse_utc(get_str(o, "since"), &h->since) == 0;
+    if (get_str(o, "branch"))
+        h->branch = ng_xstrdup(get_str(o, "branch"));
+    h->branches = get_num(o, "branches", &x) && x >= 0 && x < 1e15 ? (size_t)x : h->branch != NULL;
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "first")))
+        read_history_run(&h->first, cJSON_GetObjectItemCaseSensitive(o, "first"));
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "last")))
+        read_history_run(&h->last, cJSON_GetObjectItemCaseSensitive(o, "last"));
+}
+
+static void read_patterns(struct ng_verdict_doc *d, const cJSON *a, const char **out,
+                          size_t *n)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+        if (cJSON_IsString(it) && *n < NG_POLICY_PATTERNS)
+            out[(*n)++] = keep(d, it->valuestring);
+}
+
+/* The policy as the verdict recorded it; a line from before policies has
+ * none (the defaults). */
+static void read_policy(struct ng_verdict_doc *d, const cJSON *root)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "policy");
+    struct ng_policy *p = d->policy = ng_xcalloc(1, sizeof *d->policy);
+    struct ng_verdict *v = &d->v;
+    double x;
+
+    p->kernel_min_delta_ms = -1;
+    v->policy = p;
+    v->top = (long)v->n_kernels;
+    if (!cJSON_IsObject(o))
+        return;
+    read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "kernels"), p->kernels, &p->n_kernels);
+    read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "exclude_kernels"), p->exclude,
+                  &p->n_exclude);
+    p->min_delta_ms = num_or_0(o, "min_delta_ms");
+    p->kernel_threshold = num_or_0(o, "kernel_threshold");
+    if (get_num(o, "kernel_min_delta_ms", &x))
+        v->kernel_floor_ms = x;
+    p->fail_on_improvement = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+                                                                           "fail_on_improvement"));
+    p->base_names = str_or_empty(o, "kernel_names")[0] == 'b';
+    if (get_num(o, "top", &x))
+        v->top = (long)x;
+}
+
+static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
+{
+    struct ng_verdict *v = &d->v;
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
+    const cJSON *warnings = cJSON_GetObjectItemCaseSensitive(root, "warnings"), *it;
+    double x;
+
+    v->name = keep(d, get_str(root, "name"));
+    v->mode = keep(d, get_str(root, "mode") ? get_str(root, "mode") : "total");
+    v->metric = keep(d, get_str(root, "metric"));
+    snprintf(v->work, sizeof v->work, "%s", str_or_empty(root, "work"));
+    v->has_figures = get_num(root, "ratio", &v->ratio);
+    v->threshold = num_or_0(root, "threshold");
+    v->epochs = (long)whole(num_or_0(root, "epochs"));
+    v->has_p = get_num(root, "p_value", &v->p_value);
+    v->alpha = num_or_0(root, "alpha");
+    read_side(d, &v->baseline, cJSON_GetObjectItemCaseSensitive(root, "baseline"),
+              cJSON_GetObjectItemCaseSensitive(samples, "baseline"));
+    read_side(d, &v->current, cJSON_GetObjectItemCaseSensitive(root, "current"),
+              cJSON_GetObjectItemCaseSensitive(samples, "current"));
+    if (get_num(root, "baseline_ms_per_epoch", &x))
+        v->baseline.ms_per_epoch = x;
+    if (get_num(root, "current_ms_per_epoch", &x))
+        v->current.ms_per_epoch = x;
+    read_kernels(d, v, cJSON_GetObjectItemCaseSensitive(root, "kernels"));
+    read_policy(d, root);
+    v->n_top = v->top >= 0 && (size_t)v->top < v->n_kernels ? (size_t)v->top : v->n_kernels;
+    v->under_floor = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "under_floor"));
+    if (outcome_of(get_str(root, "total_verdict"), &v->total_outcome) < 0)
+        v->total_outcome = v->outcome;   /* lines from before per-kernel gates */
+    v->stale_baseline = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stale_baseline"));
+    cJSON_ArrayForEach(it, warnings)
+        if (cJSON_IsString(it))
+            ng_verdict_warn(v, "%s", it->valuestring);
+    snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
+    const cJSON *context = cJSON_GetObjectItemCaseSensitive(root, "context");
+    if (cJSON_IsObject(context))
+        cJSON_ArrayForEach(it, context)
+            if (cJSON_IsString(it))
+                ng_context_set(&v->context, it->string, it->valuestring);
+    if (get_str(root, "timestamp"))
+        (void)ng_parse_utc(get_str(root, "timestamp"), &v->timestamp);
+    read_rows(d, v, cJSON_GetObjectItemCaseSensitive(root, "rows"));
+    read_baseline_history(&v->history, cJSON_GetObjectItemCaseSensitive(root, "baseline_history"));
+}
+
+/* Only whitespace after the value: two verdicts glued on one line (a
+ * writer that lost its newline) are not one verdict. */
+static int only_space(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            return 0;
+    return 1;
+}
+
+int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
+                        struct ng_err *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    int ret = 0;
+
+    memset(d, 0, sizeof *d);
+    if (!root)
+        ret = ng_err_set(err, "not valid JSON");
+    else if (!end || !only_space(end, text + len))
+        ret = ng_err_set(err, "more than one JSON value");
+    else if (!cJSON_IsObject(root) ||
+             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
+             outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
+        ret = ng_err_set(err, "not a JSON verdict");
+    else
+        read_verdict(d, root);
+    cJSON_Delete(root);
+    return ret;
+}
+
+void ng_verdict_doc_release(struct ng_verdict_doc *d)
+{
+    ng_verdict_release(&d->v);
+    for (size_t i = 0; i < d->n_strings; i++)
+        free(d->strings[i]);
+    free(d->strings);
+    free(d->policy);
+    d->strings = NULL;
+    d->n_strings = 0;
+    d->policy = NULL;
+    d->v.policy = NULL;
+}
