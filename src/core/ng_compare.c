@@ -831,7 +831,7 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
                          ? opts->policy.kernel_min_delta_ms
                          : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;
     attribute(v, baseline, nb, current, nc, opts);
-    /* the human headline is the reporters' (ng_report_headline), from these fields */
+    /* the human headline is the reporters' (ng_verdict_headline), from these fields */
     decide_total(v, opts);
     check_stale(v, opts);
     v->outcome = v->total_outcome;

@@ -9,7 +9,7 @@
  * samples, kernels, warnings, rows), its run context (copies) and its error
  * text; ng_verdict_release() frees them.  It holds figures, not sentences: the human headline
  * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
- * ng_report_headline(). */
+ * ng_verdict_headline(). */
 #ifndef NG_VERDICT_H
 #define NG_VERDICT_H
 

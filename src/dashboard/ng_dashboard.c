@@ -14,12 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/ng_verdict_text.h"
 #include "util/ng_file.h"
 #include "history/ng_history.h"
 #include "html/ng_html.h"
 #include "util/ng_oom.h"
-#include "reporters/ng_report.h"
-#include "reporters/ng_reporter.h"
 #include "history/ng_scan.h"
 #include "util/ng_signal.h"
 #include "html/ng_svg.h"

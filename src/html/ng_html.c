@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reporters/ng_report.h"
-#include "reporters/ng_reporter.h"
+#include "core/ng_verdict_text.h"
 #include "html/ng_svg.h"
 #include "html/ng_html_assets.h"
 
@@ -453,7 +452,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
     ng_html_text(out, v->name);
     ng_buf_addf(out, "</h%d>\n<p class=\"mono%s\">", heading,
                 v->outcome == NG_OUTCOME_ERROR ? " err" : "");
-    char *headline = ng_report_headline_text(v);
+    char *headline = ng_verdict_headline_text(v);
     ng_html_text(out, headline);
     free(headline);
     ng_buf_adds(out, "</p>\n");

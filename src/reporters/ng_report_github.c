@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 
@@ -107,7 +108,7 @@ static void md_message(struct md *m, const struct ng_verdict *v)
     struct ng_buf b = NG_BUF_INIT;
 
     ng_buf_adds(&b, "\n```text\n");
-    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &b);
+    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &b);
     ng_buf_adds(&b, "\n```\n");
     md_add(m, &b);
 }
@@ -147,11 +148,11 @@ static void md_figures(struct md *m, const struct ng_verdict *v)
 static void md_kernels(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
-    int kinds = !ng_report_only_kernels(v);
+    int kinds = !ng_verdict_only_kernels(v);
     int gates = v->policy && v->policy->kernel_threshold > 0;
 
     /* as in the human output: on a PASS they are noise (unless --verbose) */
-    if (v->n_kernels == 0 || !ng_report_wants_details(v))
+    if (v->n_kernels == 0 || !ng_verdict_wants_details(v))
         return;
     ng_buf_addf(&b, "\n%s by contribution to the change, per epoch:\n\n| %s |%s%s status "
                     "| baseline ms | current ms | change ms | share | launches |\n"
@@ -285,10 +286,10 @@ static int summary_render_batch(const struct ng_batch *b, struct ng_buf *out, st
         return 0;
     }
     struct ng_context shared;
-    ng_report_batch_context(b, &shared);
+    ng_batch_context(b, &shared);
     ng_batch_count(b, &c);
     ng_buf_addf(&head, "\n### %s nsys-gate ", icon(c.outcome));
-    ng_report_batch_line(b, &head);
+    ng_batch_line(b, &head);
     ng_buf_adds(&head, "\n");
     md_add(&m, &head);
     md_context(&m, &shared, NULL);
@@ -362,7 +363,7 @@ static void output_gate(struct ng_buf *out, const struct ng_verdict *v)
     output_number(out, "epochs", v->epochs > 0, (double)v->epochs);
     output_number(out, "p_value", v->has_p, v->p_value);
     output_multiline(out, "name", v->name);
-    char *message = ng_report_headline_text(v);
+    char *message = ng_verdict_headline_text(v);
     output_multiline(out, "message", message);
     free(message);
 }
@@ -375,7 +376,7 @@ static void output_batch(struct ng_buf *out, const struct ng_batch *b)
     struct ng_buf msg = NG_BUF_INIT;
 
     ng_batch_count(b, &c);
-    ng_report_batch_line(b, &msg);
+    ng_batch_line(b, &msg);
     ng_buf_addf(out, "verdict=%s\ngates=%zu\npassed=%zu\nfailed=%zu\ninconclusive=%zu\n"
                      "errored=%zu\n",
                 ng_outcome_name(c.outcome), b->n, c.by_outcome[NG_OUTCOME_PASS],
@@ -486,10 +487,10 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
     struct ng_buf body = NG_BUF_INIT;
 
     if (v->outcome != NG_OUTCOME_PASS) {
-        ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &body);
-        if (ng_report_wants_details(v)) {
+        ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &body);
+        if (ng_verdict_wants_details(v)) {
             ng_buf_adds(&body, "\n");
-            ng_report_details(v, &body);
+            ng_verdict_details(v, &body);
             body.data[--body.len] = '\0';   /* the last newline */
         }
         annotate(a, v->outcome == NG_OUTCOME_INCONCLUSIVE ? ANN_WARNING : ANN_ERROR, v->name,

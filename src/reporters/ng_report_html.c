@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/ng_verdict_text.h"
 #include "html/ng_html.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
@@ -42,7 +43,7 @@ static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
     char (*hrefs)[32] = ng_xcalloc(b->n ? b->n : 1, sizeof *hrefs);   /* "#gate-N": the id after '#' */
 
     (void)err;
-    ng_report_batch_line(b, &line);
+    ng_batch_line(b, &line);
     ng_html_begin(out, line.data);
     ng_buf_adds(out, "<h1>nsys-gate report</h1>\n<p class=\"mono\">");
     ng_html_text(out, line.data);

@@ -5,6 +5,7 @@
  * other per-gate line), and a last line counts the outcomes. */
 #include <string.h>
 
+#include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 
@@ -13,10 +14,10 @@ static int human_render(const struct ng_verdict *v, struct ng_buf *out, struct n
     (void)err;
     if (v->outcome == NG_OUTCOME_ERROR)
         return 0;
-    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
+    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
     ng_buf_adds(out, "\n");
-    if (ng_report_wants_details(v))
-        ng_report_details(v, out);
+    if (ng_verdict_wants_details(v))
+        ng_verdict_details(v, out);
     return 0;
 }
 
@@ -27,12 +28,12 @@ static int human_render_batch(const struct ng_batch *b, struct ng_buf *out, stru
         const struct ng_verdict *v = b->verdicts[i];
         ng_text_clean(out, v->name, strlen(v->name), NG_TEXT_ESCAPE_CONTROLS);
         ng_buf_adds(out, ": ");
-        ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
+        ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
         ng_buf_adds(out, "\n");
-        if (ng_report_wants_details(v))
-            ng_report_details(v, out);
+        if (ng_verdict_wants_details(v))
+            ng_verdict_details(v, out);
     }
-    ng_report_batch_line(b, out);
+    ng_batch_line(b, out);
     ng_buf_adds(out, "\n");
     return 0;
 }

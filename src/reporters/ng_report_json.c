@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/ng_verdict_text.h"
 #include "core/ng_context.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
@@ -412,7 +413,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     for (size_t i = 0; i < upto(v->n_warnings, lim->n_warnings); i++)
         cJSON_AddItemToArray(warnings, cut_item(v->warnings[i], lim->text, 0));
     cJSON_AddItemToObject(root, "warnings", warnings);
-    char *message = ng_report_headline_text(v);
+    char *message = ng_verdict_headline_text(v);
     add_cut(root, "message", message, lim->text, 0);
     free(message);
     add_cut(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL, lim->text, 0);

@@ -16,6 +16,7 @@
 
 #include <libxml/tree.h>
 
+#include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_version.h"
@@ -101,12 +102,12 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
 static char *summary_text(const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
-    char *headline = ng_report_headline_text(v);
+    char *headline = ng_verdict_headline_text(v);
     ng_buf_adds(&b, headline);
     free(headline);
-    if (ng_report_wants_details(v)) {
+    if (ng_verdict_wants_details(v)) {
         ng_buf_adds(&b, "\n");
-        ng_report_details(v, &b);
+        ng_verdict_details(v, &b);
     }
     return ng_buf_detach(&b);
 }
@@ -167,7 +168,7 @@ static char *item_text(const struct ng_verdict *v, const struct ng_kernel_delta 
 
     ng_fmt_threshold(kthr, sizeof kthr, v->policy->kernel_threshold);
     ng_buf_addf(&b, "%s: %s ", ng_outcome_title(k->verdict), k->name);
-    ng_report_item_ratio(&b, k);
+    ng_verdict_item_ratio(&b, k);
     ng_buf_addf(&b, " %s the %sx kernel threshold (%+.3f ms/epoch, floor %.3f ms",
                 k->verdict == NG_OUTCOME_PASS ? "within" : "past", kthr, k->delta_ms_per_epoch,
                 v->kernel_floor_ms);
@@ -215,7 +216,7 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
     xmlNodePtr n;
     char *text = summary_text(v);
-    char *headline = ng_report_headline_text(v);
+    char *headline = ng_verdict_headline_text(v);
     char time[32];
 
     fmt_seconds(time, sizeof time, v->elapsed_s);
@@ -282,7 +283,7 @@ static void add_batch_properties(xmlNodePtr suite, const struct ng_batch *b,
         add_property(props, ng_outcome_name((enum ng_outcome)k), buf);
     }
     struct ng_context shared;
-    ng_report_batch_context(b, &shared);
+    ng_batch_context(b, &shared);
     add_context_properties(props, &shared);
     ng_context_release(&shared);
 }
@@ -300,7 +301,7 @@ static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
         struct ng_buf *to = v->outcome == NG_OUTCOME_ERROR ? &errs : &out;
         if (b->manifest)
             ng_buf_addf(to, "%s: ", v->name);
-        char *text = v->outcome == NG_OUTCOME_ERROR ? ng_report_headline_text(v)
+        char *text = v->outcome == NG_OUTCOME_ERROR ? ng_verdict_headline_text(v)
                                                     : summary_text(v);
         ng_buf_adds(to, text);
         free(text);

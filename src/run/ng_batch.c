@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/ng_verdict_text.h"
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
 #include "util/ng_oom.h"
@@ -357,7 +358,7 @@ static void tell_finished(const struct ng_batch_gate *g, size_t done, size_t tot
     struct ng_buf headline = NG_BUF_INIT;
     const struct ng_verdict *v = g->verdict ? g->verdict : &g->result.v;
 
-    ng_report_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
+    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
     ng_progress_gate_done(done, total, g->settings->compare.name, headline.data,
                           g->result.v.elapsed_s);
     ng_buf_release(&headline);

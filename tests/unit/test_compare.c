@@ -8,13 +8,14 @@
 
 #include <cmocka.h>
 
+#include "core/ng_verdict_text.h"
 #include "core/ng_compare.h"
 #include "reporters/ng_reporter.h"
 
 /* The prototype's line, as the reporters render it from the verdict. */
 static void assert_headline(const struct ng_verdict *v, const char *want)
 {
-    char *got = ng_report_headline_text(v);
+    char *got = ng_verdict_headline_text(v);
     assert_string_equal(got, want);
     free(got);
 }

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "core/ng_verdict_text.h"
 #include "core/ng_context.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
@@ -194,7 +195,7 @@ static void test_batch_shared(void **state)
     ng_context_set(&b.context, "gpu", "h100");
     const struct ng_verdict *vs[] = { &a, &b };
     struct ng_batch batch = { vs, 2, "m.json", 0, 0 };
-    ng_report_batch_context(&batch, &shared);
+    ng_batch_context(&batch, &shared);
     char *s = shown(&shared);
     assert_string_equal(s, "commit=c1;gpu=h100;");
     free(s);

@@ -12,6 +12,7 @@
 
 #include "render_helper.h"
 
+#include "core/ng_verdict_text.h"
 #include "history/ng_verdict_read.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
@@ -328,7 +329,7 @@ static void test_json_line_round_trip(void **state)
         d.v.timestamp = v.timestamp;
         /* the headline is rendered from the fields, so the fields read
          * back render it again, byte for byte */
-        char *a = ng_report_headline_text(&v), *b = ng_report_headline_text(&d.v);
+        char *a = ng_verdict_headline_text(&v), *b = ng_verdict_headline_text(&d.v);
         assert_string_equal(a, b);
         assert_non_null(strstr(line, a));   /* the JSON's "message" */
         if (i == 4)

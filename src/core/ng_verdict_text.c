@@ -1,0 +1,353 @@
+#include "core/ng_verdict_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/ng_util.h"
+
+int ng_verdict_wants_details(const struct ng_verdict *v)
+{
+    if (!v->has_figures)
+        return 0;
+    return v->outcome == NG_OUTCOME_FAIL || v->outcome == NG_OUTCOME_INCONCLUSIVE || v->verbose;
+}
+
+static void side_line(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
+                      const char *unit)
+{
+    ng_buf_addf(out, "  %s median %.3f ms/epoch (min %.3f, max %.3f, mean %.3f; %zu %s%s)\n",
+                label, s->ms_per_epoch, s->min_ms, s->max_ms, s->mean_ms, s->n_samples, unit,
+                s->n_samples == 1 ? "" : "s");
+}
+
+/* Long template names are cut: the line must stay readable in a CI log. */
+#define NAME_SHOWN_MAX 160
+
+static int kinds_counted(const struct ng_verdict_side *s)
+{
+    int n = 0;
+    for (int k = 0; k < NG_WORK_KINDS; k++)
+        n += s->kind_ns[k] > 0;
+    return n;
+}
+
+/* "kernel 10.200 ms, graph 3.400 ms": the counted time by kind, per epoch */
+static void kinds_text(struct ng_buf *out, const struct ng_verdict_side *s)
+{
+    const char *sep = "";
+    for (int k = 0; k < NG_WORK_KINDS; k++) {
+        if (s->kind_ns[k] == 0)
+            continue;
+        ng_buf_addf(out, "%s%s %.3f ms", sep, ng_work_kind_name((enum ng_work_kind)k),
+                    (double)s->kind_ns[k] / 1e6 / s->epochs_counted);
+        sep = ", ";
+    }
+}
+
+/* One line per side and kind of place, when there is more than one: a
+ * slow rank or GPU then shows. */
+static void places_line(struct ng_buf *out, const char *label, const char *what,
+                        const struct ng_place *p, size_t n, double per)
+{
+    if (n < 2)
+        return;
+    ng_buf_addf(out, "  %s work per %s:", label, what);
+    for (size_t i = 0; i < n; i++)
+        ng_buf_addf(out, "%s %lld: %.3f ms/epoch", i ? "," : "", (long long)p[i].id,
+                    (double)p[i].ns / 1e6 / per);
+    ng_buf_adds(out, "\n");
+}
+
+static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    if (b->has_overlap && c->has_overlap)
+        ng_buf_addf(out, "  work running alongside other work, per epoch: baseline %.3f ms, "
+                    "current %.3f ms\n", b->overlap_ms_per_epoch, c->overlap_ms_per_epoch);
+    if (kinds_counted(b) > 1 || kinds_counted(c) > 1) {
+        ng_buf_adds(out, "  work per epoch: baseline ");
+        kinds_text(out, b);
+        ng_buf_adds(out, "; current ");
+        kinds_text(out, c);
+        ng_buf_adds(out, "\n");
+    }
+    places_line(out, "baseline", "device", b->devices, b->n_devices, b->epochs_counted);
+    places_line(out, "current ", "device", c->devices, c->n_devices, c->epochs_counted);
+    /* one process a device (a rank a GPU) says nothing the devices do not */
+    if (b->n_processes != b->n_devices || c->n_processes != c->n_devices) {
+        places_line(out, "baseline", "process", b->processes, b->n_processes, b->epochs_counted);
+        places_line(out, "current ", "process", c->processes, c->n_processes, c->epochs_counted);
+    }
+}
+
+
+static void name_line(struct ng_buf *out, const char *name)
+{
+    size_t len = strlen(name);
+    ng_text_clean(out, name, len > NAME_SHOWN_MAX ? NAME_SHOWN_MAX : len,
+                  NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_adds(out, len > NAME_SHOWN_MAX ? "...\n" : "\n");
+}
+
+/* What --kernels / --exclude-kernels left out, per epoch. */
+static void excluded_line(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    if (b->excluded_launches == 0 && c->excluded_launches == 0)
+        return;
+    ng_buf_addf(out, "  left out by the kernel filters, per epoch: baseline %.3f ms (%.1f "
+                     "launches), current %.3f ms (%.1f launches)\n",
+                (double)b->excluded_ns / 1e6 / b->epochs_counted,
+                (double)b->excluded_launches / b->epochs_counted,
+                (double)c->excluded_ns / 1e6 / c->epochs_counted,
+                (double)c->excluded_launches / c->epochs_counted);
+}
+
+/* The items the per-kernel gates did not pass. */
+static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    char kthr[32];
+    if (v->n_items_failed + v->n_items_inconclusive == 0)
+        return;
+    ng_fmt_threshold(kthr, sizeof kthr, v->policy ? v->policy->kernel_threshold : 0);
+    ng_buf_addf(out, "  per-kernel gates (past %sx and %.3f ms/epoch):\n", kthr,
+                v->kernel_floor_ms);
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        if (!k->gated || k->verdict == NG_OUTCOME_PASS)
+            continue;
+        ng_buf_addf(out, "    %-12s ", ng_outcome_title(k->verdict));
+        ng_verdict_item_ratio(out, k);
+        ng_buf_addf(out, " %+.3f ms/epoch", k->delta_ms_per_epoch);
+        if (k->has_p)
+            ng_buf_addf(out, " (p=%.3g)", k->p_value);
+        ng_buf_adds(out, "  ");
+        name_line(out, k->name);
+    }
+}
+
+int ng_verdict_only_kernels(const struct ng_verdict *v)
+{
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].kind != NG_WORK_KERNEL)
+            return 0;
+    return 1;
+}
+
+void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
+{
+    const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
+
+    if (v->has_p)
+        ng_buf_addf(out, "  p=%.3g (one-sided Mann-Whitney U test, %zu vs %zu samples)\n",
+                    v->p_value, v->baseline.n_samples, v->current.n_samples);
+    side_line(out, "baseline", &v->baseline, unit);
+    side_line(out, "current ", &v->current, unit);
+    work_lines(out, v);
+    excluded_line(out, v);
+    if (v->n_kernels == 0)
+        return;
+    ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",
+                ng_verdict_only_kernels(v) ? "kernels" : "work items");
+    for (size_t i = 0; i < v->n_top && i < v->n_kernels; i++) {
+        const struct ng_kernel_delta *k = &v->kernels[i];
+        ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %-7s %.3f -> %.3f ms, %.1f -> %.1f launches  ",
+                    k->delta_ms_per_epoch, k->share * 100.0, ng_kernel_status_name(k->status),
+                    k->baseline_ms_per_epoch, k->current_ms_per_epoch,
+                    k->baseline_instances_per_epoch, k->current_instances_per_epoch);
+        name_line(out, k->name);
+    }
+    gated_lines(out, v);
+}
+
+/* "epochs=10"; in NVTX mode with sides of different sizes, both counts
+ * ("epochs=9/10"), since the verdict's epochs is the smaller one. */
+static void headline_epochs(const struct ng_verdict *v, struct ng_buf *out)
+{
+    if (strcmp(v->mode, "nvtx") != 0 || v->baseline.n_samples == v->current.n_samples)
+        ng_buf_addf(out, "%ld", v->epochs);
+    else
+        ng_buf_addf(out, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
+}
+
+/* A commit as people quote it: its first 7 characters. */
+static void short_commit(struct ng_buf *out, const char *commit)
+{
+    ng_buf_addf(out, "%.7s", commit);
+}
+
+/* " | baseline: last 10 runs of 'resnet50' on main (4f1c2a7..9b2e4d6)":
+ * what a history baseline is, after the figures. */
+static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
+{
+    const struct ng_verdict_history *h = &v->history;
+
+    if (!h->on)
+        return;
+    ng_buf_addf(out, " | baseline: last %zu run%s of '%s'", h->runs, h->runs == 1 ? "" : "s",
+                h->name);
+    if (h->branch)
+        ng_buf_addf(out, " on %s", h->branch);
+    else if (h->branches > 1)
+        ng_buf_addf(out, " on %zu branches", h->branches);
+    if (!h->first.commit || !h->last.commit) {
+        ng_buf_adds(out, " (commits not recorded)");
+        return;
+    }
+    ng_buf_adds(out, " (");
+    short_commit(out, h->first.commit);
+    if (h->runs > 1) {
+        ng_buf_adds(out, "..");
+        short_commit(out, h->last.commit);
+    }
+    ng_buf_adds(out, ")");
+}
+
+#define HEADLINE_NAME_MAX 60
+
+/* The first item the per-kernel gates did not pass with this outcome. */
+static const struct ng_kernel_delta *first_item(const struct ng_verdict *v, enum ng_outcome o)
+{
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].gated && v->kernels[i].verdict == o)
+            return &v->kernels[i];
+    return NULL;
+}
+
+void ng_verdict_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
+{
+    if (isfinite(k->ratio))
+        ng_buf_addf(out, "%.2fx", k->ratio);
+    else
+        ng_buf_adds(out, "new");
+}
+
+static void short_name(struct ng_buf *out, const char *name)
+{
+    size_t len = strlen(name);
+    ng_buf_add(out, name, len > HEADLINE_NAME_MAX ? HEADLINE_NAME_MAX : len);
+    if (len > HEADLINE_NAME_MAX)
+        ng_buf_adds(out, "...");
+}
+
+/* The total within its threshold, a work item not: the headline names it. */
+static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
+{
+    char kthr[32], alpha[32];
+    int failed = v->n_items_failed > 0;
+    size_t n = failed ? v->n_items_failed : v->n_items_inconclusive;
+    const struct ng_kernel_delta *k = first_item(v, failed ? NG_OUTCOME_FAIL
+                                                          : NG_OUTCOME_INCONCLUSIVE);
+
+    ng_fmt_threshold(kthr, sizeof kthr, v->policy ? v->policy->kernel_threshold : 0);
+    ng_buf_addf(out, "%s: %zu work item%s %s past the %sx kernel threshold", failed ? "FAIL"
+                : "INCONCLUSIVE", n, n == 1 ? "" : "s", failed ? "regressed" : "grew", kthr);
+    if (!failed)
+        ng_buf_adds(out, " but not significantly");
+    ng_buf_adds(out, n == 1 ? " (" : " (first: ");
+    if (k) {
+        short_name(out, k->name);
+        ng_buf_adds(out, " ");
+        ng_verdict_item_ratio(out, k);
+        ng_buf_addf(out, ", %+.3f ms/epoch", k->delta_ms_per_epoch);
+        if (!failed) {
+            ng_fmt_double(alpha, sizeof alpha, v->alpha);
+            ng_buf_addf(out, ", p=%.3g > alpha=%s", k->p_value, alpha);
+        }
+    }
+    ng_buf_adds(out, ")");
+}
+
+/* Byte for byte the Python prototype's line for PASS and FAIL. */
+static void headline(const struct ng_verdict *v, struct ng_buf *out)
+{
+    char thr[32], alpha[32];
+
+    if (v->outcome == NG_OUTCOME_ERROR) {
+        ng_buf_addf(out, "ERROR: %s", v->error);
+        return;
+    }
+    ng_fmt_threshold(thr, sizeof thr, v->threshold);
+    /* the total within its threshold (or not significant), an item not */
+    if ((v->n_items_failed || v->n_items_inconclusive) && v->outcome != NG_OUTCOME_PASS &&
+        v->total_outcome != NG_OUTCOME_FAIL && v->outcome != v->total_outcome) {
+        items_headline(v, out);
+    } else if (v->outcome == NG_OUTCOME_PASS && v->under_floor) {
+        char floor[32];
+        ng_fmt_double(floor, sizeof floor, v->policy ? v->policy->min_delta_ms : 0);
+        ng_buf_addf(out, "PASS: per-epoch ratio %.2fx exceeds %sx threshold but the increase, "
+                         "%.3f ms/epoch, is within the %s ms floor", v->ratio, thr,
+                    v->current.ms_per_epoch - v->baseline.ms_per_epoch, floor);
+    } else if (v->outcome == NG_OUTCOME_PASS) {
+        ng_buf_addf(out, "PASS: per-epoch within %sx", thr);
+    } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE) {
+        ng_fmt_double(alpha, sizeof alpha, v->alpha);
+        ng_buf_addf(out, "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but is not "
+                         "significant (p=%.3g > alpha=%s)", v->ratio, thr, v->p_value, alpha);
+    } else {
+        ng_buf_addf(out, "FAIL: per-epoch regression %.2fx exceeds %sx threshold", v->ratio, thr);
+    }
+    ng_buf_addf(out, " | baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=",
+                v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
+    headline_epochs(v, out);
+    ng_buf_adds(out, ")");
+    headline_history(v, out);
+}
+
+char *ng_verdict_headline_text(const struct ng_verdict *v)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    headline(v, &b);
+    return ng_buf_detach(&b);
+}
+
+void ng_verdict_headline(const struct ng_verdict *v, int clean, struct ng_buf *out)
+{
+    char *text = ng_verdict_headline_text(v);
+    ng_text_clean(out, text, strlen(text), clean);
+    free(text);
+}
+
+const char *ng_outcome_title(enum ng_outcome o)
+{
+    static const char *const titles[] = {
+        [NG_OUTCOME_PASS] = "PASS",
+        [NG_OUTCOME_FAIL] = "FAIL",
+        [NG_OUTCOME_INCONCLUSIVE] = "INCONCLUSIVE",
+        [NG_OUTCOME_ERROR] = "ERROR",
+    };
+    return titles[o];
+}
+
+void ng_batch_line(const struct ng_batch *b, struct ng_buf *out)
+{
+    struct ng_batch_counts c;
+
+    ng_batch_count(b, &c);
+    ng_buf_addf(out, "%s: %zu gate%s: %zu pass, %zu fail, %zu inconclusive, %zu error",
+                ng_outcome_title(c.outcome), b->n, b->n == 1 ? "" : "s",
+                c.by_outcome[NG_OUTCOME_PASS], c.by_outcome[NG_OUTCOME_FAIL],
+                c.by_outcome[NG_OUTCOME_INCONCLUSIVE], c.by_outcome[NG_OUTCOME_ERROR]);
+}
+
+void ng_batch_context(const struct ng_batch *b, struct ng_context *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b->n == 0)
+        return;
+    const struct ng_context *first = &b->verdicts[0]->context;
+    for (size_t k = 0; k < first->n; k++) {
+        const struct ng_context_item *it = &first->items[k];
+        size_t i = 1;
+        for (; i < b->n; i++) {
+            const char *v = ng_context_get(&b->verdicts[i]->context, it->key);
+            if (!v || strcmp(v, it->value) != 0)
+                break;
+        }
+        if (i == b->n)
+            ng_context_set(out, it->key, it->value);
+    }
+}
+
