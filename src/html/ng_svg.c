@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html/ng_html.h"
+#include "html/ng_html_escape.h"
 #include "core/ng_stats.h"
 
 /* ---- scales and ticks ---- */
