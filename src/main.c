@@ -18,6 +18,7 @@
 #include "sources/ng_source.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
+#include "util/ng_text.h"
 
 static void print_line(const char *prefix, const char *msg)
 {

@@ -10,6 +10,7 @@
 #include "cli/ng_outputs.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
+#include "util/ng_text.h"
 
 #define DEFAULT_EPOCHS 5
 #define DEFAULT_THRESHOLD 1.20

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 /* A manifest is a list of paths and numbers: anything bigger is a mistake. */
 #define MANIFEST_MAX_BYTES (64 * 1024 * 1024)

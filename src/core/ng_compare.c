@@ -9,6 +9,7 @@
 #include "util/ng_oom.h"
 #include "core/ng_stats.h"
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 #define MIN_TEST_SAMPLES 3
 

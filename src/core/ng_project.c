@@ -1,4 +1,5 @@
 #include "core/ng_project.h"
+#include "util/ng_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 const char ng_rows_others[] = "others";
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 int ng_verdict_wants_details(const struct ng_verdict *v)
 {

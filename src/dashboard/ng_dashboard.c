@@ -24,6 +24,7 @@
 #include "html/ng_svg.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
+#include "util/ng_text.h"
 
 #define DEFAULT_DIR "dashboard"
 #define DEFAULT_TITLE "nsys-gate dashboard"

@@ -9,6 +9,7 @@
 
 #include "util/ng_oom.h"
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 /* A line buffer this large after a long line is given back: memory
  * follows the lines being read, not the longest one seen. */

@@ -9,6 +9,7 @@
 #endif
 
 #include "core/ng_context.h"
+#include "util/ng_text.h"
 
 /* Past this nesting the line is left to cJSON (whose own limit is 1000). */
 #define DEPTH_MAX 64

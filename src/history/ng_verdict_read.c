@@ -12,6 +12,7 @@
 #include "core/ng_rows.h"
 #include "util/ng_oom.h"
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 static const char *keep(struct ng_verdict_doc *d, const char *s)
 {

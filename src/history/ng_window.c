@@ -8,6 +8,7 @@
 #include "history/ng_history.h"
 #include "core/ng_metric.h"
 #include "core/ng_rows.h"
+#include "util/ng_text.h"
 
 /* The names a message lists of the other gates in the file. */
 #define OTHER_NAMES_SHOWN 5

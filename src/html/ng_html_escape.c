@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 /* A UTF-8 sequence (valid: the text is cleaned first) that is a Unicode
  * noncharacter: U+FDD0..U+FDEF, or U+xFFFE / U+xFFFF in any plane.  HTML

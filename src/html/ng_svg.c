@@ -7,6 +7,7 @@
 
 #include "html/ng_html_escape.h"
 #include "core/ng_stats.h"
+#include "util/ng_text.h"
 
 /* ---- scales and ticks ---- */
 

@@ -23,6 +23,7 @@
 #include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
+#include "util/ng_text.h"
 
 /* ---- Markdown ---- */
 

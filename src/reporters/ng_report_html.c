@@ -10,6 +10,7 @@
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_version.h"
+#include "util/ng_text.h"
 
 static void footer(struct ng_buf *out, time_t when)
 {

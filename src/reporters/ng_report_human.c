@@ -8,6 +8,7 @@
 #include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
+#include "util/ng_text.h"
 
 static int human_render(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err)
 {

@@ -21,6 +21,7 @@
 #include "reporters/ng_reporter.h"
 #include "core/ng_rows.h"
 #include "util/ng_version.h"
+#include "util/ng_text.h"
 
 /* What a JSON rendering may hold.  --json and the batch children's lines
  * hold everything (all 0: no limit); a history line is at most

@@ -29,6 +29,7 @@
 
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
+#include "util/ng_text.h"
 
 enum value_kind { FIXED, SECONDS, SCIENTIFIC, INTEGER };
 

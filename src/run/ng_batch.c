@@ -23,6 +23,8 @@
 #include "util/ng_signal.h"
 #include "sources/nsysrep/ng_slots.h"
 #include "util/ng_util.h"
+#include "util/ng_text.h"
+#include "util/ng_file.h"
 
 static void set_text(char *dst, const char *msg)
 {

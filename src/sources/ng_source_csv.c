@@ -20,6 +20,7 @@
 
 #include "sources/ng_source_kind.h"
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 static const char *const csv_exts[] = { ".csv", ".tsv", ".txt", ".json", ".html", NULL };
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -280,4 +281,154 @@ int ng_file_guarded(void (*fn)(void *), void *arg)
     fn(arg);
     guard = outer;
     return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    (void)fsync(fd);
+    close(fd);
+    return 0;
+}
+int ng_write_all(int fd, const void *buf, size_t len)
+{
+    const char *data = buf;
+
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {   /* nothing written and no error: do not spin */
+            errno = EIO;
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+/* A FIFO, a terminal, /dev/null: nothing to replace atomically, and a
+ * rename over the name would break it for everyone after.  Written in
+ * place; O_NONBLOCK on open so a FIFO nobody reads is an error (ENXIO),
+ * not a hang.  `extra` is O_APPEND for a stream name (below). */
+static int write_in_place(const char *path, const char *data, size_t len, int extra,
+                          struct ng_err *err)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | extra);
+    int saved;
+
+    if (fd < 0 && errno == ENXIO)
+        return ng_err_set(err, "unable to write '%s': a FIFO that nothing reads", path);
+    if (fd < 0)
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+        ng_write_all(fd, data, len) < 0) {
+        saved = errno;
+        close(fd);
+        /* /dev/stdout whose reader went away: the end of that stream */
+        if (saved == EPIPE && (extra & O_APPEND))
+            return 0;
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    close(fd);
+    return 0;
+}
+static int is_stream_name(const char *p)
+{
+    return strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0 ||
+           strncmp(p, "/dev/fd/", 8) == 0 || (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
+}
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a symlink to
+ * one: the name of an open stream, even when that stream is a regular
+ * file (a CI log).  Renaming over it would replace the name itself (run
+ * as root, /dev/stdout would become a plain file for everyone after). */
+int ng_path_names_stream(const char *path)
+{
+    char target[256];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+
+    if (n > 0) {
+        target[n] = '\0';
+        if (is_stream_name(target))
+            return 1;
+    }
+    return is_stream_name(path);
+}
+int ng_write_file_atomic(const char *path, const char *data, size_t len,
+                         struct ng_err *err)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return ng_err_set(err, "unable to write to standard output: %s",
+                              strerror(errno));
+        return 0;
+    }
+    struct stat st;
+    if (ng_path_names_stream(path))   /* appended, as to the stream itself */
+        return write_in_place(path, data, len, O_APPEND, err);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return write_in_place(path, data, len, 0, err);
+
+    /* A symlink stays a link: the report replaces its target.  The
+     * temporary file lives beside the target so rename() is atomic. */
+    char *target = ng_file_target(path);
+    if (!target)
+        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? ng_xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
+                      : ng_xstrdup(".");
+    const char *base = slash ? slash + 1 : target;
+    struct ng_buf tmp = NG_BUF_INIT;
+    int fd, saved, ret = 0;
+
+    if (*base == '\0') {
+        free(dir);
+        free(target);
+        return ng_err_set(err, "unable to write '%s': not a file name", path);
+    }
+    ng_buf_addf(&tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+    /* a fatal signal from here on removes the temporary file: it is
+     * registered before a signal can find it unregistered */
+    sigset_t held;
+    ng_signal_hold(&held);
+    fd = mkstemp(tmp.data);
+    int slot = fd >= 0 ? ng_signal_add_file(tmp.data) : -1;
+    saved = errno;
+    ng_signal_resume(&held);
+    if (fd < 0) {
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
+    }
+    /* mkstemp makes 0600; reports are ordinary files that CI uploads */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    if (ng_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        saved = errno;
+        close(fd);
+        unlink(tmp.data);
+        ng_signal_forget(slot);
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+        goto out;
+    }
+    ng_signal_hold(&held);   /* renamed and released as one step */
+    if (close(fd) < 0 || rename(tmp.data, target) < 0) {
+        saved = errno;
+        unlink(tmp.data);
+        ret = ng_err_set(err, "unable to write '%s': %s", path, strerror(saved));
+    }
+    ng_signal_forget(slot);
+    ng_signal_resume(&held);
+    if (ret == 0)
+        (void)fsync_dir(dir);
+out:
+    ng_buf_release(&tmp);
+    free(dir);
+    free(target);
+    return ret;
 }

@@ -1,4 +1,5 @@
-/* ng_file: where a report lands on disk, appending to a file that others
+/* ng_file: where a report lands on disk (atomic writes, the file a
+ * symlink names, paths that name a stream), appending to a file that others
  * read and append to (--history, $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT),
  * and reading a big file in place (a dashboard's histories).  A path
  * given for an output may be a symlink: the report goes to the link's
@@ -69,5 +70,21 @@ void ng_file_unmap(struct ng_file_window *w);
  * held at the fault stays allocated (the caller reports the error and
  * ends); locks must not be held over reads of the map. */
 int ng_file_guarded(void (*fn)(void *), void *arg);
+
+/* write() until all len bytes are written (EINTR retried); -1 with errno
+ * on failure. */
+int ng_write_all(int fd, const void *data, size_t len);
+
+/* Whether path names an open stream rather than a file: /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/.../fd/N, or a symlink to one. */
+int ng_path_names_stream(const char *path);
+
+/* Writes data to path atomically: a temporary file in the same directory,
+ * fsync, rename.  On failure nothing is left at a temporary name and an
+ * older file at path is untouched.  A symlink stays a link: its target is
+ * replaced, from a temporary file in the target's directory.  path "-"
+ * writes to stdout. */
+int ng_write_file_atomic(const char *path, const char *data, size_t len,
+                         struct ng_err *err);
 
 #endif

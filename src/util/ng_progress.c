@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 #define ITEMS 64
 #define REDRAW_S 0.2

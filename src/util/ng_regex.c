@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
 
 /* ---- how big glibc's expansion of a pattern gets ---- */
 

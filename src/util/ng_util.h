@@ -1,6 +1,6 @@
-/* ng_util: small helpers shared by every layer: a growable byte buffer,
- * text cleaning for outputs, locale-independent number formatting,
- * atomic file writes and the clock.
+/* ng_util: small helpers shared by every layer: memory that never runs
+ * out quietly, a growable byte buffer, an arena, hash maps and the clock.
+ * Text and number formatting are ng_text.h's, files ng_file.h's.
  *
  * Ownership: an ng_buf owns its bytes; ng_buf_release() frees them and
  * leaves an empty buffer.  ng_xmalloc()/ng_xstrdup() never return NULL:
@@ -120,79 +120,9 @@ void ng_idmap_set(struct ng_idmap *m, int64_t a, int64_t b, size_t val);
 size_t ng_idmap_find(const struct ng_idmap *m, int64_t a, int64_t b);
 void ng_idmap_release(struct ng_idmap *m);
 
-/* Text cleaning.  Output is always valid UTF-8: each byte that is not part
- * of a valid sequence becomes U+FFFD.  With NG_TEXT_ESCAPE_CONTROLS, C0
- * controls, DEL and the C1 controls U+0080..U+009F become visible `\xNN`
- * (one per byte) so a terminal escape or a newline in a kernel name cannot
- * break a one-line output or an XML document. */
-enum {
-    NG_TEXT_UTF8_ONLY = 0,
-    NG_TEXT_ESCAPE_CONTROLS = 1,   /* every control, newline included */
-    NG_TEXT_KEEP_NEWLINES = 2,     /* with ESCAPE_CONTROLS: keep \n as is */
-};
-void ng_text_clean(struct ng_buf *out, const char *s, size_t len, int flags);
-/* Convenience: a freshly allocated cleaned copy of a NUL-terminated string. */
-char *ng_text_cleaned(const char *s, int flags);
-
-/* Appends s cleaned (NG_TEXT_UTF8_ONLY) and, when its JSON text (as the
- * JSON reporters escape it: 2 bytes for a quote, 6 for a control) would be
- * longer than max bytes, cut at a character so that it is not: the kept
- * start, then U+2026 "…", then with `hashed` 16 hex digits of ng_hash()
- * of the whole text as given, so two long names that share their start
- * stay apart.  Cutting a cut text again changes nothing. */
-void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed);
-
-/* Formats a threshold or ratio bound with at least two decimals and as
- * many more (up to six) as needed to show the value exactly, e.g. 1.20,
- * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */
-void ng_fmt_threshold(char *buf, size_t size, double v);
-
-/* The shortest "%.15g"/"%.17g" form that reads back as v, e.g. 1.2, 0.1,
- * 12.345678901234567: the same digits a JSON encoder prints. */
-void ng_fmt_double(char *buf, size_t size, double v);
-
-/* v in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
-size_t ng_fmt_uint(char *buf, uint64_t v);
-void ng_buf_add_uint(struct ng_buf *b, uint64_t v);
-
-/* v as printf's "%.*f" writes it, decimals 0 to 3, into buf (at least
- * NG_FMT_FIXED_MAX bytes); returns the length.  The charts print tens of
- * thousands of numbers a page: this takes a few dozen instructions where
- * printf takes a thousand, and gives the same bytes (the double's
- * mantissa times 10^decimals is an exact integer, shifted and rounded
- * half to even as printf rounds); what it cannot do so (a huge value, a
- * NaN, more than 3 decimals) goes to snprintf. */
-#define NG_FMT_FIXED_MAX 352
-size_t ng_fmt_fixed(char *buf, double v, int decimals);
-/* The same appended to b. */
-void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals);
-
-/* write() until all len bytes are written (EINTR retried); -1 with errno
- * on failure. */
-int ng_write_all(int fd, const void *data, size_t len);
-
-/* Whether path names an open stream rather than a file: /dev/stdout,
- * /dev/stderr, /dev/fd/N, /proc/.../fd/N, or a symlink to one. */
-int ng_path_names_stream(const char *path);
-
-/* Writes data to path atomically: a temporary file in the same directory,
- * fsync, rename.  On failure nothing is left at a temporary name and an
- * older file at path is untouched.  A symlink stays a link: its target is
- * replaced, from a temporary file in the target's directory.  path "-"
- * writes to stdout. */
-int ng_write_file_atomic(const char *path, const char *data, size_t len,
-                         struct ng_err *err);
-
 /* The wall clock for reports, or SOURCE_DATE_EPOCH when set (reproducible
  * outputs for tests and archives). */
 time_t ng_report_time(void);
-/* "YYYY-MM-DDTHH:MM:SS" in UTC, plus "Z" when zone is non-zero. */
-void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
-/* The other way: "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ"
- * into *out; -1 for anything else (another zone, a date that does not
- * exist). */
-int ng_parse_utc(const char *s, time_t *out);
-
 /* Monotonic seconds, for elapsed times. */
 double ng_monotonic(void);
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "html/ng_svg.h"
+#include "util/ng_text.h"
 
 static size_t count(const char *hay, const char *needle)
 {

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "util/ng_util.h"
+#include "util/ng_text.h"
+#include "util/ng_file.h"
 
 static void expect_clean(const char *in, size_t len, int flags, const char *want)
 {

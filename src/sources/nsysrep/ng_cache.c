@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "util/ng_signal.h"
+#include "util/ng_file.h"
 
 #define SUB "exports"
 #define SUM_FORMAT "nsys-gate cache entry 2"

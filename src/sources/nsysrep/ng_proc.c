@@ -15,6 +15,7 @@
 #endif
 
 #include "util/ng_signal.h"
+#include "util/ng_text.h"
 
 extern char **environ;
 
