@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "util/ng_util.h"
 #include "util/ng_text.h"

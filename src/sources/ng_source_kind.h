@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "sources/ng_source.h"
+#include "core/ng_profile.h"
+#include "util/ng_err.h"
+
+/* Callers' options (ng_source.h): a backend includes both headers. */
+struct ng_source_opts;
 
 struct ng_source_kind {
     enum ng_format format;

@@ -6,6 +6,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 
 static void parse(const uint8_t *data, size_t size, unsigned work)

@@ -15,6 +15,7 @@
 #include "run/ng_gate.h"
 #include "core/ng_project.h"
 #include "util/ng_regex.h"
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "util/ng_util.h"
 

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 
 #define KERN_HDR "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 
 static char path[256];

@@ -30,6 +30,7 @@
 #include "util/ng_progress.h"
 #include "util/ng_signal.h"
 #include "sources/nsysrep/ng_slots.h"
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "util/ng_util.h"
 

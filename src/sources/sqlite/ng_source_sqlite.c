@@ -33,6 +33,7 @@
 
 #include "sources/sqlite/ng_btree.h"
 #include "core/ng_project.h"
+#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "util/ng_util.h"
 
