@@ -379,7 +379,7 @@ static void run_children(struct ng_batch_run *r, long jobs)
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
     size_t n_paths;
     const char **paths = all_profiles(&r->manifest, &n_paths);
-    int made_slots = ng_slots_setup_for(jobs, paths, n_paths, 1) == 1;
+    int made_slots = ng_gate_slots_setup(jobs, paths, n_paths, 1) == 1;
     size_t limit = max;   /* lowered while the system is short of descriptors or processes */
 
     free(paths);

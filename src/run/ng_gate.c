@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/ng_compare.h"
@@ -68,6 +69,25 @@ struct load_pool {
     pthread_mutex_t lock;
 };
 
+int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared)
+{
+    uint64_t largest = 0;
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        enum ng_format f;
+        struct ng_err ignored;
+        struct stat st;
+        if (ng_source_detect(paths[i], &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
+            stat(paths[i], &st) == 0) {
+            any = 1;
+            if ((uint64_t)st.st_size > largest)
+                largest = (uint64_t)st.st_size;
+        }
+    }
+    return any ? ng_slots_setup(ng_slots_count(jobs, largest), shared) : 0;
+}
+
 static void *load_worker(void *arg)
 {
     struct load_pool *pool = arg;
@@ -111,7 +131,7 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     }
     workers = worker_count(jobs, n);
     /* a batch's gate finds the batch's slots there already */
-    made_slots = ng_slots_setup_for(jobs, paths, n, 0) == 1;
+    made_slots = ng_gate_slots_setup(jobs, paths, n, 0) == 1;
     free(paths);
     opts.exports = g->exports = ng_exports_new();
     /* this thread is one of the workers */

@@ -40,6 +40,11 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
 
 void ng_gate_release(struct ng_gate *g);
 
+/* The export slots (ng_slots_setup()) for a run whose profiles are
+ * `paths`: none when no path is an .nsys-rep, else ng_slots_count(jobs,
+ * the largest of them).  Returns as ng_slots_setup() does. */
+int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared);
+
 /* What gate s looks for in its --baseline-history file (ng_window_init()
  * with s's figures; nothing read yet). */
 void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sources/ng_source_kind.h"
+#include "util/ng_file.h"
 
 /* Order matters: kinds with magic bytes first; the text reader last, as the
  * fallback for anything that is neither. */
@@ -59,13 +60,6 @@ static int probe(const char *path, unsigned char *head, size_t *head_len, struct
     *head_len = (size_t)n;
     *stp = st;
     return 0;
-}
-
-int ng_source_stat_changed(const struct stat *a, const struct stat *b)
-{
-    return a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
-           a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
-           a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
 }
 
 static int has_extension(const char *path, const char *const *exts)
@@ -122,7 +116,7 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
     int ret = k->load(p, p->path, opts, err);
     /* A file replaced or rewritten while it was read can yield a total of
      * neither version (or a misleading error): refuse whatever was read. */
-    if (stat(p->path, &after) < 0 || ng_source_stat_changed(&before, &after)) {
+    if (stat(p->path, &after) < 0 || ng_file_stat_changed(&before, &after)) {
         p->loaded = 0;
         return ng_err_set(err, "'%s' changed while it was being read (is something still "
                           "writing it?); gate it once it is complete", p->path);

@@ -36,11 +36,6 @@ extern const struct ng_source_kind ng_source_csv;
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
                    const struct ng_source_opts *opts, struct ng_err *err);
 
-/* Another file now, or the same one written to since (device, inode,
- * size, content and inode change times): what was read may mix two
- * versions. */
-int ng_source_stat_changed(const struct stat *before, const struct stat *after);
-
 /* Parses saved `nsys stats` text from an open stream (the CSV backend's
  * core, exposed for the unit tests, which feed it from memory).  Of opts
  * only `work` is read (NULL: the default kinds). */

@@ -10,6 +10,7 @@
  * freshly allocated and the caller frees it. */
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "util/ng_err.h"
 #ifndef NG_FILE_H
@@ -86,5 +87,10 @@ int ng_path_names_stream(const char *path);
  * writes to stdout. */
 int ng_write_file_atomic(const char *path, const char *data, size_t len,
                          struct ng_err *err);
+
+/* Another file now, or the same one written to since (device, inode,
+ * size, content and inode change times): what was read may mix two
+ * versions. */
+int ng_file_stat_changed(const struct stat *before, const struct stat *after);
 
 #endif

@@ -10,9 +10,16 @@ or sources, history and html, know nothing of each other).  Inside a role
 the modules (a .c and its .h) must not include each other in a circle.
 Every include of a project header names its folder ("core/ng_verdict.h").
 
-Usage: includes.py SRCDIR   (exit 1 with one line per violation)"""
+With --objects LIB (the library every test links), the same rules hold
+for calls: a function or table one object uses must be defined in an
+object it may include, so a declaration in a lower header cannot hide a
+call that points up (a verdict released by history code, say).
+
+Usage: includes.py SRCDIR [--objects LIB]   (exit 1 with one line per
+violation)"""
 import os
 import re
+import subprocess
 import sys
 
 LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard"],
@@ -88,9 +95,63 @@ def circles(graph):
     return found
 
 
+def symbols(lib):
+    """{object: (defined, used)} from nm; objects named by their source."""
+    out = subprocess.run(["nm", "-A", lib], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(":")
+        obj = os.path.basename(head)
+        parts = rest.split()
+        if len(parts) < 2:
+            continue
+        kind, name = parts[-2], parts[-1]
+        d, u = objs.setdefault(obj, (set(), set()))
+        if kind == "U":
+            u.add(name)
+        elif kind in "TDBRVW":
+            d.add(name)
+    return objs
+
+
+def check_calls(src, lib):
+    files = read_includes(src)
+    by_object = {}
+    for rel in files:
+        if rel.endswith(".c"):
+            by_object[rel.replace("/", "_") + ".o"] = rel
+    objs = symbols(lib)
+    where = {}
+    for obj, (defined, _) in objs.items():
+        for name in defined:
+            where[name] = obj
+    problems, graph = [], {}
+    for obj, (_, used) in sorted(objs.items()):
+        rel = by_object.get(obj)
+        if not rel:
+            problems.append(f"{obj}: an object of no source file under src/")
+            continue
+        role = role_of(rel)
+        for name in sorted(used):
+            other = where.get(name)
+            if not other or other == obj:
+                continue
+            to_rel = by_object[other]
+            to = role_of(to_rel)
+            if to != role and LEVEL[to] <= LEVEL[role]:
+                way = "a sibling" if LEVEL[to] == LEVEL[role] else "up"
+                problems.append(f"{rel}: calls {name}() of {to_rel}: {role} -> {to} points {way}")
+            if to == role:
+                graph.setdefault(module_of(rel), set()).add(module_of(to_rel))
+    return problems + circles(graph)
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "src"
     problems = check(src)
+    if "--objects" in sys.argv:
+        problems += check_calls(src, sys.argv[sys.argv.index("--objects") + 1])
     for p in problems:
         print(p)
     if problems:

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "util/ng_signal.h"
-#include "sources/ng_source.h"
 #include "util/ng_util.h"
 
 #define PER_EXPORT_BASE (256ull << 20)
@@ -107,25 +106,6 @@ int ng_slots_setup(long n, int shared)
         slots.owner = getpid();
     pthread_mutex_unlock(&slots.lock);
     return ret;
-}
-
-int ng_slots_setup_for(long jobs, const char *const *paths, size_t n, int shared)
-{
-    uint64_t largest = 0;
-    int any = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        enum ng_format f;
-        struct ng_err ignored;
-        struct stat st;
-        if (ng_source_detect(paths[i], &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
-            stat(paths[i], &st) == 0) {
-            any = 1;
-            if ((uint64_t)st.st_size > largest)
-                largest = (uint64_t)st.st_size;
-        }
-    }
-    return any ? ng_slots_setup(ng_slots_count(jobs, largest), shared) : 0;
 }
 
 void ng_slots_teardown(void)

@@ -35,9 +35,6 @@ long ng_slots_fit(long jobs, uint64_t largest_report, uint64_t mem_available);
  * there, -1 when they could not be made (then there is no limit but the
  * caller's threads). */
 int ng_slots_setup(long n, int shared);
-/* The same for a run whose profiles are `paths`: no slots when none of
- * them is an .nsys-rep, else ng_slots_count(jobs, the largest of them). */
-int ng_slots_setup_for(long jobs, const char *const *paths, size_t n, int shared);
 void ng_slots_teardown(void);
 
 /* Waits for a free slot; returns a handle for ng_slots_release(), or -1

@@ -32,6 +32,7 @@
 #include "sources/nsysrep/ng_slots.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "util/ng_file.h"
 #include "util/ng_util.h"
 
 #define EXPORT_NAME "export.sqlite"
@@ -195,7 +196,7 @@ static int refuse_changed(const char *path, struct ng_err *err)
 static int report_changed(struct job *j)
 {
     struct stat now;
-    return fstat(j->fd, &now) < 0 || ng_source_stat_changed(&j->st, &now);
+    return fstat(j->fd, &now) < 0 || ng_file_stat_changed(&j->st, &now);
 }
 
 /* A failed read leaves a half-filled profile: start it afresh, keeping
