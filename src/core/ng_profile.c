@@ -50,9 +50,7 @@ void ng_profile_release(struct ng_profile *p)
     for (size_t i = 0; i < p->n_epochs; i++)
         free(p->epochs[i].name);
     free(p->epochs);
-    for (size_t i = 0; i < p->n_warnings; i++)
-        free(p->warnings[i]);
-    free(p->warnings);
+    ng_strv_free(&p->warnings, &p->n_warnings);
     free(p->devices);
     free(p->processes);
     free(p->graph_mode);
@@ -202,8 +200,7 @@ void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
     va_start(ap, fmt);
     ng_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    p->warnings = ng_xgrow(p->warnings, p->n_warnings, sizeof *p->warnings);
-    p->warnings[p->n_warnings++] = ng_buf_detach(&b);
+    ng_strv_push(&p->warnings, &p->n_warnings, ng_buf_detach(&b));
 }
 
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,

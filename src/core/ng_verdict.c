@@ -63,8 +63,7 @@ void ng_verdict_warn(struct ng_verdict *v, const char *fmt, ...)
             return;
         }
     }
-    v->warnings = ng_xrealloc(v->warnings, (v->n_warnings + 1) * sizeof *v->warnings);
-    v->warnings[v->n_warnings++] = ng_buf_detach(&b);
+    ng_strv_push(&v->warnings, &v->n_warnings, ng_buf_detach(&b));
 }
 
 void ng_verdict_release(struct ng_verdict *v)
@@ -84,9 +83,7 @@ void ng_verdict_release(struct ng_verdict *v)
     v->rows = NULL;
     v->n_rows = 0;
     v->has_rows = 0;
-    for (size_t i = 0; i < v->n_warnings; i++)
-        free(v->warnings[i]);
-    free(v->warnings);
+    ng_strv_free(&v->warnings, &v->n_warnings);
     ng_context_release(&v->context);
     ng_verdict_history_release(&v->history);
     v->baseline.runs = v->current.runs = NULL;

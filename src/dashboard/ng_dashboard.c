@@ -401,8 +401,7 @@ static void take_run(struct site *s, const struct ng_scan *v, const struct ng_hi
 
 static void add_warning(struct ng_dashboard_result *r, char *w)
 {
-    r->warnings = ng_xgrow(r->warnings, r->n_warnings, sizeof *r->warnings);
-    r->warnings[r->n_warnings++] = w;
+    ng_strv_push(&r->warnings, &r->n_warnings, w);
 }
 
 /* ---- reading, in parallel ----
@@ -1430,8 +1429,6 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
 
 void ng_dashboard_result_release(struct ng_dashboard_result *r)
 {
-    for (size_t i = 0; i < r->n_warnings; i++)
-        free(r->warnings[i]);
-    free(r->warnings);
+    ng_strv_free(&r->warnings, &r->n_warnings);
     memset(r, 0, sizeof *r);
 }

@@ -33,10 +33,9 @@ static void skip(struct reader *r, size_t line, const char *fmt, ...)
 /* line: the line the warning names (0: none). */
 static void keep_warning(struct ng_history *h, char *text, size_t line)
 {
-    h->warnings = ng_xgrow(h->warnings, h->n_warnings, sizeof *h->warnings);
     h->warning_line = ng_xgrow(h->warning_line, h->n_warnings, sizeof *h->warning_line);
     h->warning_line[h->n_warnings] = line;
-    h->warnings[h->n_warnings++] = text;
+    ng_strv_push(&h->warnings, &h->n_warnings, text);
 }
 
 /* What a line's warning starts with: "'h.jsonl' line 7: ". */
@@ -348,9 +347,7 @@ void ng_history_join(struct ng_history *a, struct ng_history *b, const char *nam
 
 void ng_history_release(struct ng_history *h)
 {
-    for (size_t i = 0; i < h->n_warnings; i++)
-        free(h->warnings[i]);
-    free(h->warnings);
+    ng_strv_free(&h->warnings, &h->n_warnings);
     free(h->warning_line);
     for (size_t i = 0; i < h->n_entries; i++)
         ng_verdict_doc_release(&h->entries[i].doc);

@@ -54,26 +54,12 @@ static int at(const struct cur *c, unsigned char ch)
     return c->p < c->end && *c->p == ch;
 }
 
-static int hex4(const unsigned char *p)
-{
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned char h = p[i];
-        int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-              : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
 /* The length of the \u escape at p (6, or 12 for a surrogate pair), or
  * -1 where cJSON would refuse it (a lone surrogate) or read it otherwise
  * than JSON does (it takes a bad hex digit for 0). */
 static int unicode_escape(const unsigned char *p, const unsigned char *end)
 {
-    int first = end - p >= 6 ? hex4(p + 2) : -1;
+    long first = end - p >= 6 ? ng_hex4((const char *)p + 2) : -1;
 
     if (first < 0 || (first >= 0xDC00 && first <= 0xDFFF))
         return -1;
@@ -81,7 +67,7 @@ static int unicode_escape(const unsigned char *p, const unsigned char *end)
         return 6;
     if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
         return -1;
-    int second = hex4(p + 8);
+    long second = ng_hex4((const char *)p + 8);
     return second >= 0xDC00 && second <= 0xDFFF ? 12 : -1;
 }
 

@@ -225,9 +225,8 @@ int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err)
             continue;
         }
         unroll(w[i]);
-        w[i]->warnings = ng_xcalloc(h.n_warnings ? h.n_warnings : 1, sizeof *w[i]->warnings);
         for (size_t k = 0; k < h.n_warnings; k++)
-            w[i]->warnings[w[i]->n_warnings++] = ng_xstrdup(h.warnings[k]);
+            ng_strv_push(&w[i]->warnings, &w[i]->n_warnings, ng_xstrdup(h.warnings[k]));
     }
     ng_history_release(&h);
     return ret;
@@ -495,8 +494,6 @@ void ng_window_release(struct ng_window *w)
         free(w->other_list[i]);
     free(w->other_list);
     free(w->other_counts);
-    for (size_t i = 0; i < w->n_warnings; i++)
-        free(w->warnings[i]);
-    free(w->warnings);
+    ng_strv_free(&w->warnings, &w->n_warnings);
     memset(w, 0, sizeof *w);
 }

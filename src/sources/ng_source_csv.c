@@ -834,21 +834,6 @@ static int json_field(struct parser *ps, const char *line)
     return 0;
 }
 
-static int hex4(const char *s, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + (unsigned)d;
-    }
-    *out = v;
-    return 0;
-}
-
 static void add_utf8(struct ng_buf *b, unsigned cp)
 {
     unsigned char u[4];
@@ -870,13 +855,15 @@ static void add_utf8(struct ng_buf *b, unsigned cp)
 /* \uXXXX, with a surrogate pair as one code point; 0 on a bad escape. */
 static size_t json_unicode(const char *s, size_t n, struct ng_buf *out)
 {
-    unsigned cp, lo;
-    if (n < 6 || hex4(s + 2, &cp) < 0 || cp == 0)
+    long first = n >= 6 ? ng_hex4(s + 2) : -1, second;
+    if (first <= 0)
         return 0;
+    unsigned cp = (unsigned)first, lo;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (n < 12 || s[6] != '\\' || s[7] != 'u' || hex4(s + 8, &lo) < 0 ||
-            lo < 0xDC00 || lo > 0xDFFF)
+        second = n >= 12 && s[6] == '\\' && s[7] == 'u' ? ng_hex4(s + 8) : -1;
+        if (second < 0xDC00 || second > 0xDFFF)
             return 0;
+        lo = (unsigned)second;
         add_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
         return 12;
     }

@@ -171,13 +171,6 @@ int ng_regex_compile(struct ng_regex *r, const char *pattern, int flags, size_t 
     return 0;
 }
 
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int ng_regex_match(const struct ng_regex *r, const char *text, size_t nmatch, regmatch_t *m,
                    double *spent)
 {
@@ -185,9 +178,9 @@ int ng_regex_match(const struct ng_regex *r, const char *text, size_t nmatch, re
         return -1;
     if (r->max_input && strlen(text) > r->max_input)
         return 0;
-    double t0 = thread_cpu();
+    double t0 = ng_thread_cpu();
     int rc = regexec(&r->re, text, nmatch, m, 0);
-    *spent += thread_cpu() - t0;
+    *spent += ng_thread_cpu() - t0;
     if (*spent > NG_REGEX_CPU_BUDGET)
         return -1;
     return rc == 0;

@@ -36,6 +36,10 @@ char *ng_text_cleaned(const char *s, int flags);
  * stay apart.  Cutting a cut text again changes nothing. */
 void ng_text_cut(struct ng_buf *out, const char *s, size_t max, int hashed);
 
+/* The value of four hex digits at s (a JSON \uXXXX escape), or -1 when
+ * one is not a hex digit. */
+long ng_hex4(const char *s);
+
 /* Formats a threshold or ratio bound with at least two decimals and as
  * many more (up to six) as needed to show the value exactly, e.g. 1.20,
  * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */

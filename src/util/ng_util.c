@@ -333,3 +333,25 @@ double ng_monotonic(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+void ng_strv_push(char ***v, size_t *n, char *s)
+{
+    *v = ng_xgrow(*v, *n, sizeof **v);
+    (*v)[(*n)++] = s;
+}
+
+void ng_strv_free(char ***v, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+    *n = 0;
+}
+
+double ng_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

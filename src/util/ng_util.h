@@ -75,6 +75,16 @@ struct ng_arena {
 char *ng_arena_strdup(struct ng_arena *a, const char *s);
 void ng_arena_release(struct ng_arena *a);
 
+/* A list of owned strings, as every warning list is (a profile's, a
+ * verdict's, a history reader's, a dashboard's): *v grows one string at a
+ * time (ng_xgrow); push takes s, free frees every string and the array
+ * and leaves an empty list. */
+void ng_strv_push(char ***v, size_t *n, char *s);
+void ng_strv_free(char ***v, size_t *n);
+
+/* CPU seconds this thread has used (the budgets of regexes and queries). */
+double ng_thread_cpu(void);
+
 /* FNV-1a over len bytes: the hash of every table keyed by a name. */
 uint64_t ng_hash(const void *data, size_t len);
 

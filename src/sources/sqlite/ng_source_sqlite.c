@@ -351,18 +351,11 @@ static int need_table(struct reader *rd, const char *name, struct ng_err *err)
 
 /* ---- the budget ---- */
 
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Nonzero interrupts the query (SQLITE_INTERRUPT). */
 static int on_progress(void *ctx)
 {
     struct reader *rd = ctx;
-    if (++rd->ticks > rd->max_ticks || thread_cpu() - rd->cpu_start > rd->max_cpu)
+    if (++rd->ticks > rd->max_ticks || ng_thread_cpu() - rd->cpu_start > rd->max_cpu)
         rd->over_budget = 1;
     return rd->over_budget;
 }
@@ -378,7 +371,7 @@ static void set_budget(struct reader *rd, const char *path)
         ops = rd->opts->sql_budget_ops;
     rd->max_ticks = ops / PROGRESS_OPS;
     rd->max_cpu = BUDGET_BASE_CPU_S + BUDGET_CPU_S_PER_MB * (double)bytes / 1e6;
-    rd->cpu_start = thread_cpu();
+    rd->cpu_start = ng_thread_cpu();
     sqlite3_progress_handler(rd->db, PROGRESS_OPS, on_progress, rd);
 }
 
