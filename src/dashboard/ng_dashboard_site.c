@@ -1,0 +1,335 @@
+#include "dashboard/ng_dashboard_site.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/ng_file.h"
+#include "util/ng_oom.h"
+#include "util/ng_signal.h"
+#include "util/ng_version.h"
+#include "util/ng_text.h"
+
+/* ---- the site on disk ---- */
+
+static int write_error(const char *path, int e, struct ng_err *err)
+{
+    char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "unable to write '%s': %s", shown, strerror(e));
+    free(shown);
+    return -1;
+}
+
+/* dir/name opened with flags (mode 0666 when created), or -1 with errno. */
+static int open_in(const char *dir, const char *name, int flags, char *path, size_t size)
+{
+    if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return open(path, flags | O_CLOEXEC, 0666);
+}
+
+/* A gate's page: g/SLUG.html. */
+static void page_name(char *name, size_t size, const struct gate *g)
+{
+    snprintf(name, size, "%s.html", g->slug);
+}
+
+/* Writes b to dir/name and starts putting it on disk without waiting
+ * (sync_file_range), so the disk works while the next pages are
+ * rendered; sync_file() waits for it once every page is written. */
+static int write_file(const char *dir, const char *name, const struct ng_buf *b,
+                      struct ng_err *err)
+{
+    char path[PATH_MAX];
+    int fd = open_in(dir, name, O_WRONLY | O_CREAT | O_EXCL, path, sizeof path);
+    if (fd < 0 || ng_write_all(fd, b->data ? b->data : "", b->len) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return write_error(path, e, err);
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    if (close(fd) < 0)
+        return write_error(path, errno, err);
+    return 0;
+}
+
+/* dir/name on disk (fsync), before the site is swapped in: a crash never
+ * leaves a site whose pages are empty. */
+static int sync_file(const char *dir, const char *name, struct ng_err *err)
+{
+    char path[PATH_MAX];
+    int fd = open_in(dir, name, O_RDONLY, path, sizeof path);
+    if (fd < 0 || fsync(fd) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return write_error(path, e, err);
+    }
+    close(fd);
+    return 0;
+}
+
+/* The index and the gates' pages, rendered and written by THREADS threads
+ * at once (the index first: the longest): each page is its own file, and
+ * the first failure is the one reported. */
+struct pages {
+    const struct site *s;
+    const char *top, *dir;     /* the site's directory, its g/ */
+    pthread_mutex_t lock;
+    size_t next;
+    size_t bytes;
+    int ret;
+    struct ng_err err;
+};
+
+static void *write_pages(void *arg)
+{
+    struct pages *p = arg;
+    struct ng_buf b = NG_BUF_INIT;
+    char name[96];
+    struct ng_err err;
+
+    ng_oom_doing("writing the dashboard's pages");
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next++;
+        int stop = p->ret < 0 || i > p->s->n_gates;
+        pthread_mutex_unlock(&p->lock);
+        if (stop)
+            break;
+        b.len = 0;
+        int ret;
+        if (i == 0) {
+            ng_dash_index_page(&b, p->s);
+            p->s->r->index_bytes = b.len;
+            ret = write_file(p->top, "index.html", &b, &err);
+        } else {
+            ng_dash_gate_page(&b, p->s, &p->s->gates[i - 1]);
+            page_name(name, sizeof name, &p->s->gates[i - 1]);
+            ret = write_file(p->dir, name, &b, &err);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->bytes += b.len;
+        if (ret < 0 && p->ret == 0) {
+            p->ret = -1;
+            p->err = err;
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    ng_oom_doing(NULL);
+    ng_buf_release(&b);
+    return NULL;
+}
+
+static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    char dir[PATH_MAX];
+
+    if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
+        return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
+    struct pages p = { .s = s, .top = tmp, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
+    ng_dash_on_threads(write_pages, &p, s->n_gates + 1);
+    s->r->site_bytes = p.bytes;
+    int ret = p.ret;
+    if (ret < 0)
+        *err = p.err;
+    ng_buf_addf(&b, "A site written by %s dashboard; the command replaces this directory whole.\n",
+                NG_TOOL_NAME);
+    if (ret == 0)
+        ret = write_file(tmp, MARKER, &b, err);
+    ng_buf_release(&b);
+    /* then every page on disk, most of them already there */
+    if (ret == 0)
+        ret = sync_file(tmp, "index.html", err);
+    for (size_t i = 0; ret == 0 && i < s->n_gates; i++) {
+        char name[96];
+        page_name(name, sizeof name, &s->gates[i]);
+        ret = sync_file(dir, name, err);
+    }
+    if (ret == 0)
+        ret = sync_file(tmp, MARKER, err);
+    return ret;
+}
+
+/* The directory the site replaces may be absent, empty or an earlier site. */
+static int replaceable(const char *dir, const char *shown, struct ng_err *err)
+{
+    struct stat st;
+    char marker[PATH_MAX];
+
+    if (lstat(dir, &st) < 0)
+        return errno == ENOENT ? 0 : ng_err_set(err, "unable to use '%s': %s", shown, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ng_err_set(err, "--output '%s' is not a directory", shown);
+    if (snprintf(marker, sizeof marker, "%s/%s", dir, MARKER) < (int)sizeof marker &&
+        access(marker, F_OK) == 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    if (!empty)
+        return ng_err_set(err, "refusing to replace '%s': it is not empty and not a dashboard "
+                               "(no " MARKER " in it)", shown);
+    return 0;
+}
+
+/* A history inside the directory would go with it. */
+static int history_inside(const struct ng_dashboard_opts *o, const char *dir_key,
+                          struct ng_err *err)
+{
+    size_t n = strlen(dir_key);
+
+    for (size_t i = 0; i < o->n_histories; i++) {
+        char *k = ng_file_key(o->histories[i]);
+        int inside = strncmp(k, dir_key, n) == 0 && (k[n] == '/' || k[n] == '\0');
+        free(k);
+        if (inside) {
+            char *h = ng_text_cleaned(o->histories[i], NG_TEXT_ESCAPE_CONTROLS);
+            char *d = ng_text_cleaned(o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "the history '%s' is inside --output '%s', which is replaced whole; "
+                            "keep the history outside it", h, d);
+            free(h);
+            free(d);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The new site takes the old one's place in one step where the
+ * filesystem can swap two names; the old one is removed after. */
+static int swap_in(const char *tmp, const char *dir, char *old, size_t old_size,
+                   struct ng_err *err)
+{
+    if (rename(tmp, dir) == 0)
+        return 0;
+    if (errno != EEXIST && errno != ENOTEMPTY)
+        return ng_err_set(err, "unable to rename '%s' to '%s': %s", tmp, dir, strerror(errno));
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+        snprintf(old, old_size, "%s", tmp);
+        return 0;
+    }
+    if (snprintf(old, old_size, "%s.old", tmp) >= (int)old_size || rename(dir, old) < 0)
+        return ng_err_set(err, "unable to move '%s' aside: %s", dir, strerror(errno));
+    if (rename(tmp, dir) < 0) {
+        int e = errno;
+        (void)rename(old, dir);
+        return ng_err_set(err, "unable to rename '%s' to '%s': %s", tmp, dir, strerror(e));
+    }
+    return 0;
+}
+
+/* A new site in its temporary directory beside the one it replaces. */
+struct pending {
+    char *dir;                 /* where it goes (--output, links followed) */
+    char tmp[PATH_MAX];        /* where it is written; "" until it exists */
+    int slot;                  /* tmp's in the signal cleanup */
+};
+
+/* The site written at pd->tmp, removed on a signal until it is swapped in. */
+static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
+{
+    char *key = ng_file_key(s->o->out_dir);
+    char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
+    int ret = -1;
+
+    pd->dir = ng_file_target(s->o->out_dir);
+    if (!pd->dir) {
+        ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
+        goto out;
+    }
+    if (history_inside(s->o, key, err) < 0 || replaceable(pd->dir, shown, err) < 0)
+        goto out;
+    if (snprintf(pd->tmp, sizeof pd->tmp, "%s.tmp.XXXXXX", pd->dir) >= (int)sizeof pd->tmp) {
+        pd->tmp[0] = '\0';
+        ng_err_set(err, "--output '%s' is too long", shown);
+        goto out;
+    }
+    if (!mkdtemp(pd->tmp)) {
+        pd->tmp[0] = '\0';
+        ng_err_set(err, "unable to create a directory beside '%s': %s", shown, strerror(errno));
+        goto out;
+    }
+    pd->slot = ng_signal_add_tree(pd->tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)chmod(pd->tmp, 0777 & ~mask);
+    ret = write_site(s, pd->tmp, err);
+out:
+    free(shown);
+    free(key);
+    return ret;
+}
+
+/* The staged site swapped in (ok) or removed.  Nothing is left to do
+ * after the swap but to report it, so a signal after it finds the run
+ * done: the memory of the site is given back before. */
+static int settle(struct pending *pd, int ok, struct ng_err *err)
+{
+    char old[PATH_MAX] = "";
+    int ret = ok ? 0 : -1;
+
+    if (pd->tmp[0]) {
+        /* no signal between the renames: it would remove the site that is
+         * at the temporary name by then */
+        sigset_t saved;
+        ng_signal_hold(&saved);
+        if (ok)
+            ret = swap_in(pd->tmp, pd->dir, old, sizeof old, err);
+        if (ret < 0 || old[0])
+            ng_signal_remove_tree(ret == 0 ? old : pd->tmp);
+        ng_signal_forget(pd->slot);
+        ng_signal_resume(&saved);
+    }
+    free(pd->dir);
+    return ret;
+}
+
+int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_result *r,
+                       struct ng_err *err)
+{
+    struct site s = { .o = o, .names = NG_STRMAP_INIT, .strings = NG_ARENA_INIT, .r = r,
+                      .now = ng_report_time() };
+    struct pending pd = { .dir = NULL, .tmp = "", .slot = -1 };
+
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++)
+        s.fds[i] = -1;
+    r->files = o->n_histories;
+    int ret = ng_dash_read(&s, err);
+    if (ret == 0) {
+        ng_dash_order(&s);
+        r->gates = s.n_gates;
+        r->runs = s.runs;
+        ret = stage(&s, &pd, err);
+    }
+    ng_dash_site_release(&s);
+    return settle(&pd, ret == 0, err);
+}
+
+void ng_dashboard_result_release(struct ng_dashboard_result *r)
+{
+    ng_strv_free(&r->warnings, &r->n_warnings);
+    memset(r, 0, sizeof *r);
+}
