@@ -6,19 +6,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/ng_batch.h"
 #include "cli/ng_cli.h"
-#include "dashboard/ng_dashboard.h"
-#include "run/ng_gate.h"
-#include "util/ng_oom.h"
 #include "cli/ng_outputs.h"
-#include "util/ng_progress.h"
+#include "dashboard/ng_dashboard.h"
 #include "reporters/ng_report.h"
-#include "util/ng_signal.h"
+#include "run/ng_batch.h"
+#include "run/ng_gate.h"
 #include "sources/ng_source.h"
+#include "util/ng_oom.h"
+#include "util/ng_progress.h"
+#include "util/ng_signal.h"
+#include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
-#include "util/ng_text.h"
 
 static void print_line(const char *prefix, const char *msg)
 {

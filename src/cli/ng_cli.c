@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/ng_context.h"
 #include "cli/ng_outputs.h"
+#include "core/ng_context.h"
+#include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
-#include "util/ng_text.h"
 
 #define DEFAULT_EPOCHS 5
 #define DEFAULT_THRESHOLD 1.20

@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 /* A manifest is a list of paths and numbers: anything bigger is a mistake. */
 #define MANIFEST_MAX_BYTES (64 * 1024 * 1024)

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util/ng_file.h"
 #include "reporters/ng_report.h"
-#include "util/ng_util.h"
+#include "util/ng_file.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 /* In table order: --help lists the options so, requests are written so
  * (the text stream gets the human line before the annotations), and the

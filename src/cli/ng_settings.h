@@ -19,7 +19,7 @@
  * settings struct: the build checks it. */
 #define NG_OUTPUTS_MAX 16
 
-struct ng_window;
+struct ng_history_baseline;
 
 struct ng_settings {
     struct ng_compare_opts compare;   /* name, threshold, epochs, statistics */
@@ -40,14 +40,14 @@ struct ng_settings {
     const char *labels[NG_MAX_RUNS];
     size_t n_labels;
     /* a history baseline: the baseline is the last history_window runs of
-     * this gate in a --history file (ng_window), instead of profiles */
+     * this gate in a --history file (ng_history_baseline), instead of profiles */
     const char *baseline_history;
     long history_window;
     const char *history_match[NG_MAX_RUNS];   /* KEY=VALUE the runs' context must hold */
     size_t n_history_match;
     int has_history_since;
     time_t history_since;             /* runs from then on (--history-since) */
-    const struct ng_window *window;   /* the runs, read by the batch before its gates
+    const struct ng_history_baseline *window;   /* the runs, read by the batch before its gates
                                          start; NULL: the gate reads the file itself */
     /* the .nsys-rep export cache: cache.dir is --cache-dir, else the
      * default under $XDG_CACHE_HOME or $HOME; NULL with --no-cache */

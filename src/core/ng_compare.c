@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/ng_oom.h"
 #include "core/ng_stats.h"
-#include "util/ng_util.h"
+#include "util/ng_oom.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 #define MIN_TEST_SAMPLES 3
 

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/ng_err.h"
 #include "core/ng_filter.h"
 #include "core/ng_metric.h"
+#include "util/ng_err.h"
 #include "util/ng_util.h"
 
 enum ng_format {
@@ -23,7 +23,7 @@ enum ng_format {
     NG_FORMAT_SQLITE,
     NG_FORMAT_NSYS_REP,
     NG_FORMAT_CSV,
-    NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_window) */
+    NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
 };
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each
@@ -34,7 +34,7 @@ enum ng_work_kind {
     NG_WORK_MEMCPY,
     NG_WORK_MEMSET,
     /* not a kind of work: the one row that stands for the rows a history
-     * line folds together ("others", ng_rows); never in the by-kind
+     * line folds together ("others", ng_work_rates); never in the by-kind
      * figures, which are NG_WORK_KINDS long */
     NG_WORK_OTHERS,
 };

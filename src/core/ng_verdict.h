@@ -18,8 +18,8 @@
 #include <time.h>
 
 #include "core/ng_context.h"
-#include "util/ng_err.h"
 #include "core/ng_profile.h"
+#include "util/ng_err.h"
 
 /* Gate policy: what is gated, and the rules past the threshold.  The
  * pattern texts are borrowed from the settings. */
@@ -120,7 +120,7 @@ struct ng_kernel_delta {
     double p_value;
 };
 
-/* One row of the current side's counted work, per epoch (ng_rows): what
+/* One row of the current side's counted work, per epoch (ng_work_rates): what
  * a history line keeps of today's work. */
 struct ng_work_rate {
     const char *name;
@@ -129,7 +129,7 @@ struct ng_work_rate {
     double launches_per_epoch;
 };
 
-/* When the baseline is past runs of a --history file (ng_window): which,
+/* When the baseline is past runs of a --history file (ng_history_baseline): which,
  * for the headline ("baseline: last 10 runs of 'resnet50' on main
  * (4f1c2a7..9b2e4d6)") and the JSON's "baseline_history".  Owns its
  * strings (ng_verdict_history_release()). */
@@ -186,7 +186,7 @@ struct ng_verdict {
     char **warnings;           /* one line each, e.g. different GPU models */
     size_t n_warnings;
     /* the current side's counted rows per epoch, largest first, at most
-     * NG_ROWS_CAP and then the others row (ng_rows); has_rows: known */
+     * NG_WORK_RATES_CAP and then the others row (ng_work_rates); has_rows: known */
     int has_rows;
     struct ng_work_rate *rows;
     size_t n_rows;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 int ng_verdict_wants_details(const struct ng_verdict *v)
 {

@@ -35,8 +35,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "util/ng_err.h"
 #include "core/ng_verdict.h"
+#include "util/ng_err.h"
 
 #define NG_DASHBOARD_MAX_HISTORIES 256
 

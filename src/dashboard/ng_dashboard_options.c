@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 /* ---- options ---- */
 

@@ -17,8 +17,8 @@
 #include "core/ng_verdict_text.h"
 #include "html/ng_html.h"
 #include "html/ng_svg.h"
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 /* ---- charts ---- */
 

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/ng_file.h"
 #include "history/ng_history.h"
+#include "history/ng_trend_scan.h"
+#include "util/ng_file.h"
 #include "util/ng_oom.h"
-#include "history/ng_scan.h"
 #include "util/ng_text.h"
 
 static const char *keep_or_null(struct site *s, const char *text)
@@ -98,7 +98,7 @@ static struct gate *gate_of(struct site *s, const char *name)
 
 /* again: the line can be read again from the file (else it is copied
  * while the run is one of the latest). */
-static void take_run(struct site *s, const struct ng_scan *v, const struct ng_history_line *l,
+static void take_run(struct site *s, const struct ng_trend_scan *v, const struct ng_history_line *l,
                      unsigned char part, int again)
 {
     struct gate *g = gate_of(s, v->name);
@@ -143,7 +143,7 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * lines from 0; once the parts before it are read its warnings are
  * renumbered and its line base kept for its runs' messages, so both name
  * the file's own lines without a pass that counts them first.  A line is scanned for its chart's
- * figures (ng_scan), or read whole where the scanner cannot tell; the
+ * figures (ng_trend_scan), or read whole where the scanner cannot tell; the
  * latest runs of each gate keep their line, read whole once every file
  * is read.  What the parts read is put together under a lock (runs are
  * ordered later, by time, file and line). */
@@ -185,7 +185,7 @@ struct part {
     struct site *s;
     pthread_mutex_t *lock;
     struct ng_history h;
-    struct ng_scan scan;       /* the figures of the line being read */
+    struct ng_trend_scan scan;       /* the figures of the line being read */
     struct ng_err err;
     int ret;
 };
@@ -238,11 +238,11 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
 {
     struct part *p = ctx;
 
-    if (ng_scan_line(&p->scan, l->text, l->len) != 0) {
+    if (ng_trend_scan_line(&p->scan, l->text, l->len) != 0) {
         struct ng_verdict_doc doc;
         int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
         if (ret == 0)
-            ng_scan_of_verdict(&p->scan, &doc.v);
+            ng_trend_scan_of_verdict(&p->scan, &doc.v);
         ng_verdict_doc_release(&doc);
         if (ret < 0)
             return -1;
@@ -334,7 +334,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
                                   .seekable = S_ISREG(st.st_mode),
                                   .mapped = S_ISREG(st.st_mode), .from = from, .at = from,
                                   .end = to, .path = path, .s = s, .lock = &lock,
-                                  .h = NG_HISTORY_INIT, .scan = NG_SCAN_INIT };
+                                  .h = NG_HISTORY_INIT, .scan = NG_TREND_SCAN_INIT };
         from = to;
     }
     for (size_t i = 1; i < n; i++)
@@ -351,7 +351,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
             pthread_join(threads[i], NULL);
         s->line_base[s->file][i] = parts[0].h.lines;
         ng_history_join(&parts[0].h, &parts[i].h, path);
-        ng_scan_release(&parts[i].scan);
+        ng_trend_scan_release(&parts[i].scan);
         if (ret == 0 && parts[i].ret < 0) {
             ret = -1;
             *err = parts[i].err;
@@ -366,7 +366,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         parts[0].h.warnings[k] = NULL;
     }
     ng_history_release(&parts[0].h);
-    ng_scan_release(&parts[0].scan);
+    ng_trend_scan_release(&parts[0].scan);
     if (S_ISREG(st.st_mode))
         s->fds[s->file] = fd;   /* kept for the latest runs' lines */
     else

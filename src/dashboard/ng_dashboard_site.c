@@ -17,8 +17,8 @@
 #include "util/ng_file.h"
 #include "util/ng_oom.h"
 #include "util/ng_signal.h"
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 /* ---- the site on disk ---- */
 

@@ -8,8 +8,8 @@
 #include <sys/file.h>
 
 #include "util/ng_oom.h"
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 /* A line buffer this large after a long line is given back: memory
  * follows the lines being read, not the longest one seen. */

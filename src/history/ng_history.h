@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "util/ng_err.h"
 #include "history/ng_verdict_read.h"
+#include "util/ng_err.h"
 
 #define NG_HISTORY_LINE_MAX ((size_t)16 << 20)
 #define NG_HISTORY_WARNINGS_MAX 100
@@ -81,7 +81,7 @@ int ng_history_read_stream(struct ng_history *h, FILE *f, const char *name, ng_h
                            void *ctx, struct ng_err *err);
 
 /* One line as it stands in the file, for a caller that reads its lines
- * itself (the dashboard scans most of them, ng_scan.h). */
+ * itself (the dashboard scans most of them, ng_trend_scan.h). */
 struct ng_history_line {
     const char *text;            /* without its newline; not NUL-terminated */
     size_t len;

@@ -9,10 +9,10 @@
 #include <cjson/cJSON.h>
 
 #include "core/ng_context.h"
-#include "core/ng_rows.h"
+#include "core/ng_work_rates.h"
 #include "util/ng_oom.h"
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 static const char *keep(struct ng_verdict_doc *d, const char *s)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/ng_verdict_text.h"
-#include "html/ng_svg.h"
 #include "html/ng_html_assets.h"
+#include "html/ng_svg.h"
 #include "util/ng_text.h"
 
 /* ---- the page frame ---- */

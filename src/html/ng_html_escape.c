@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 /* A UTF-8 sequence (valid: the text is cleaned first) that is a Unicode
  * noncharacter: U+FDD0..U+FDEF, or U+xFFFE / U+xFFFF in any plane.  HTML

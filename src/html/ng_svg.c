@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html/ng_html_escape.h"
 #include "core/ng_stats.h"
+#include "html/ng_html_escape.h"
 #include "util/ng_text.h"
 
 /* ---- scales and ticks ---- */

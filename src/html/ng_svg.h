@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 
-#include "util/ng_util.h"
 #include "core/ng_verdict.h"
+#include "util/ng_util.h"
 
 /* ---- scales and ticks ---- */
 

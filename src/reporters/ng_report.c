@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "core/ng_verdict_text.h"
-#include "util/ng_file.h"
 #include "reporters/ng_reporter.h"
+#include "util/ng_file.h"
 #include "util/ng_util.h"
 
 static const struct ng_reporter *const reporters[] = {

@@ -12,9 +12,9 @@
 
 #include <stddef.h>
 
+#include "core/ng_verdict.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
-#include "core/ng_verdict.h"
 
 enum ng_report_dest {
     NG_DEST_FILE = 0,

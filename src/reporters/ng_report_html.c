@@ -9,8 +9,8 @@
 #include "html/ng_html.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 static void footer(struct ng_buf *out, time_t when)
 {

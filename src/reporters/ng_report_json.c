@@ -15,13 +15,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/ng_verdict_text.h"
 #include "core/ng_context.h"
+#include "core/ng_verdict_text.h"
+#include "core/ng_work_rates.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
-#include "core/ng_rows.h"
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 /* What a JSON rendering may hold.  --json and the batch children's lines
  * hold everything (all 0: no limit); a history line is at most
@@ -30,7 +30,7 @@
 struct limits {
     int rows;            /* write the current side's rows (JSON lines) */
     size_t text;         /* JSON bytes of any string: paths, warnings, context, message */
-    size_t name;         /* JSON bytes of a kernel or row name (ng_rows_name) */
+    size_t name;         /* JSON bytes of a kernel or row name (ng_work_rates_name) */
     size_t n_rows;       /* named rows before the others row */
     size_t n_kernels, n_warnings, n_samples, n_runs, n_labels, n_patterns;
 };
@@ -40,14 +40,14 @@ static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 /* Level 0 is every real line; the others only for lines that would not
  * fit (thousands of warnings, 64 runs with long paths, hostile names).
- * Names keep one spelling at every level (NG_ROWS_NAME_MAX, hashed), and
+ * Names keep one spelling at every level (NG_WORK_RATES_NAME_MAX, hashed), and
  * the rows, which later baselines are made of, go last: the attribution's
  * kernels and the text give way first. */
 static const struct limits line_levels[] = {
-    { 1, 2048, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 50, 20, 0, 0, 0, 0 },
-    { 1, 256, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 10, 10, 1000, 16, 32, 16 },
-    { 1, 128, NG_ROWS_NAME_MAX, NG_ROWS_CAP, 5, 5, 200, 4, 16, 8 },
-    { 1, 64, NG_ROWS_NAME_MAX, 20, 0, 1, 20, 1, 8, 2 },
+    { 1, 2048, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 50, 20, 0, 0, 0, 0 },
+    { 1, 256, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 10, 10, 1000, 16, 32, 16 },
+    { 1, 128, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 5, 5, 200, 4, 16, 8 },
+    { 1, 64, NG_WORK_RATES_NAME_MAX, 20, 0, 1, 20, 1, 8, 2 },
 };
 
 /* at most `cap` of n (0: no limit) */
@@ -284,7 +284,7 @@ static cJSON *context_json(const struct ng_context *c, const struct limits *lim)
  * row) as one others row, last; null when the verdict has none. */
 static cJSON *rows_json(const struct ng_verdict *v, const struct limits *lim)
 {
-    size_t cap = lim->text ? lim->n_rows : NG_ROWS_CAP, kept = 0;
+    size_t cap = lim->text ? lim->n_rows : NG_WORK_RATES_CAP, kept = 0;
     double ms = 0, launches = 0;
     int folded = 0;
 
@@ -311,7 +311,7 @@ static cJSON *rows_json(const struct ng_verdict *v, const struct limits *lim)
     if (folded) {
         cJSON *it = cJSON_CreateObject();
         cJSON_AddStringToObject(it, "kind", ng_work_kind_name(NG_WORK_OTHERS));
-        cJSON_AddStringToObject(it, "name", ng_rows_others);
+        cJSON_AddStringToObject(it, "name", ng_work_rates_others);
         add_number_or_null(it, "ms_per_epoch", 1, ms);
         add_number_or_null(it, "launches_per_epoch", 1, launches);
         cJSON_AddItemToArray(items, it);

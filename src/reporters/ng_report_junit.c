@@ -19,8 +19,8 @@
 #include "core/ng_verdict_text.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
-#include "util/ng_version.h"
 #include "util/ng_text.h"
+#include "util/ng_version.h"
 
 /* XML 1.0 cannot carry most control characters, even escaped: they become
  * visible \xNN; invalid UTF-8 becomes U+FFFD. */

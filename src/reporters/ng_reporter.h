@@ -10,9 +10,9 @@
 #ifndef NG_REPORTER_H
 #define NG_REPORTER_H
 
+#include "core/ng_verdict.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
-#include "core/ng_verdict.h"
 
 struct ng_batch;
 

@@ -13,18 +13,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/ng_verdict_text.h"
+#include "cli/ng_outputs.h"
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
-#include "util/ng_oom.h"
-#include "cli/ng_outputs.h"
-#include "util/ng_progress.h"
+#include "core/ng_verdict_text.h"
 #include "reporters/ng_reporter.h"
-#include "util/ng_signal.h"
-#include "sources/nsysrep/ng_slots.h"
-#include "util/ng_util.h"
-#include "util/ng_text.h"
+#include "sources/nsysrep/ng_export_slots.h"
 #include "util/ng_file.h"
+#include "util/ng_oom.h"
+#include "util/ng_progress.h"
+#include "util/ng_signal.h"
+#include "util/ng_text.h"
+#include "util/ng_util.h"
 
 static void set_text(char *dst, const char *msg)
 {
@@ -124,14 +124,14 @@ static void refuse_batch_outputs(struct ng_batch_run *r)
 static void read_windows(struct ng_batch_run *r)
 {
     size_t n = r->manifest.n_gates;
-    struct ng_window **same = ng_xcalloc(n, sizeof *same);
+    struct ng_history_baseline **same = ng_xcalloc(n, sizeof *same);
     char *done = ng_xcalloc(n, 1);
     struct ng_err err;
 
     r->windows = ng_xcalloc(n, sizeof *r->windows);
     for (size_t i = 0; i < n; i++)
         if (r->manifest.gates[i].baseline_history)
-            ng_gate_window_init(&r->windows[i], &r->manifest.gates[i]);
+            ng_gate_history_baseline_init(&r->windows[i], &r->manifest.gates[i]);
     for (size_t i = 0; i < n; i++) {
         const char *path = r->manifest.gates[i].baseline_history;
         size_t k = 0;
@@ -145,7 +145,7 @@ static void read_windows(struct ng_batch_run *r)
                 r->manifest.gates[j].window = &r->windows[j];
             }
         }
-        (void)ng_window_read(same, k, &err);   /* an unreadable file is each gate's ERROR */
+        (void)ng_history_baseline_read(same, k, &err);   /* an unreadable file is each gate's ERROR */
     }
     free(done);
     free(same);
@@ -409,7 +409,7 @@ static void run_children(struct ng_batch_run *r, long jobs)
         }
     }
     if (made_slots)
-        ng_slots_teardown();
+        ng_export_slots_teardown();
     free(fds);
     free(run);
 }
@@ -496,7 +496,7 @@ void ng_batch_run_release(struct ng_batch_run *r)
     free(r->gates);
     free((void *)r->batch.verdicts);
     for (size_t i = 0; r->windows && i < r->manifest.n_gates; i++)
-        ng_window_release(&r->windows[i]);
+        ng_history_baseline_release(&r->windows[i]);
     free(r->windows);
     ng_manifest_release(&r->manifest);
     memset(r, 0, sizeof *r);

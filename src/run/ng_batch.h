@@ -10,7 +10,7 @@
  * (ng_verdict_doc_read()), so the reporters see an ordinary verdict.  A
  * child that dies without one is an ERROR for its gate, not for the batch.
  * The children share one set of export slots made before they are forked
- * (ng_slots), so --jobs bounds the exports of all gates together; each
+ * (ng_export_slots), so --jobs bounds the exports of all gates together; each
  * finished gate is told through ng_progress ("[12/40] resnet50: PASS ...").
  *
  * What the run decides is all in the struct: the verdicts, the run's own
@@ -29,12 +29,12 @@
 #include <stddef.h>
 
 #include "cli/ng_cli.h"
-#include "util/ng_err.h"
-#include "run/ng_gate.h"
 #include "cli/ng_manifest.h"
-#include "reporters/ng_report.h"
+#include "history/ng_history_baseline.h"
 #include "history/ng_verdict_read.h"
-#include "history/ng_window.h"
+#include "reporters/ng_report.h"
+#include "run/ng_gate.h"
+#include "util/ng_err.h"
 
 struct ng_batch_gate {
     const struct ng_settings *settings;   /* the command line's, or its manifest entry's */
@@ -50,7 +50,7 @@ struct ng_batch_run {
     struct ng_batch_gate *gates;
     size_t n_gates;
     struct ng_manifest manifest;      /* with --manifest: every gate's settings */
-    struct ng_window *windows;        /* gate i's --baseline-history runs, read once a
+    struct ng_history_baseline *windows;        /* gate i's --baseline-history runs, read once a
                                          file before the gates start (NULL: none) */
     struct ng_settings outputs;       /* whose outputs to write: the command line's, less
                                          any refused path */

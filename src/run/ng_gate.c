@@ -9,14 +9,14 @@
 
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
+#include "core/ng_nvtx.h"
+#include "core/ng_work_rates.h"
+#include "history/ng_history_baseline.h"
+#include "sources/ng_source.h"
+#include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
 #include "util/ng_oom.h"
-#include "core/ng_project.h"
-#include "core/ng_rows.h"
-#include "sources/nsysrep/ng_slots.h"
-#include "sources/ng_source.h"
 #include "util/ng_util.h"
-#include "history/ng_window.h"
 
 /* threads loading one gate's profiles (exports are bounded by the slots) */
 #define MAX_LOAD_THREADS 64
@@ -31,7 +31,7 @@ const char ng_gate_auto_epoch_pattern[] =
 static int compile_pattern(struct ng_gate *g, const char *pattern, struct ng_err *err)
 {
     const char *re = strcmp(pattern, "auto") == 0 ? ng_gate_auto_epoch_pattern : pattern;
-    if (ng_regex_compile(&g->epoch_re, re, REG_ICASE, NG_PROJECT_TEXT_MAX, "--epoch-range",
+    if (ng_regex_compile(&g->epoch_re, re, REG_ICASE, NG_NVTX_TEXT_MAX, "--epoch-range",
                          err) < 0)
         return -1;
     g->have_re = 1;
@@ -50,7 +50,7 @@ static void note_formats(struct ng_profile *p, size_t n)
 
 /* Every profile of both sides, loaded side by side: up to --jobs at once
  * (one per processor by default), so .nsys-rep operands are exported in
- * parallel, within the run's export slots (ng_slots: the memory bound, and
+ * parallel, within the run's export slots (ng_export_slots: the memory bound, and
  * across a batch's gates).  Operands naming one report share its export
  * (ng_exports).  A job is one profile with its own error; the first
  * failure in order (baseline runs, then current runs) is the one reported,
@@ -85,7 +85,7 @@ int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int share
                 largest = (uint64_t)st.st_size;
         }
     }
-    return any ? ng_slots_setup(ng_slots_count(jobs, largest), shared) : 0;
+    return any ? ng_export_slots_setup(ng_export_slots_count(jobs, largest), shared) : 0;
 }
 
 static void *load_worker(void *arg)
@@ -142,7 +142,7 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     if (made_slots)
-        ng_slots_teardown();
+        ng_export_slots_teardown();
     for (size_t i = 0; i < n; i++) {
         if (jobs_[i].rc < 0) {
             *err = jobs_[i].err;
@@ -154,9 +154,9 @@ static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs
     return ret;
 }
 
-void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s)
+void ng_gate_history_baseline_init(struct ng_history_baseline *w, const struct ng_settings *s)
 {
-    const struct ng_window_query q = {
+    const struct ng_history_baseline_query q = {
         .path = s->baseline_history,
         .name = s->compare.name,
         .nvtx = s->epoch_range != NULL,
@@ -169,31 +169,31 @@ void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s)
         .since = s->history_since,
         .size = s->history_window,
     };
-    ng_window_init(w, &q);
+    ng_history_baseline_init(w, &q);
 }
 
 /* --baseline-history: the runs the batch read for this gate, or the file
  * read here; -1 with err when it cannot be read or holds no run. */
-static int history_window(const struct ng_settings *s, struct ng_window *own,
-                          const struct ng_window **w, struct ng_err *err)
+static int history_window(const struct ng_settings *s, struct ng_history_baseline *own,
+                          const struct ng_history_baseline **w, struct ng_err *err)
 {
     if (s->window) {
         *w = s->window;
     } else {
-        struct ng_window *one = own;
-        ng_gate_window_init(own, s);
+        struct ng_history_baseline *one = own;
+        ng_gate_history_baseline_init(own, s);
         *w = own;
-        (void)ng_window_read(&one, 1, err);
+        (void)ng_history_baseline_read(&one, 1, err);
     }
-    return ng_window_check(*w, err);
+    return ng_history_baseline_check(*w, err);
 }
 
 void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err)
 {
     struct ng_err err;
     int ok = usage_err == NULL;
-    struct ng_window own;
-    const struct ng_window *w = NULL;
+    struct ng_history_baseline own;
+    const struct ng_history_baseline *w = NULL;
 
     memset(g, 0, sizeof *g);
     if (usage_err)
@@ -232,15 +232,15 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ok = history_window(s, &own, &w, &err) == 0;
     ok = ok && load_all(g, &src, s->jobs, &err) == 0;
     if (ok && w) {
-        /* today's rows spelled and folded as the history lines' (ng_rows) */
+        /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)
-            ng_rows_fold(&g->current[i]);
-        ng_window_profiles(w, g->baseline, &g->nb, &s->compare);
+            ng_work_rates_fold(&g->current[i]);
+        ng_history_baseline_profiles(w, g->baseline, &g->nb, &s->compare);
     }
     if (ok) {
         ng_oom_doing("comparing '%s' with '%s'", g->baseline[0].path, g->current[0].path);
         ng_compare(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
-        ng_rows_fill(&g->verdict, g->current, g->nc);
+        ng_work_rates_fill(&g->verdict, g->current, g->nc);
         ng_oom_doing(NULL);
     } else {
         note_formats(g->baseline, g->nb);
@@ -262,9 +262,9 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         g->verdict.baseline.path = s->baseline_history;
         g->verdict.baseline.format = NG_FORMAT_HISTORY;
         if (w && w->n_runs)
-            ng_window_describe(w, &g->verdict);
+            ng_history_baseline_describe(w, &g->verdict);
     }
-    ng_window_release(&own);
+    ng_history_baseline_release(&own);
 }
 
 void ng_gate_release(struct ng_gate *g)

@@ -9,13 +9,13 @@
 #define NG_GATE_H
 
 #include "cli/ng_cli.h"
-#include "core/ng_profile.h"
 #include "core/ng_filter.h"
-#include "util/ng_regex.h"
+#include "core/ng_profile.h"
 #include "core/ng_verdict.h"
+#include "util/ng_regex.h"
 
 struct ng_exports;
-struct ng_window;
+struct ng_history_baseline;
 
 struct ng_gate {
     struct ng_profile baseline[NG_MAX_RUNS];
@@ -40,13 +40,13 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
 
 void ng_gate_release(struct ng_gate *g);
 
-/* The export slots (ng_slots_setup()) for a run whose profiles are
- * `paths`: none when no path is an .nsys-rep, else ng_slots_count(jobs,
- * the largest of them).  Returns as ng_slots_setup() does. */
+/* The export slots (ng_export_slots_setup()) for a run whose profiles are
+ * `paths`: none when no path is an .nsys-rep, else ng_export_slots_count(jobs,
+ * the largest of them).  Returns as ng_export_slots_setup() does. */
 int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared);
 
-/* What gate s looks for in its --baseline-history file (ng_window_init()
+/* What gate s looks for in its --baseline-history file (ng_history_baseline_init()
  * with s's figures; nothing read yet). */
-void ng_gate_window_init(struct ng_window *w, const struct ng_settings *s);
+void ng_gate_history_baseline_init(struct ng_history_baseline *w, const struct ng_settings *s);
 
 #endif

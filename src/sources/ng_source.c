@@ -16,7 +16,7 @@
 static const struct ng_source_kind *const kinds[] = {
     &ng_source_sqlite,
     &ng_source_nsysrep,
-    &ng_source_csv,
+    &ng_source_nsys_stats,
     NULL,
 };
 
@@ -86,7 +86,7 @@ static const struct ng_source_kind *pick(const char *path, const unsigned char *
     for (size_t i = 0; kinds[i]; i++)
         if (has_extension(path, kinds[i]->extensions))
             return kinds[i];
-    return &ng_source_csv;
+    return &ng_source_nsys_stats;
 }
 
 int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *err)

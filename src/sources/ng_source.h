@@ -9,12 +9,12 @@
 #ifndef NG_SOURCE_H
 #define NG_SOURCE_H
 
-#include "util/ng_err.h"
 #include "core/ng_profile.h"
+#include "util/ng_err.h"
 
-#include "sources/nsysrep/ng_cache.h"
 #include "core/ng_filter.h"
 #include "core/ng_metric.h"
+#include "sources/nsysrep/ng_cache.h"
 #include "util/ng_regex.h"
 
 struct ng_exports;

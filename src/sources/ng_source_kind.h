@@ -1,5 +1,5 @@
 /* ng_source_kind: what one input backend implements (one file each:
- * ng_source_sqlite.c, ng_source_nsysrep.c, ng_source_csv.c), and the
+ * ng_source_sqlite.c, ng_source_nsysrep.c, ng_source_nsys_stats.c), and the
  * registry that ng_source.c walks.
  *
  * Ownership: as in ng_source.h.  Backends fill the profile they are given
@@ -28,7 +28,7 @@ struct ng_source_kind {
 
 extern const struct ng_source_kind ng_source_sqlite;
 extern const struct ng_source_kind ng_source_nsysrep;
-extern const struct ng_source_kind ng_source_csv;
+extern const struct ng_source_kind ng_source_nsys_stats;
 
 /* Reads an nsys SQLite export at db_path into p (the nsys-rep backend
  * calls this on its temporary export).  `shown` names the file in
@@ -39,7 +39,7 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
 /* Parses saved `nsys stats` text from an open stream (the CSV backend's
  * core, exposed for the unit tests, which feed it from memory).  Of opts
  * only `work` is read (NULL: the default kinds). */
-int ng_csv_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
+int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
                         const struct ng_source_opts *opts, struct ng_err *err);
 
 #endif

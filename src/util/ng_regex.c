@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 /* ---- how big glibc's expansion of a pattern gets ---- */
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the saved `nsys stats` text parser (ng_csv_parse_stream),
+/* Fuzz target: the saved `nsys stats` text parser (ng_nsys_stats_parse_stream),
  * fed from memory, once with the default --work and once counting every
  * kind (memory summaries become rows).  Every input must either load into a
  * consistent profile or be refused with a clean one-line message. */
@@ -19,7 +19,7 @@ static void parse(const uint8_t *data, size_t size, unsigned work)
     NG_FUZZ_CHECK(f != NULL);
     ng_profile_init(&p, "fuzz.csv");
     err.msg[0] = '\0';
-    if (ng_csv_parse_stream(&p, f, "fuzz.csv", &opts, &err) == 0)
+    if (ng_nsys_stats_parse_stream(&p, f, "fuzz.csv", &opts, &err) == 0)
         ng_fuzz_check_profile(&p);
     else
         ng_fuzz_check_error(&err);

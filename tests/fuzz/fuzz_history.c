@@ -4,7 +4,7 @@
  * limit that render) or skipped with
  * a warning that names its line; the counts add up; line numbers rise.
  * Then the same bytes line by line (ng_history_read_lines) through both
- * readers of a line: where the dashboard's scanner (ng_scan) reads one,
+ * readers of a line: where the dashboard's scanner (ng_trend_scan) reads one,
  * the full reader reads it too, to the same figures; both passes count
  * the same lines. */
 #include <stdio.h>
@@ -14,11 +14,11 @@
 #include "fuzz.h"
 #include "core/ng_verdict_text.h"
 #include "history/ng_verdict_read.h"
-#include "core/ng_rows.h"
+#include "core/ng_work_rates.h"
 #include "reporters/ng_report.h"
 #include "history/ng_history.h"
 #include "reporters/ng_reporter.h"
-#include "history/ng_scan.h"
+#include "history/ng_trend_scan.h"
 
 struct seen {
     size_t n;
@@ -58,20 +58,20 @@ static int check_entry(struct ng_history_entry *e, void *ctx)
  * does where the scanner cannot tell. */
 static int both_readers(const struct ng_history_line *l, void *ctx, struct ng_err *err)
 {
-    struct ng_scan fast = NG_SCAN_INIT, full = NG_SCAN_INIT;
+    struct ng_trend_scan fast = NG_TREND_SCAN_INIT, full = NG_TREND_SCAN_INIT;
     struct ng_verdict_doc doc;
-    int scanned = ng_scan_line(&fast, l->text, l->len) == 0;
+    int scanned = ng_trend_scan_line(&fast, l->text, l->len) == 0;
     int ret = ng_verdict_doc_read(&doc, l->text, l->len, err);
 
     (void)ctx;
     NG_FUZZ_CHECK(!scanned || ret == 0);
     if (scanned) {
-        ng_scan_of_verdict(&full, &doc.v);
-        NG_FUZZ_CHECK(ng_scan_same(&fast, &full));
+        ng_trend_scan_of_verdict(&full, &doc.v);
+        NG_FUZZ_CHECK(ng_trend_scan_same(&fast, &full));
     }
     ng_verdict_doc_release(&doc);
-    ng_scan_release(&fast);
-    ng_scan_release(&full);
+    ng_trend_scan_release(&fast);
+    ng_trend_scan_release(&full);
     return ret;
 }
 

@@ -13,7 +13,7 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 #include "run/ng_gate.h"
-#include "core/ng_project.h"
+#include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
@@ -41,8 +41,8 @@ static void set_up(void)
      * whole range text is then the epoch key) */
     struct ng_err err;
     NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_gate_auto_epoch_pattern, REG_ICASE,
-                                   NG_PROJECT_TEXT_MAX, "--epoch-range", &err) == 0);
-    NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^epoch", REG_ICASE, NG_PROJECT_TEXT_MAX,
+                                   NG_NVTX_TEXT_MAX, "--epoch-range", &err) == 0);
+    NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^epoch", REG_ICASE, NG_NVTX_TEXT_MAX,
                                    "--epoch-range", &err) == 0);
 }
 

@@ -21,7 +21,7 @@
 #include "history/ng_verdict_read.h"
 #include "history/ng_history.h"
 #include "reporters/ng_reporter.h"
-#include "core/ng_rows.h"
+#include "core/ng_work_rates.h"
 
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
@@ -469,30 +469,30 @@ static void test_context_read_back(void **state)
     free(s);
 }
 
-/* The rows come back; past NG_ROWS_CAP they are one others row that holds
+/* The rows come back; past NG_WORK_RATES_CAP they are one others row that holds
  * the rest (the verdict's own others row too). */
 static void test_rows(void **state)
 {
     struct ng_verdict v = verdict("rows");
-    struct ng_work_rate many[NG_ROWS_CAP + 11];
-    char names[NG_ROWS_CAP + 10][16];
+    struct ng_work_rate many[NG_WORK_RATES_CAP + 11];
+    char names[NG_WORK_RATES_CAP + 10][16];
     struct ng_verdict_doc d;
     struct ng_err err;
     (void)state;
-    for (size_t i = 0; i < NG_ROWS_CAP + 10; i++) {
+    for (size_t i = 0; i < NG_WORK_RATES_CAP + 10; i++) {
         snprintf(names[i], sizeof names[i], "k%03zu", i);
         many[i] = (struct ng_work_rate){ names[i], NG_WORK_KERNEL, 100.0 - (double)i, 2.0 };
     }
-    many[NG_ROWS_CAP + 10] = (struct ng_work_rate){ "others", NG_WORK_OTHERS, 5.0, 1.0 };
+    many[NG_WORK_RATES_CAP + 10] = (struct ng_work_rate){ "others", NG_WORK_OTHERS, 5.0, 1.0 };
     v.rows = many;
-    v.n_rows = NG_ROWS_CAP + 11;
+    v.n_rows = NG_WORK_RATES_CAP + 11;
     char *s = render("history", &v);
     assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
     assert_true(d.v.has_rows);
-    assert_int_equal(d.v.n_rows, NG_ROWS_CAP + 1);
+    assert_int_equal(d.v.n_rows, NG_WORK_RATES_CAP + 1);
     assert_string_equal(d.v.rows[0].name, "k000");
-    assert_int_equal(d.v.rows[NG_ROWS_CAP - 1].kind, NG_WORK_KERNEL);
-    const struct ng_work_rate *o = &d.v.rows[NG_ROWS_CAP];
+    assert_int_equal(d.v.rows[NG_WORK_RATES_CAP - 1].kind, NG_WORK_KERNEL);
+    const struct ng_work_rate *o = &d.v.rows[NG_WORK_RATES_CAP];
     assert_int_equal(o->kind, NG_WORK_OTHERS);
     assert_string_equal(o->name, "others");
     /* the ten past the cap (100-50 ... 100-59 ms) and the 5 ms others row */
@@ -586,7 +586,7 @@ static void test_hostile_sizes(void **state)
     assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
     assert_int_equal(d.v.n_rows, K);
     struct ng_buf want = NG_BUF_INIT;
-    ng_rows_name(&want, names[3]);
+    ng_work_rates_name(&want, names[3]);
     assert_string_equal(d.v.rows[3].name, want.data);
     assert_string_equal(d.v.kernels[3].name, want.data);
     assert_string_not_equal(d.v.rows[3].name, d.v.rows[4].name);

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "util/ng_signal.h"
 #include "util/ng_file.h"
+#include "util/ng_signal.h"
 
 #define SUB "exports"
 #define SUM_FORMAT "nsys-gate cache entry 2"

@@ -24,15 +24,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/nsysrep/ng_cache.h"
-#include "sources/nsysrep/ng_exports.h"
-#include "sources/nsysrep/ng_proc.h"
-#include "util/ng_progress.h"
-#include "util/ng_signal.h"
-#include "sources/nsysrep/ng_slots.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/nsysrep/ng_cache.h"
+#include "sources/nsysrep/ng_export_slots.h"
+#include "sources/nsysrep/ng_exports.h"
+#include "sources/nsysrep/ng_proc.h"
 #include "util/ng_file.h"
+#include "util/ng_progress.h"
+#include "util/ng_signal.h"
 #include "util/ng_util.h"
 
 #define EXPORT_NAME "export.sqlite"
@@ -267,7 +267,7 @@ static int run_export(struct job *j, const char *dir, struct ng_buf *out, struct
         "--output", out->data, in_arg.data, NULL,
     };
     const char *env[] = { tmp_env.data, NULL };
-    int slot = ng_slots_acquire();
+    int slot = ng_export_slots_acquire();
     int h = ng_progress_begin(j->path, j->nsys, j->version.data);
     struct ng_proc_opts o = { env, timeout, tick, &h };
     struct stat st = { 0 };
@@ -275,12 +275,12 @@ static int run_export(struct job *j, const char *dir, struct ng_buf *out, struct
     memset(r, 0, sizeof *r);
     if (ng_proc_run(argv, &o, r, err) < 0) {
         ng_progress_end(h, 0, 0);
-        ng_slots_release(slot);
+        ng_export_slots_release(slot);
         goto out;
     }
     int ok = !r->timed_out && r->exited && r->exit_code == 0 && stat(out->data, &st) == 0;
     ng_progress_end(h, ok && st.st_size > 0, (uint64_t)st.st_size);
-    ng_slots_release(slot);
+    ng_export_slots_release(slot);
     if (report_changed(j)) {
         refuse_changed(j->path, err);
     } else if (r->timed_out || !r->exited || r->exit_code != 0) {

@@ -11,7 +11,7 @@
  * not promise it), once more with each table sorted.
  *
  * NVTX mode reads the epoch ranges and the runtime/driver calls into the
- * projection (ng_project.c, which holds every rule); this file only
+ * projection (ng_nvtx.c, which holds every rule); this file only
  * streams rows into it.
  *
  * Nothing read can run away: every object read must be a real table (a
@@ -31,10 +31,10 @@
 
 #include <sqlite3.h>
 
-#include "sources/sqlite/ng_btree.h"
-#include "core/ng_project.h"
+#include "core/ng_nvtx.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_btree.h"
 #include "util/ng_util.h"
 
 #define BUSY_TIMEOUT_MS 2000
@@ -127,7 +127,7 @@ struct reader {
     const struct ng_source_opts *opts;
     unsigned work;
     enum ng_metric metric;
-    struct ng_project *pj;              /* NVTX mode */
+    struct ng_nvtx *pj;              /* NVTX mode */
     struct ng_acc whole;                /* total mode: gpu-busy over every interval */
     int places;                         /* devices and processes are read (not in a plain
                                            total-mode pass: see sum_step) */
@@ -515,9 +515,9 @@ static inline int take_row(struct reader *rd, const struct row *r)
      * leave out is only measured, for the "left out" figure */
     if (rd->pj) {
         int taken = !r->has_corr ? 0
-                    : counted ? ng_project_work(rd->pj, r->gpid, r->corr, r->device, r->start,
+                    : counted ? ng_nvtx_work(rd->pj, r->gpid, r->corr, r->device, r->start,
                                                 r->end, item)
-                              : ng_project_epochs_of(rd->pj, r->gpid, r->corr);
+                              : ng_nvtx_epochs_of(rd->pj, r->gpid, r->corr);
         if (taken < 0)
             return fail_row(rd, "epoch times that overflow 64 bits"), -1;
         if (taken == 0)
@@ -1161,7 +1161,7 @@ static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted
         s[i].live = 0;
     }
     sqlite3_finalize(lock);
-    if (ret == 0 && (rd->pj ? ng_project_disordered(rd->pj) : rd->whole.disordered))
+    if (ret == 0 && (rd->pj ? ng_nvtx_disordered(rd->pj) : rd->whole.disordered))
         ret = 2;   /* cannot happen with a true merge; never trust it if it does */
     return ret;
 }
@@ -1192,7 +1192,7 @@ static void forget_work(struct reader *rd)
     rd->problem = NULL;
     ng_acc_reset(&rd->whole);
     if (rd->pj)
-        ng_project_restart_work(rd->pj);
+        ng_nvtx_restart_work(rd->pj);
 }
 
 static int busy_scan(struct reader *rd, struct stream *s, size_t n, struct ng_err *err)
@@ -1546,7 +1546,7 @@ static void collect_cell(void *ctx, size_t item, size_t position, int64_t ns)
 static void attach_cells(struct reader *rd, struct ng_profile *p)
 {
     struct cells_ctx c = { rd, p, NULL, NULL, NULL, 0 };
-    ng_project_item_cells(rd->pj, collect_cell, &c);
+    ng_nvtx_item_cells(rd->pj, collect_cell, &c);
     /* one call per item: the cells of an item are gathered first */
     size_t *first = ng_xcalloc(rd->n_items + 1, sizeof *first);
     for (size_t i = 0; i < c.n; i++)
@@ -1612,8 +1612,8 @@ static int read_ranges(struct reader *rd, struct ng_err *err)
             sqlite3_column_type(st, 0) != SQLITE_INTEGER)
             continue;   /* unnamed ranges cannot be epochs */
         int64_t end = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1)
-                                                                    : NG_PROJECT_NO_END;
-        ng_project_range(rd->pj, sqlite3_column_int64(st, 0), end, sqlite3_column_int64(st, 2),
+                                                                    : NG_NVTX_NO_END;
+        ng_nvtx_range(rd->pj, sqlite3_column_int64(st, 0), end, sqlite3_column_int64(st, 2),
                          text);
     }
     sqlite3_finalize(st);
@@ -1630,7 +1630,7 @@ static int call_cells(struct reader *rd, const struct ng_btree_cell *c)
         rd->problem = "a CUDA API call whose start or end is not an integer";
         return -1;
     }
-    ng_project_call(rd->pj, c[0].i, c[1].i, c[2].i, c[3].i);
+    ng_nvtx_call(rd->pj, c[0].i, c[1].i, c[2].i, c[3].i);
     return 0;
 }
 
@@ -1687,39 +1687,39 @@ static int map_calls(struct reader *rd, struct ng_err *err)
 }
 
 /* Ranges and launch calls, before the work is read. */
-static int nvtx_prepare(struct reader *rd, struct ng_project *pj, struct ng_profile *p,
+static int nvtx_prepare(struct reader *rd, struct ng_nvtx *pj, struct ng_profile *p,
                         struct ng_err *err)
 {
     const struct ng_source_opts *o = rd->opts;
     const char *pattern = o->epoch_pattern ? o->epoch_pattern : "?";
 
-    ng_project_init(pj, o->epoch_re, o->metric, o->skip_epochs);
+    ng_nvtx_init(pj, o->epoch_re, o->metric, o->skip_epochs);
     rd->pj = pj;
     if (read_ranges(rd, err) < 0)
         return -1;
-    if (ng_project_over_budget(pj))
+    if (ng_nvtx_over_budget(pj))
         return ng_err_set(err, "--epoch-range '%s' took more than %.0f s of CPU time matching "
                           "the NVTX range names of '%s'; use a simpler pattern", pattern,
                           NG_REGEX_CPU_BUDGET, rd->shown);
     const char *unclosed_names;
-    int64_t unclosed = ng_project_unclosed(pj, &unclosed_names);
+    int64_t unclosed = ng_nvtx_unclosed(pj, &unclosed_names);
     if (unclosed > 0)
         ng_profile_warn(p, "%" PRId64 " epoch range%s of '%s' never ended (%s%s) and %s left "
                         "out: a range without an end would swallow every later epoch",
                         unclosed, unclosed == 1 ? "" : "s", rd->shown, unclosed_names,
                         unclosed > 3 ? ", ..." : "", unclosed == 1 ? "was" : "were");
-    if (ng_project_index(pj) == 0) {
-        if (ng_project_texts(pj) == 0)
+    if (ng_nvtx_index(pj) == 0) {
+        if (ng_nvtx_texts(pj) == 0)
             return ng_err_set(err, "'%s' has no named NVTX ranges, so no epochs for "
                               "--epoch-range '%s'", rd->shown, pattern);
         struct ng_buf list = NG_BUF_INIT;
-        ng_project_frequent(pj, 5, &list);
+        ng_nvtx_frequent(pj, 5, &list);
         ng_err_set(err, "no NVTX range in '%s' matches --epoch-range '%s'; the most frequent "
                    "ranges are: %s", rd->shown, pattern, list.data);
         ng_buf_release(&list);
         return -1;
     }
-    size_t n = ng_project_epochs(pj);
+    size_t n = ng_nvtx_epochs(pj);
     if ((size_t)o->skip_epochs >= n)
         return ng_err_set(err, "'%s' has %zu epoch%s matching --epoch-range, and "
                           "--skip-epochs %ld leaves none", rd->shown, n, n == 1 ? "" : "s",
@@ -1730,7 +1730,7 @@ static int nvtx_prepare(struct reader *rd, struct ng_project *pj, struct ng_prof
 static void emit_epochs(struct reader *rd, struct ng_profile *p)
 {
     size_t n, empty;
-    struct ng_project_result *res = ng_project_results(rd->pj, &n, &empty);
+    struct ng_nvtx_result *res = ng_nvtx_results(rd->pj, &n, &empty);
 
     for (size_t i = 0; i < n; i++)
         ng_profile_add_epoch(p, res[i].name, res[i].first_start, res[i].ns, res[i].launches);
@@ -1956,7 +1956,7 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
 {
     static const struct ng_source_opts defaults = { 0 };
     struct reader rd;
-    struct ng_project pj;
+    struct ng_nvtx pj;
     unsigned present = 0;
     int ret = -1;
 
@@ -1981,17 +1981,17 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     if (rd.opts->epoch_re && nvtx_prepare(&rd, &pj, p, err) < 0)
         goto out;
     if (rd.pj && rd.opts->item_samples)
-        ng_project_track_items(rd.pj);
+        ng_nvtx_track_items(rd.pj);
     if (read_work(&rd, present, err) < 0 || name_items(&rd, p, err) < 0)
         goto out;
     if (rd.rows_total == 0) {
         nothing_counted(&rd, p, present, err);
         goto out;
     }
-    if (rd.pj && ng_project_taken(rd.pj) == 0 && p->n_excluded == 0) {
+    if (rd.pj && ng_nvtx_taken(rd.pj) == 0 && p->n_excluded == 0) {
         ng_err_set(err, "'%s': no counted GPU work was launched inside the %zu epoch range%s "
-                   "matching --epoch-range", shown, ng_project_ranges(rd.pj),
-                   ng_project_ranges(rd.pj) == 1 ? "" : "s");
+                   "matching --epoch-range", shown, ng_nvtx_ranges(rd.pj),
+                   ng_nvtx_ranges(rd.pj) == 1 ? "" : "s");
         goto out;
     }
     if (rd.pj)
@@ -2003,7 +2003,7 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
         ret = ng_profile_finish(p, err);
 out:
     if (rd.pj)
-        ng_project_release(&pj);
+        ng_nvtx_release(&pj);
     reader_release(&rd);
     return ret;
 }

@@ -1,12 +1,12 @@
-#include "core/ng_rows.h"
+#include "core/ng_work_rates.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
-const char ng_rows_others[] = "others";
+const char ng_work_rates_others[] = "others";
 
 struct sum {
     const char *name;
@@ -63,18 +63,18 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
 }
 
 /* One profile's rows are merged by kind and name already, and in
- * by_time's order: its first NG_ROWS_CAP rows are the list and the rest
+ * by_time's order: its first NG_WORK_RATES_CAP rows are the list and the rest
  * fold into *others, with no copy of them all (a saved summary of ten
- * million names would double its memory for a list of NG_ROWS_CAP). */
+ * million names would double its memory for a list of NG_WORK_RATES_CAP). */
 static struct sum *top_of_one(const struct ng_profile *p, size_t *count, struct sum *others,
                               int *folded)
 {
-    struct sum *rows = ng_xcalloc(NG_ROWS_CAP + 1, sizeof *rows);
+    struct sum *rows = ng_xcalloc(NG_WORK_RATES_CAP + 1, sizeof *rows);
 
     *count = 0;
     for (size_t k = 0; k < p->n_rows; k++) {
         const struct ng_work_row *r = &p->rows[k];
-        if (r->kind != NG_WORK_OTHERS && *count < NG_ROWS_CAP) {
+        if (r->kind != NG_WORK_OTHERS && *count < NG_WORK_RATES_CAP) {
             rows[(*count)++] = (struct sum){ r->name, r->kind, r->total_ns, r->instances,
                                              r->cells };
             continue;
@@ -86,9 +86,9 @@ static struct sum *top_of_one(const struct ng_profile *p, size_t *count, struct 
     return rows;
 }
 
-void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
+void ng_work_rates_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
 {
-    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0, NULL };
+    struct sum others = { ng_work_rates_others, NG_WORK_OTHERS, 0, 0, NULL };
     size_t count;
     double per = v->current.epochs_counted;
 
@@ -97,7 +97,7 @@ void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
     int folded_rows = 0;
     struct sum *rows = n == 1 ? top_of_one(p, &count, &others, &folded_rows)
                               : merged(p, n, &count, &others);
-    size_t kept = count < NG_ROWS_CAP ? count : NG_ROWS_CAP;
+    size_t kept = count < NG_WORK_RATES_CAP ? count : NG_WORK_RATES_CAP;
     int folded = folded_rows || others.launches > 0 || others.ns > 0;
     for (size_t i = kept; i < count; i++, folded = 1) {
         others.ns += rows[i].ns;
@@ -114,9 +114,9 @@ void ng_rows_fill(struct ng_verdict *v, const struct ng_profile *p, size_t n)
     free(rows);
 }
 
-void ng_rows_name(struct ng_buf *out, const char *name)
+void ng_work_rates_name(struct ng_buf *out, const char *name)
 {
-    ng_text_cut(out, name, NG_ROWS_NAME_MAX, 1);
+    ng_text_cut(out, name, NG_WORK_RATES_NAME_MAX, 1);
 }
 
 /* Adds a row to p with the epoch cells (per-kernel gates in NVTX mode)
@@ -130,10 +130,10 @@ static void add_with_cells(struct ng_profile *p, enum ng_work_kind kind, const c
         ng_profile_add_cells(p, kind, name, cells->epoch, cells->ns, cells->n);
 }
 
-void ng_rows_fold(struct ng_profile *p)
+void ng_work_rates_fold(struct ng_profile *p)
 {
     struct ng_profile named, folded;
-    struct sum others = { ng_rows_others, NG_WORK_OTHERS, 0, 0, NULL };
+    struct sum others = { ng_work_rates_others, NG_WORK_OTHERS, 0, 0, NULL };
     size_t count;
 
     ng_profile_init(&named, p->path);
@@ -142,19 +142,19 @@ void ng_rows_fold(struct ng_profile *p)
         const struct ng_work_row *r = &p->rows[i];
         struct ng_buf name = NG_BUF_INIT;
         if (r->kind == NG_WORK_OTHERS)
-            ng_buf_adds(&name, ng_rows_others);
+            ng_buf_adds(&name, ng_work_rates_others);
         else
-            ng_rows_name(&name, r->name);
+            ng_work_rates_name(&name, r->name);
         add_with_cells(r->kind == NG_WORK_OTHERS ? &folded : &named, r->kind,
                        name.data ? name.data : "", name.len, r->total_ns, r->instances, r->cells);
         ng_buf_release(&name);
     }
     struct sum *rows = merged(&named, 1, &count, &others);
     for (size_t i = 0; i < count; i++) {
-        int kept = i < NG_ROWS_CAP;
+        int kept = i < NG_WORK_RATES_CAP;
         add_with_cells(&folded, kept ? rows[i].kind : NG_WORK_OTHERS,
-                       kept ? rows[i].name : ng_rows_others,
-                       strlen(kept ? rows[i].name : ng_rows_others), rows[i].ns,
+                       kept ? rows[i].name : ng_work_rates_others,
+                       strlen(kept ? rows[i].name : ng_work_rates_others), rows[i].ns,
                        rows[i].launches, rows[i].cells);
     }
     free(rows);

@@ -1,4 +1,4 @@
-#include "core/ng_project.h"
+#include "core/ng_nvtx.h"
 #include "util/ng_text.h"
 
 #include <inttypes.h>
@@ -10,19 +10,19 @@
 #define NOT_TRIED (-2)
 #define UNCLOSED_NAMES_MAX 3
 
-struct ng_project_range {
+struct ng_nvtx_range {
     int64_t start, end, tid;
     uint32_t key, text;
     size_t epoch;
 };
 
-struct ng_project_thread {
+struct ng_nvtx_thread {
     int64_t tid;
     size_t begin, end;          /* into the sorted kept ranges */
     size_t cursor;              /* the last call's count of ranges starting no later */
 };
 
-struct ng_project_epoch {
+struct ng_nvtx_epoch {
     uint32_t key, occ;
     uint32_t text;              /* of its earliest range */
     int64_t first_start;
@@ -37,18 +37,18 @@ struct ng_project_epoch {
  * call in it lies in a range, so memory follows the calls made inside
  * epochs.  Calls in several ranges, ids outside [0, 2^32) and range
  * indices past 65534 go to the `spans` map instead. */
-#define PAGE_BITS NG_PROJECT_PAGE_BITS
+#define PAGE_BITS NG_NVTX_PAGE_BITS
 #define PAGE_IDS ((size_t)1 << PAGE_BITS)
 #define MAX_PAGES ((size_t)1 << (32 - PAGE_BITS))
-#define GPID_MASK NG_PROJECT_GPID_MASK
+#define GPID_MASK NG_NVTX_GPID_MASK
 
-struct ng_project_page_set {
+struct ng_nvtx_page_set {
     int64_t gpid;
     uint16_t **pages;
     size_t n_pages;
 };
 
-void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_metric metric,
+void ng_nvtx_init(struct ng_nvtx *pj, const struct ng_regex *re, enum ng_metric metric,
                      long skip)
 {
     memset(pj, 0, sizeof *pj);
@@ -58,7 +58,7 @@ void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_m
     pj->call_hi = INT64_MIN;   /* no call is in the same range as "the last" yet */
 }
 
-void ng_project_release(struct ng_project *pj)
+void ng_nvtx_release(struct ng_nvtx *pj)
 {
     for (size_t i = 0; i < pj->n_texts; i++)
         free(pj->text_of[i]);
@@ -95,7 +95,7 @@ void ng_project_release(struct ng_project *pj)
 
 /* The key of a text (its index in pj->keys), or UNMATCHED.  Matched once
  * per distinct text: a trace repeats a few names many times. */
-static int64_t key_of(struct ng_project *pj, size_t text)
+static int64_t key_of(struct ng_nvtx *pj, size_t text)
 {
     if (pj->text_key[text] != NOT_TRIED)
         return pj->text_key[text];
@@ -119,7 +119,7 @@ static int64_t key_of(struct ng_project *pj, size_t text)
     return pj->text_key[text] = key;
 }
 
-static size_t text_index(struct ng_project *pj, const char *text)
+static size_t text_index(struct ng_nvtx *pj, const char *text)
 {
     int added;
     size_t i = ng_strmap_get(&pj->texts, text, strlen(text), pj->n_texts, &added);
@@ -136,7 +136,7 @@ static size_t text_index(struct ng_project *pj, const char *text)
     return i;
 }
 
-static void note_unclosed(struct ng_project *pj, const char *text)
+static void note_unclosed(struct ng_nvtx *pj, const char *text)
 {
     if (pj->unclosed++ >= UNCLOSED_NAMES_MAX)
         return;
@@ -151,7 +151,7 @@ static void note_unclosed(struct ng_project *pj, const char *text)
     pj->unclosed_names = ng_buf_detach(&b);
 }
 
-void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t tid,
+void ng_nvtx_range(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
                       const char *text)
 {
     size_t t = text_index(pj, text);
@@ -159,7 +159,7 @@ void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t
 
     if (key == UNMATCHED)
         return;
-    if (end == NG_PROJECT_NO_END) {
+    if (end == NG_NVTX_NO_END) {
         /* it would swallow every later epoch of its thread */
         note_unclosed(pj, text);
         return;
@@ -167,7 +167,7 @@ void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t
     if (end < start)
         return;
     pj->r = ng_xgrow(pj->r, pj->n_ranges, sizeof *pj->r);
-    pj->r[pj->n_ranges++] = (struct ng_project_range){ start, end, tid, (uint32_t)key,
+    pj->r[pj->n_ranges++] = (struct ng_nvtx_range){ start, end, tid, (uint32_t)key,
                                                        (uint32_t)t, 0 };
 }
 
@@ -175,7 +175,7 @@ void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t
  * ranges sort the same whatever order the rows came in. */
 static int by_tid_start(const void *a, const void *b, void *ctx)
 {
-    const struct ng_project_range *x = a, *y = b;
+    const struct ng_nvtx_range *x = a, *y = b;
     char *const *text_of = ctx;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
@@ -189,7 +189,7 @@ static int by_tid_start(const void *a, const void *b, void *ctx)
 /* Outermost only.  Kept ranges of a thread then have rising starts AND
  * rising ends (a later one ending no later would be nested), which is
  * what lets a call's containing ranges be one contiguous run. */
-static void keep_outermost(struct ng_project *pj)
+static void keep_outermost(struct ng_nvtx *pj)
 {
     size_t out = 0;
 
@@ -204,13 +204,13 @@ static void keep_outermost(struct ng_project *pj)
     for (size_t i = 0; i < pj->n_ranges; i++) {
         if (pj->n_threads == 0 || pj->threads[pj->n_threads - 1].tid != pj->r[i].tid) {
             pj->threads = ng_xgrow(pj->threads, pj->n_threads, sizeof *pj->threads);
-            pj->threads[pj->n_threads++] = (struct ng_project_thread){ pj->r[i].tid, i, i, i };
+            pj->threads[pj->n_threads++] = (struct ng_nvtx_thread){ pj->r[i].tid, i, i, i };
         }
         pj->threads[pj->n_threads - 1].end = i + 1;
     }
 }
 
-static size_t epoch_for(struct ng_project *pj, struct ng_idmap *by_key, const struct ng_project_range *r,
+static size_t epoch_for(struct ng_nvtx *pj, struct ng_idmap *by_key, const struct ng_nvtx_range *r,
                         uint32_t occ)
 {
     int added;
@@ -218,12 +218,12 @@ static size_t epoch_for(struct ng_project *pj, struct ng_idmap *by_key, const st
     if (added) {
         pj->epochs = ng_xgrow(pj->epochs, pj->n_epochs, sizeof *pj->epochs);
         memset(&pj->epochs[e], 0, sizeof pj->epochs[e]);
-        pj->epochs[e] = (struct ng_project_epoch){ .key = r->key, .occ = occ, .text = r->text,
+        pj->epochs[e] = (struct ng_nvtx_epoch){ .key = r->key, .occ = occ, .text = r->text,
                                                    .first_start = r->start };
         pj->n_epochs++;
         return e;
     }
-    struct ng_project_epoch *ep = &pj->epochs[e];
+    struct ng_nvtx_epoch *ep = &pj->epochs[e];
     if (r->start < ep->first_start ||
         (r->start == ep->first_start && strcmp(pj->text_of[r->text], pj->text_of[ep->text]) < 0)) {
         ep->first_start = r->start;
@@ -233,15 +233,15 @@ static size_t epoch_for(struct ng_project *pj, struct ng_idmap *by_key, const st
 }
 
 /* Occurrence k of a key on a thread is epoch (key, k). */
-static void number_occurrences(struct ng_project *pj, unsigned char *repeated)
+static void number_occurrences(struct ng_nvtx *pj, unsigned char *repeated)
 {
     uint32_t *occ = ng_xcalloc(pj->n_keys ? pj->n_keys : 1, sizeof *occ);
     struct ng_idmap by_key = NG_IDMAP_INIT;
 
     for (size_t t = 0; t < pj->n_threads; t++) {
-        const struct ng_project_thread *th = &pj->threads[t];
+        const struct ng_nvtx_thread *th = &pj->threads[t];
         for (size_t i = th->begin; i < th->end; i++) {
-            struct ng_project_range *r = &pj->r[i];
+            struct ng_nvtx_range *r = &pj->r[i];
             uint32_t k = occ[r->key]++;
             if (k > 0)
                 repeated[r->key] = 1;
@@ -256,9 +256,9 @@ static void number_occurrences(struct ng_project *pj, unsigned char *repeated)
 
 static int by_first_start(const void *a, const void *b, void *ctx)
 {
-    const struct ng_project *pj = ctx;
-    const struct ng_project_epoch *x = &pj->epochs[*(const size_t *)a];
-    const struct ng_project_epoch *y = &pj->epochs[*(const size_t *)b];
+    const struct ng_nvtx *pj = ctx;
+    const struct ng_nvtx_epoch *x = &pj->epochs[*(const size_t *)a];
+    const struct ng_nvtx_epoch *y = &pj->epochs[*(const size_t *)b];
     if (x->first_start != y->first_start)
         return x->first_start < y->first_start ? -1 : 1;
     int c = strcmp(pj->text_of[x->text], pj->text_of[y->text]);
@@ -267,7 +267,7 @@ static int by_first_start(const void *a, const void *b, void *ctx)
     return x->occ < y->occ ? -1 : x->occ > y->occ;
 }
 
-size_t ng_project_index(struct ng_project *pj)
+size_t ng_nvtx_index(struct ng_nvtx *pj)
 {
     unsigned char *repeated = ng_xcalloc(pj->n_keys ? pj->n_keys : 1, 1);
 
@@ -278,7 +278,7 @@ size_t ng_project_index(struct ng_project *pj)
         pj->order[i] = i;
     qsort_r(pj->order, pj->n_epochs, sizeof *pj->order, by_first_start, pj);
     for (size_t k = 0; k < pj->n_epochs; k++) {
-        struct ng_project_epoch *e = &pj->epochs[pj->order[k]];
+        struct ng_nvtx_epoch *e = &pj->epochs[pj->order[k]];
         struct ng_buf name = NG_BUF_INIT;
         e->rank = k;
         ng_buf_adds(&name, pj->text_of[e->text]);
@@ -289,7 +289,7 @@ size_t ng_project_index(struct ng_project *pj)
     free(repeated);
     pj->range_acc = ng_xcalloc(pj->n_ranges ? pj->n_ranges : 1, sizeof *pj->range_acc);
     for (size_t i = 0; i < pj->n_ranges; i++) {
-        struct ng_project_epoch *e = &pj->epochs[pj->r[i].epoch];
+        struct ng_nvtx_epoch *e = &pj->epochs[pj->r[i].epoch];
         pj->range_acc[i] = e->rank < (size_t)pj->skip ? NULL : &e->acc;
     }
     return pj->n_epochs;
@@ -299,7 +299,7 @@ size_t ng_project_index(struct ng_project *pj)
 
 /* A thread's calls come in runs (the runtime table is written per thread,
  * in time order), so the last thread found is tried first. */
-static struct ng_project_thread *thread_of(struct ng_project *pj, int64_t tid)
+static struct ng_nvtx_thread *thread_of(struct ng_nvtx *pj, int64_t tid)
 {
     if (pj->last_thread < pj->n_threads && pj->threads[pj->last_thread].tid == tid)
         return &pj->threads[pj->last_thread];
@@ -321,7 +321,7 @@ static struct ng_project_thread *thread_of(struct ng_project *pj, int64_t tid)
  * from th->begin's index): the cursor of the last call, or the next one,
  * when the call is in the same range as the last or in the one after it
  * (thousands of calls a range); else a binary search. */
-static size_t ranges_started(const struct ng_project *pj, struct ng_project_thread *th,
+static size_t ranges_started(const struct ng_nvtx *pj, struct ng_nvtx_thread *th,
                              int64_t start)
 {
     for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
@@ -342,7 +342,7 @@ static size_t ranges_started(const struct ng_project *pj, struct ng_project_thre
 /* The run [*first, *last] of the thread's ranges that contain [start, end]:
  * those starting no later than the call (a prefix) that end no earlier
  * (a suffix of it, as ends rise).  0 when there is none. */
-static int containing(const struct ng_project *pj, struct ng_project_thread *th, int64_t start,
+static int containing(const struct ng_nvtx *pj, struct ng_nvtx_thread *th, int64_t start,
                       int64_t end, size_t *first, size_t *last)
 {
     size_t a = ranges_started(pj, th, start);
@@ -365,7 +365,7 @@ static int containing(const struct ng_project *pj, struct ng_project_thread *th,
     return 1;
 }
 
-static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid, int create)
+static struct ng_nvtx_page_set *pages_for(struct ng_nvtx *pj, int64_t gpid, int create)
 {
     if (pj->last_pages < pj->n_pages && pj->pages[pj->last_pages].gpid == gpid)
         return &pj->pages[pj->last_pages];
@@ -375,17 +375,17 @@ static struct ng_project_page_set *pages_for(struct ng_project *pj, int64_t gpid
     if (!create)
         return NULL;
     pj->pages = ng_xrealloc(pj->pages, (pj->n_pages + 1) * sizeof *pj->pages);
-    pj->pages[pj->n_pages] = (struct ng_project_page_set){ gpid, NULL, 0 };
+    pj->pages[pj->n_pages] = (struct ng_nvtx_page_set){ gpid, NULL, 0 };
     pj->last_pages = pj->n_pages;
     return &pj->pages[pj->n_pages++];
 }
 
 /* The slot of id corr in page `page` of process gpid's ids (the page made
  * when `create`), which becomes the hot page; NULL when there is none. */
-static uint16_t *slot_found(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+static uint16_t *slot_found(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int create)
 {
     size_t page = (size_t)corr >> PAGE_BITS;
-    struct ng_project_page_set *ps = pages_for(pj, gpid, create);
+    struct ng_nvtx_page_set *ps = pages_for(pj, gpid, create);
     if (!ps)
         return NULL;
     if (page >= ps->n_pages) {
@@ -402,26 +402,26 @@ static uint16_t *slot_found(struct ng_project *pj, int64_t gpid, int64_t corr, i
     pj->hot = ps->pages[page];
     pj->hot_gpid = gpid;
     pj->hot_no = page;
-    return ng_project_hot_slot(pj, gpid, corr);
+    return ng_nvtx_hot_slot(pj, gpid, corr);
 }
 
 /* The slot of id corr (in [0, 2^32)) of process gpid: on the hot page,
  * else found. */
-static inline uint16_t *slot_of(struct ng_project *pj, int64_t gpid, int64_t corr, int create)
+static inline uint16_t *slot_of(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int create)
 {
-    uint16_t *slot = ng_project_hot_slot(pj, gpid, corr);
+    uint16_t *slot = ng_nvtx_hot_slot(pj, gpid, corr);
     return slot ? slot : slot_found(pj, gpid, corr, create);
 }
 
-static void page_put(struct ng_project *pj, int64_t gpid, int64_t corr, size_t range)
+static void page_put(struct ng_nvtx *pj, int64_t gpid, int64_t corr, size_t range)
 {
     *slot_of(pj, gpid, corr, 1) = (uint16_t)(range + 1);
 }
 
 /* Remembers the one range a call of thread tid lay in (index i, of the
  * thread's ranges th), as the bounds any call of the thread must keep to
- * lie in it alone: what ng_project_call() tries first. */
-static void remember_call(struct ng_project *pj, const struct ng_project_thread *th,
+ * lie in it alone: what ng_nvtx_call() tries first. */
+static void remember_call(struct ng_nvtx *pj, const struct ng_nvtx_thread *th,
                           int64_t tid, size_t i)
 {
     pj->call_tid = tid;
@@ -432,10 +432,10 @@ static void remember_call(struct ng_project *pj, const struct ng_project_thread 
     pj->call_prev_end = i > th->begin ? pj->r[i - 1].end : INT64_MIN;
 }
 
-void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
                          int64_t end)
 {
-    struct ng_project_thread *th = thread_of(pj, tid);
+    struct ng_nvtx_thread *th = thread_of(pj, tid);
     size_t first, last;
 
     if (!th || !containing(pj, th, start, end, &first, &last))
@@ -453,7 +453,7 @@ void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64
 /* The run of ranges whose thread made call (gpid, corr) inside them: the
  * pages first (the common call, one range), then the spans (a call is in
  * one or the other). */
-static inline int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr,
+static inline int call_ranges(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
                               size_t *first, size_t *last)
 {
     if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
@@ -472,12 +472,12 @@ static inline int call_ranges(struct ng_project *pj, int64_t gpid, int64_t corr,
     return 1;
 }
 
-void ng_project_track_items(struct ng_project *pj)
+void ng_nvtx_track_items(struct ng_nvtx *pj)
 {
     pj->track_items = 1;
 }
 
-static int add_cell(struct ng_project *pj, size_t epoch, size_t item, int64_t ns)
+static int add_cell(struct ng_nvtx *pj, size_t epoch, size_t item, int64_t ns)
 {
     int added;
     size_t c = ng_idmap_get(&pj->cell_index, (int64_t)epoch, (int64_t)item, pj->n_cells, &added);
@@ -493,7 +493,7 @@ static int add_cell(struct ng_project *pj, size_t epoch, size_t item, int64_t ns
     return __builtin_add_overflow(pj->cell_ns[c], ns, &pj->cell_ns[c]) ? -1 : 0;
 }
 
-int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t device,
                         int64_t start, int64_t end, size_t item)
 {
     size_t first, last;
@@ -516,7 +516,7 @@ int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64
     return n;
 }
 
-int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr)
+int ng_nvtx_epochs_of(struct ng_nvtx *pj, int64_t gpid, int64_t corr)
 {
     size_t first, last;
     int n = 0;
@@ -528,11 +528,11 @@ int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr)
     return n;
 }
 
-void ng_project_item_cells(const struct ng_project *pj,
+void ng_nvtx_item_cells(const struct ng_nvtx *pj,
                            void (*fn)(void *ctx, size_t item, size_t position, int64_t ns),
                            void *ctx)
 {
-    /* positions as ng_project_results() numbers them: counted epochs with work */
+    /* positions as ng_nvtx_results() numbers them: counted epochs with work */
     size_t *position = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *position);
     size_t at = 0;
     for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++)
@@ -543,7 +543,7 @@ void ng_project_item_cells(const struct ng_project *pj,
     free(position);
 }
 
-int ng_project_disordered(const struct ng_project *pj)
+int ng_nvtx_disordered(const struct ng_nvtx *pj)
 {
     for (size_t i = 0; i < pj->n_epochs; i++)
         if (pj->epochs[i].acc.disordered)
@@ -551,7 +551,7 @@ int ng_project_disordered(const struct ng_project *pj)
     return 0;
 }
 
-void ng_project_restart_work(struct ng_project *pj)
+void ng_nvtx_restart_work(struct ng_nvtx *pj)
 {
     for (size_t i = 0; i < pj->n_epochs; i++)
         ng_acc_reset(&pj->epochs[i].acc);
@@ -560,51 +560,51 @@ void ng_project_restart_work(struct ng_project *pj)
     pj->n_cells = 0;
 }
 
-size_t ng_project_ranges(const struct ng_project *pj)
+size_t ng_nvtx_ranges(const struct ng_nvtx *pj)
 {
     return pj->n_ranges;
 }
 
-size_t ng_project_epochs(const struct ng_project *pj)
+size_t ng_nvtx_epochs(const struct ng_nvtx *pj)
 {
     return pj->n_epochs;
 }
 
-int64_t ng_project_taken(const struct ng_project *pj)
+int64_t ng_nvtx_taken(const struct ng_nvtx *pj)
 {
     return pj->taken;
 }
 
-size_t ng_project_texts(const struct ng_project *pj)
+size_t ng_nvtx_texts(const struct ng_nvtx *pj)
 {
     return pj->n_texts;
 }
 
-struct ng_project_result *ng_project_results(const struct ng_project *pj, size_t *n,
+struct ng_nvtx_result *ng_nvtx_results(const struct ng_nvtx *pj, size_t *n,
                                              size_t *empty)
 {
-    struct ng_project_result *out = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *out);
+    struct ng_nvtx_result *out = ng_xcalloc(pj->n_epochs ? pj->n_epochs : 1, sizeof *out);
 
     *n = *empty = 0;
     for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++) {
-        const struct ng_project_epoch *e = &pj->epochs[pj->order[k]];
+        const struct ng_nvtx_epoch *e = &pj->epochs[pj->order[k]];
         if (e->acc.launches == 0) {
             (*empty)++;   /* a 0 ms sample would only drag the median */
             continue;
         }
-        out[(*n)++] = (struct ng_project_result){ e->name, e->first_start,
+        out[(*n)++] = (struct ng_nvtx_result){ e->name, e->first_start,
                                                   ng_acc_value(&e->acc, pj->metric),
                                                   e->acc.launches };
     }
     return out;
 }
 
-int ng_project_over_budget(const struct ng_project *pj)
+int ng_nvtx_over_budget(const struct ng_nvtx *pj)
 {
     return pj->over_budget;
 }
 
-int64_t ng_project_unclosed(const struct ng_project *pj, const char **names)
+int64_t ng_nvtx_unclosed(const struct ng_nvtx *pj, const char **names)
 {
     *names = pj->unclosed_names ? pj->unclosed_names : "";
     return pj->unclosed;
@@ -619,7 +619,7 @@ static int by_count(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-void ng_project_frequent(const struct ng_project *pj, size_t max, struct ng_buf *out)
+void ng_nvtx_frequent(const struct ng_nvtx *pj, size_t max, struct ng_buf *out)
 {
     size_t *idx = ng_xcalloc(pj->n_texts ? pj->n_texts : 1, sizeof *idx);
 

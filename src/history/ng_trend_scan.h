@@ -1,4 +1,4 @@
-/* ng_scan: the few figures of a --history line that a trend chart needs
+/* ng_trend_scan: the few figures of a --history line that a trend chart needs
  * (name, verdict, ratio, p, threshold, both sides' ms/epoch, the current
  * side's min..max, the date, the commit and CI run), read straight from
  * the line's JSON text without building a tree.  A dashboard of 200
@@ -20,21 +20,21 @@
  * the full reader's to say.  tests/unit/test_scan.c and
  * tests/fuzz/fuzz_history.c hold the two readers to agreeing.
  *
- * Ownership: a struct ng_scan owns its text buffer, which holds the
+ * Ownership: a struct ng_trend_scan owns its text buffer, which holds the
  * strings of the last line read (name, commit and run_url point into it,
- * valid until the next ng_scan_line() or ng_scan_of_verdict()); it is
+ * valid until the next ng_trend_scan_line() or ng_trend_scan_of_verdict()); it is
  * reused from line to line, so a scan allocates nothing once it has room.
- * ng_scan_release() frees it.  The line is borrowed. */
-#ifndef NG_SCAN_H
-#define NG_SCAN_H
+ * ng_trend_scan_release() frees it.  The line is borrowed. */
+#ifndef NG_TREND_SCAN_H
+#define NG_TREND_SCAN_H
 
 #include <stddef.h>
 #include <time.h>
 
-#include "util/ng_util.h"
 #include "core/ng_verdict.h"
+#include "util/ng_util.h"
 
-struct ng_scan {
+struct ng_trend_scan {
     const char *name;            /* the gate's --name */
     enum ng_outcome outcome;
     time_t timestamp;            /* 0 when absent or not a date */
@@ -47,19 +47,19 @@ struct ng_scan {
     struct ng_buf text;          /* the strings above */
 };
 
-#define NG_SCAN_INIT { .text = NG_BUF_INIT }
+#define NG_TREND_SCAN_INIT { .text = NG_BUF_INIT }
 
 /* 0: s holds the line's figures.  1: cannot tell; read the line with
- * ng_verdict_doc_read() (and take its figures with ng_scan_of_verdict()). */
-int ng_scan_line(struct ng_scan *s, const char *line, size_t len);
+ * ng_verdict_doc_read() (and take its figures with ng_trend_scan_of_verdict()). */
+int ng_trend_scan_line(struct ng_trend_scan *s, const char *line, size_t len);
 
 /* The same figures from a verdict read whole (its strings copied). */
-void ng_scan_of_verdict(struct ng_scan *s, const struct ng_verdict *v);
+void ng_trend_scan_of_verdict(struct ng_trend_scan *s, const struct ng_verdict *v);
 
 /* 1 when a and b hold the same figures, numbers bit for bit: what the
  * tests hold the two readers to. */
-int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b);
+int ng_trend_scan_same(const struct ng_trend_scan *a, const struct ng_trend_scan *b);
 
-void ng_scan_release(struct ng_scan *s);
+void ng_trend_scan_release(struct ng_trend_scan *s);
 
 #endif

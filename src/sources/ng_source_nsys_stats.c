@@ -20,8 +20,8 @@
 
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
-#include "util/ng_util.h"
 #include "util/ng_text.h"
+#include "util/ng_util.h"
 
 static const char *const csv_exts[] = { ".csv", ".tsv", ".txt", ".json", ".html", NULL };
 
@@ -1358,7 +1358,7 @@ static int finish(struct parser *ps)
     return 0;
 }
 
-int ng_csv_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
+int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
                         const struct ng_source_opts *opts, struct ng_err *err)
 {
     struct parser ps = { .path = shown, .p = p, .err = err, .title_exp10 = -1 };
@@ -1411,7 +1411,7 @@ static int csv_load(struct ng_profile *p, const char *path,
     f = fopen(path, "re");
     if (!f)
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
-    ret = ng_csv_parse_stream(p, f, path, opts, err);
+    ret = ng_nsys_stats_parse_stream(p, f, path, opts, err);
     fclose(f);
     /* the kernel filters: a summary's rows are its items, so after the fact */
     struct ng_filter_account account = { { 0 }, { 0 }, 0, 0 };
@@ -1420,7 +1420,7 @@ static int csv_load(struct ng_profile *p, const char *path,
     return ret;
 }
 
-const struct ng_source_kind ng_source_csv = {
+const struct ng_source_kind ng_source_nsys_stats = {
     .format = NG_FORMAT_CSV,
     .magic = NULL,
     .magic_len = 0,

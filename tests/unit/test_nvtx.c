@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "core/ng_metric.h"
-#include "core/ng_project.h"
+#include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 
 /* ---- metrics ---- */
@@ -154,20 +154,20 @@ static void test_schemas_list_the_table(void **state)
 
 struct fixture {
     struct ng_regex re;
-    struct ng_project pj;
+    struct ng_nvtx pj;
 };
 
 static void begin(struct fixture *f, const char *pattern, enum ng_metric m, long skip)
 {
     struct ng_err err;
-    assert_int_equal(ng_regex_compile(&f->re, pattern, 0, NG_PROJECT_TEXT_MAX, "--epoch-range",
+    assert_int_equal(ng_regex_compile(&f->re, pattern, 0, NG_NVTX_TEXT_MAX, "--epoch-range",
                                       &err), 0);
-    ng_project_init(&f->pj, &f->re, m, skip);
+    ng_nvtx_init(&f->pj, &f->re, m, skip);
 }
 
 static void end(struct fixture *f)
 {
-    ng_project_release(&f->pj);
+    ng_nvtx_release(&f->pj);
     ng_regex_release(&f->re);
 }
 
@@ -175,7 +175,7 @@ static void end(struct fixture *f)
 static void expect_results(struct fixture *f, const char *want, size_t want_empty)
 {
     size_t n, empty;
-    struct ng_project_result *r = ng_project_results(&f->pj, &n, &empty);
+    struct ng_nvtx_result *r = ng_nvtx_results(&f->pj, &n, &empty);
     char got[1024] = "";
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(got);
@@ -191,8 +191,8 @@ static void expect_results(struct fixture *f, const char *want, size_t want_empt
 static void launch(struct fixture *f, int64_t tid, int64_t corr, int64_t t, int64_t device,
                    int64_t start, int64_t end)
 {
-    ng_project_call(&f->pj, tid, corr, t, t + 1);
-    (void)ng_project_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end, SIZE_MAX);
+    ng_nvtx_call(&f->pj, tid, corr, t, t + 1);
+    (void)ng_nvtx_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end, SIZE_MAX);
 }
 
 static void test_repeated_steps_are_occurrences(void **state)
@@ -204,9 +204,9 @@ static void test_repeated_steps_are_occurrences(void **state)
      * rank's three steps add up with them, occurrence by occurrence */
     for (int r = 0; r < 2; r++)
         for (int k = 2; k >= 0; k--)
-            ng_project_range(&f.pj, 1000 * k, 1000 * k + 900, TID(4000 + 16 * r, 0), "train_step");
-    ng_project_range(&f.pj, 0, 5000, TID(4000, 1), "other");
-    assert_int_equal(ng_project_index(&f.pj), 3);
+            ng_nvtx_range(&f.pj, 1000 * k, 1000 * k + 900, TID(4000 + 16 * r, 0), "train_step");
+    ng_nvtx_range(&f.pj, 0, 5000, TID(4000, 1), "other");
+    assert_int_equal(ng_nvtx_index(&f.pj), 3);
     int64_t corr = 1;
     for (int r = 0; r < 2; r++)
         for (int k = 0; k < 3; k++)
@@ -221,11 +221,11 @@ static void test_distinct_texts_and_group_keys(void **state)
     struct fixture f;
     /* the group names the epoch: ranks' "epoch_3-rank_N" add up */
     begin(&f, "^epoch_([0-9]+)", NG_METRIC_KERNEL_SUM, 0);
-    ng_project_range(&f.pj, 0, 100, TID(1, 0), "epoch_0-rank_0");
-    ng_project_range(&f.pj, 5, 100, TID(2, 0), "epoch_0-rank_1");
-    ng_project_range(&f.pj, 200, 300, TID(1, 0), "epoch_1-rank_0");
-    ng_project_range(&f.pj, 205, 300, TID(2, 0), "epoch_1-rank_1");
-    assert_int_equal(ng_project_index(&f.pj), 2);
+    ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "epoch_0-rank_0");
+    ng_nvtx_range(&f.pj, 5, 100, TID(2, 0), "epoch_0-rank_1");
+    ng_nvtx_range(&f.pj, 200, 300, TID(1, 0), "epoch_1-rank_0");
+    ng_nvtx_range(&f.pj, 205, 300, TID(2, 0), "epoch_1-rank_1");
+    assert_int_equal(ng_nvtx_index(&f.pj), 2);
     launch(&f, TID(1, 0), 1, 10, 0, 0, 7);
     launch(&f, TID(2, 0), 1, 10, 1, 0, 5);     /* the same correlation id in another process */
     launch(&f, TID(2, 0), 2, 210, 1, 0, 3);
@@ -238,17 +238,17 @@ static void test_outermost_boundary_and_thread(void **state)
     (void)state;
     struct fixture f;
     begin(&f, "^e", NG_METRIC_KERNEL_SUM, 0);
-    ng_project_range(&f.pj, 0, 100, TID(1, 0), "e0");
-    ng_project_range(&f.pj, 10, 50, TID(1, 0), "e0 inner");   /* nested: not an epoch */
-    ng_project_range(&f.pj, 100, 200, TID(1, 0), "e1");       /* touches e0 */
-    assert_int_equal(ng_project_index(&f.pj), 2);
-    ng_project_call(&f.pj, TID(1, 0), 1, 100, 100);   /* zero-length, on the boundary */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 1, 0, 0, 4, SIZE_MAX), 2);
-    ng_project_call(&f.pj, TID(1, 1), 2, 20, 30);     /* another thread: no range of its own */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 2, 0, 0, 100, SIZE_MAX), 0);
-    ng_project_call(&f.pj, TID(1, 0), 3, 90, 110);    /* straddles two ranges: in neither */
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 3, 0, 0, 100, SIZE_MAX), 0);
-    assert_int_equal(ng_project_work(&f.pj, GPID(1), 99, 0, 0, 100, SIZE_MAX), 0);   /* no such call */
+    ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "e0");
+    ng_nvtx_range(&f.pj, 10, 50, TID(1, 0), "e0 inner");   /* nested: not an epoch */
+    ng_nvtx_range(&f.pj, 100, 200, TID(1, 0), "e1");       /* touches e0 */
+    assert_int_equal(ng_nvtx_index(&f.pj), 2);
+    ng_nvtx_call(&f.pj, TID(1, 0), 1, 100, 100);   /* zero-length, on the boundary */
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 1, 0, 0, 4, SIZE_MAX), 2);
+    ng_nvtx_call(&f.pj, TID(1, 1), 2, 20, 30);     /* another thread: no range of its own */
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 2, 0, 0, 100, SIZE_MAX), 0);
+    ng_nvtx_call(&f.pj, TID(1, 0), 3, 90, 110);    /* straddles two ranges: in neither */
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 3, 0, 0, 100, SIZE_MAX), 0);
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 99, 0, 0, 100, SIZE_MAX), 0);   /* no such call */
     expect_results(&f, "e0=4/1;e1=4/1", 0);
     end(&f);
 }
@@ -259,8 +259,8 @@ static void test_span_and_busy_per_epoch(void **state)
     for (int m = NG_METRIC_GPU_SPAN; m <= NG_METRIC_GPU_BUSY; m++) {
         struct fixture f;
         begin(&f, "^step", (enum ng_metric)m, 0);
-        ng_project_range(&f.pj, 0, 1000, TID(1, 0), "step");
-        ng_project_index(&f.pj);
+        ng_nvtx_range(&f.pj, 0, 1000, TID(1, 0), "step");
+        ng_nvtx_index(&f.pj);
         /* two streams overlapping on device 0, a gap, and device 1 */
         launch(&f, TID(1, 0), 1, 1, 0, 100, 200);
         launch(&f, TID(1, 0), 2, 2, 0, 150, 250);
@@ -277,28 +277,28 @@ static void test_warmup_empty_and_unclosed(void **state)
     struct fixture f;
     const char *names;
     begin(&f, "^epoch [0-9]+$", NG_METRIC_KERNEL_SUM, 1);
-    ng_project_range(&f.pj, 0, 10, TID(1, 0), "epoch 0");
-    ng_project_range(&f.pj, 20, 30, TID(1, 0), "epoch 1");
-    ng_project_range(&f.pj, 40, 50, TID(1, 0), "epoch 2");   /* no work: left out */
-    ng_project_range(&f.pj, 60, NG_PROJECT_NO_END, TID(1, 0), "epoch 3");
-    assert_int_equal(ng_project_index(&f.pj), 3);
-    assert_int_equal(ng_project_unclosed(&f.pj, &names), 1);
+    ng_nvtx_range(&f.pj, 0, 10, TID(1, 0), "epoch 0");
+    ng_nvtx_range(&f.pj, 20, 30, TID(1, 0), "epoch 1");
+    ng_nvtx_range(&f.pj, 40, 50, TID(1, 0), "epoch 2");   /* no work: left out */
+    ng_nvtx_range(&f.pj, 60, NG_NVTX_NO_END, TID(1, 0), "epoch 3");
+    assert_int_equal(ng_nvtx_index(&f.pj), 3);
+    assert_int_equal(ng_nvtx_unclosed(&f.pj, &names), 1);
     assert_string_equal(names, "'epoch 3'");
     launch(&f, TID(1, 0), 1, 1, 0, 0, 5);     /* warm-up: not counted */
     launch(&f, TID(1, 0), 2, 21, 0, 0, 6);
     launch(&f, TID(1, 0), 3, 61, 0, 0, 7);    /* in the unclosed range: nowhere */
     expect_results(&f, "epoch 1=6/1", 1);
-    assert_int_equal(ng_project_taken(&f.pj), 1);
+    assert_int_equal(ng_nvtx_taken(&f.pj), 1);
     /* work the filters leave out is placed by the same rule: a call in the
      * warm-up epoch is in no counted one, one in epoch 1 or 2 in one */
-    ng_project_call(&f.pj, TID(1, 0), 4, 2, 3);
-    ng_project_call(&f.pj, TID(1, 0), 5, 22, 23);
-    ng_project_call(&f.pj, TID(1, 0), 6, 41, 42);
-    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 1), 0);
-    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 4), 0);
-    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 5), 1);
-    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 6), 1);
-    assert_int_equal(ng_project_epochs_of(&f.pj, GPID(1), 3), 0);
+    ng_nvtx_call(&f.pj, TID(1, 0), 4, 2, 3);
+    ng_nvtx_call(&f.pj, TID(1, 0), 5, 22, 23);
+    ng_nvtx_call(&f.pj, TID(1, 0), 6, 41, 42);
+    assert_int_equal(ng_nvtx_epochs_of(&f.pj, GPID(1), 1), 0);
+    assert_int_equal(ng_nvtx_epochs_of(&f.pj, GPID(1), 4), 0);
+    assert_int_equal(ng_nvtx_epochs_of(&f.pj, GPID(1), 5), 1);
+    assert_int_equal(ng_nvtx_epochs_of(&f.pj, GPID(1), 6), 1);
+    assert_int_equal(ng_nvtx_epochs_of(&f.pj, GPID(1), 3), 0);
     end(&f);
 }
 
@@ -314,14 +314,14 @@ static void test_overlapping_ranges_linear(void **state)
     char text[32];
     for (int64_t i = 0; i < k; i++) {
         snprintf(text, sizeof text, "epoch %lld", (long long)i);
-        ng_project_range(&f.pj, i, 10 * k + i, TID(1, 0), text);
+        ng_nvtx_range(&f.pj, i, 10 * k + i, TID(1, 0), text);
     }
-    assert_int_equal(ng_project_index(&f.pj), (size_t)k);
+    assert_int_equal(ng_nvtx_index(&f.pj), (size_t)k);
     for (int64_t c = 0; c < 200; c++) {
-        ng_project_call(&f.pj, TID(1, 0), c, k + c, k + c);
-        assert_int_equal(ng_project_work(&f.pj, GPID(1), c, 0, 0, 1, SIZE_MAX), (int)k);
+        ng_nvtx_call(&f.pj, TID(1, 0), c, k + c, k + c);
+        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), c, 0, 0, 1, SIZE_MAX), (int)k);
     }
-    assert_int_equal(ng_project_taken(&f.pj), 200 * k);
+    assert_int_equal(ng_nvtx_taken(&f.pj), 200 * k);
     end(&f);
 }
 
@@ -337,15 +337,15 @@ static void test_rows_in_any_order(void **state)
         for (int i = 0; i < 3; i++) {
             int j = rev ? 2 - i : i;
             /* two ranges equal but for their text: the sort decides, not the order */
-            ng_project_range(&f.pj, starts[j], starts[j] + 50, TID(1, 0), texts[j]);
+            ng_nvtx_range(&f.pj, starts[j], starts[j] + 50, TID(1, 0), texts[j]);
         }
-        ng_project_index(&f.pj);
+        ng_nvtx_index(&f.pj);
         for (int i = 0; i < 3; i++) {
             int j = rev ? 2 - i : i;
             launch(&f, TID(1, 0), j, starts[j] + 1, 0, 0, 10 + j);
         }
         size_t n, e;
-        struct ng_project_result *r = ng_project_results(&f.pj, &n, &e);
+        struct ng_nvtx_result *r = ng_nvtx_results(&f.pj, &n, &e);
         snprintf(rev ? b : a, 256, "%zu %s %lld %s %lld", n, r[0].name, (long long)r[0].ns,
                  n > 1 ? r[1].name : "-", n > 1 ? (long long)r[1].ns : 0LL);
         free(r);
@@ -371,20 +371,20 @@ static void test_call_order_does_not_matter(void **state)
             for (int t = 0; t < 2; t++)
                 for (int64_t i = 0; i < 20; i++) {
                     snprintf(text, sizeof text, "step %lld", (long long)i);
-                    ng_project_range(&f.pj, 100 + 20 * i, 110 + 20 * i, TID(pid, t), text);
+                    ng_nvtx_range(&f.pj, 100 + 20 * i, 110 + 20 * i, TID(pid, t), text);
                 }
-        ng_project_index(&f.pj);
+        ng_nvtx_index(&f.pj);
         const int64_t n = 4 * 500;
         for (int64_t k = 0; k < n; k++) {
             int64_t c = orders[o] == 0 ? k : orders[o] == 1 ? n - 1 - k : (k * 7) % n;
             int pid = 1 + (int)(c % 2), t = (int)(c / 2 % 2);
             int64_t when = 90 + (c / 4) % 500;   /* 90..589: gaps, and past the last range */
-            ng_project_call(&f.pj, TID(pid, t), c, when, when);
+            ng_nvtx_call(&f.pj, TID(pid, t), c, when, when);
         }
         for (int64_t c = 0; c < n; c++)
-            (void)ng_project_work(&f.pj, GPID(1 + c % 2), c, 0, 0, 1 + c % 3, SIZE_MAX);
+            (void)ng_nvtx_work(&f.pj, GPID(1 + c % 2), c, 0, 0, 1 + c % 3, SIZE_MAX);
         size_t nr, empty;
-        struct ng_project_result *r = ng_project_results(&f.pj, &nr, &empty);
+        struct ng_nvtx_result *r = ng_nvtx_results(&f.pj, &nr, &empty);
         char got[1024] = "";
         for (size_t i = 0; i < nr; i++) {
             size_t len = strlen(got);
@@ -424,9 +424,9 @@ static void test_cached_calls_match_every_range(void **state)
             if (i > 0 && e[t][i] <= e[t][i - 1])
                 e[t][i] = e[t][i - 1] + 1;                  /* ends rise too: none nested */
             snprintf(text, sizeof text, "s%d.%d", t, i);
-            ng_project_range(&f.pj, s[t][i], e[t][i], TID(1, t), text);
+            ng_nvtx_range(&f.pj, s[t][i], e[t][i], TID(1, t), text);
         }
-    assert_int_equal(ng_project_index(&f.pj), 2 * N);
+    assert_int_equal(ng_nvtx_index(&f.pj), 2 * N);
     int64_t spanned = 0;
     for (int64_t corr = 0; corr < CALLS; corr++) {
         x = x * 6364136223846793005u + 1442695040888963407u;
@@ -437,8 +437,8 @@ static void test_cached_calls_match_every_range(void **state)
         for (int i = 0; i < N; i++)
             want += s[t][i] <= start && end <= e[t][i];
         spanned += want > 1;
-        ng_project_call(&f.pj, TID(1, t), corr, start, end);
-        assert_int_equal(ng_project_work(&f.pj, GPID(1), corr, 0, 0, 1, SIZE_MAX), want);
+        ng_nvtx_call(&f.pj, TID(1, t), corr, start, end);
+        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), corr, 0, 0, 1, SIZE_MAX), want);
     }
     assert_true(spanned > 0);   /* some calls lay in two ranges */
     end(&f);

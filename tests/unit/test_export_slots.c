@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sources/nsysrep/ng_slots.h"
+#include "sources/nsysrep/ng_export_slots.h"
 #include "util/ng_util.h"
 
 #define GIB (1ull << 30)
@@ -23,15 +23,15 @@ static void test_fit(void **state)
 {
     (void)state;
     /* unknown memory: jobs alone */
-    assert_int_equal(ng_slots_fit(8, 10 * GIB, 0), 8);
+    assert_int_equal(ng_export_slots_fit(8, 10 * GIB, 0), 8);
     /* 24 GiB available: 18 GiB usable; a small report costs ~256 MiB */
-    assert_int_equal(ng_slots_fit(8, 1 * MIB, 24 * GIB), 8);
+    assert_int_equal(ng_export_slots_fit(8, 1 * MIB, 24 * GIB), 8);
     /* a 1.5 GiB report: 256 MiB + 6 GiB each, 18 / 6.25 = 2 */
-    assert_int_equal(ng_slots_fit(8, 3 * GIB / 2, 24 * GIB), 2);
+    assert_int_equal(ng_export_slots_fit(8, 3 * GIB / 2, 24 * GIB), 2);
     /* too little for one: still one (the export is tried, one at a time) */
-    assert_int_equal(ng_slots_fit(8, 100 * GIB, 4 * GIB), 1);
-    assert_int_equal(ng_slots_fit(1, 1 * MIB, 24 * GIB), 1);
-    assert_true(ng_slots_fit(0, 1 * MIB, 24 * GIB) >= 1);   /* one per processor */
+    assert_int_equal(ng_export_slots_fit(8, 100 * GIB, 4 * GIB), 1);
+    assert_int_equal(ng_export_slots_fit(1, 1 * MIB, 24 * GIB), 1);
+    assert_true(ng_export_slots_fit(0, 1 * MIB, 24 * GIB) >= 1);   /* one per processor */
 }
 
 struct waiter {
@@ -41,18 +41,18 @@ struct waiter {
 static void *take_one(void *arg)
 {
     struct waiter *w = arg;
-    int h = ng_slots_acquire();
+    int h = ng_export_slots_acquire();
     w->got_at = ng_monotonic();
-    ng_slots_release(h);
+    ng_export_slots_release(h);
     return NULL;
 }
 
 static void test_local_slots_wait(void **state)
 {
     (void)state;
-    assert_int_equal(ng_slots_setup(1, 0), 1);
-    assert_int_equal(ng_slots_setup(5, 0), 0);   /* already there */
-    int h = ng_slots_acquire();
+    assert_int_equal(ng_export_slots_setup(1, 0), 1);
+    assert_int_equal(ng_export_slots_setup(5, 0), 0);   /* already there */
+    int h = ng_export_slots_acquire();
     assert_true(h != -1);
     struct waiter w = { 0 };
     pthread_t t;
@@ -60,11 +60,11 @@ static void test_local_slots_wait(void **state)
     struct timespec nap = { 0, 200 * 1000 * 1000 };
     nanosleep(&nap, NULL);
     double released = ng_monotonic();
-    ng_slots_release(h);
+    ng_export_slots_release(h);
     pthread_join(t, NULL);
     assert_true(w.got_at >= released);   /* it waited for the release */
-    ng_slots_teardown();
-    assert_int_equal(ng_slots_acquire(), -1);   /* no slots: no limit */
+    ng_export_slots_teardown();
+    assert_int_equal(ng_export_slots_acquire(), -1);   /* no slots: no limit */
 }
 
 static void test_shared_slots_hold_across_fork(void **state)
@@ -73,34 +73,34 @@ static void test_shared_slots_hold_across_fork(void **state)
     char dir[] = "/tmp/ng-slots-test.XXXXXX";
     assert_non_null(mkdtemp(dir));
     setenv("TMPDIR", dir, 1);
-    assert_int_equal(ng_slots_setup(1, 1), 1);
+    assert_int_equal(ng_export_slots_setup(1, 1), 1);
     int ready[2];
     assert_int_equal(pipe(ready), 0);
     pid_t pid = fork();
     if (pid == 0) {
         /* a gate: inherits the slots, holds the one slot for 300 ms */
-        int h = ng_slots_acquire();
+        int h = ng_export_slots_acquire();
         char c = h >= 0 ? 'y' : 'n';
         if (write(ready[1], &c, 1) != 1)
             _exit(2);
         struct timespec nap = { 0, 300 * 1000 * 1000 };
         nanosleep(&nap, NULL);
-        ng_slots_teardown();   /* not the owner: does nothing */
+        ng_export_slots_teardown();   /* not the owner: does nothing */
         _exit(0);
     }
     char c = 0;
     assert_int_equal(read(ready[0], &c, 1), 1);
     assert_int_equal(c, 'y');
     double t0 = ng_monotonic();
-    int h = ng_slots_acquire();   /* waits for the child to exit */
+    int h = ng_export_slots_acquire();   /* waits for the child to exit */
     double waited = ng_monotonic() - t0;
     assert_true(h >= 0);
     assert_true(waited > 0.2);
-    ng_slots_release(h);
+    ng_export_slots_release(h);
     int status;
     waitpid(pid, &status, 0);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    ng_slots_teardown();
+    ng_export_slots_teardown();
     assert_int_equal(rmdir(dir), 0);   /* the owner removed its run directory */
 }
 

@@ -1,13 +1,13 @@
-#include "history/ng_window.h"
+#include "history/ng_history_baseline.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "history/ng_history.h"
 #include "core/ng_metric.h"
-#include "core/ng_rows.h"
+#include "core/ng_work_rates.h"
+#include "history/ng_history.h"
 #include "util/ng_text.h"
 
 /* The names a message lists of the other gates in the file. */
@@ -22,7 +22,7 @@ static const char *no_env(const char *name, void *ctx)
     return NULL;
 }
 
-void ng_window_init(struct ng_window *w, const struct ng_window_query *q)
+void ng_history_baseline_init(struct ng_history_baseline *w, const struct ng_history_baseline_query *q)
 {
     struct ng_buf name = NG_BUF_INIT;
 
@@ -77,7 +77,7 @@ static int same_policy(const struct ng_policy *a, const struct ng_policy *b)
 }
 
 /* Whether v was measured as w measures; else an example of the difference. */
-static int same_setup(const struct ng_window *w, const struct ng_verdict *v, char *eg,
+static int same_setup(const struct ng_history_baseline *w, const struct ng_verdict *v, char *eg,
                       size_t size)
 {
     const char *metric = or_default(v->metric, "kernel-sum");
@@ -98,7 +98,7 @@ static int same_setup(const struct ng_window *w, const struct ng_verdict *v, cha
 
 /* Whether v's context holds every --history-match pair; else an example
  * of what it holds instead ("branch=dev", "no branch"). */
-static int matches(const struct ng_window *w, const struct ng_verdict *v, char *eg, size_t size)
+static int matches(const struct ng_history_baseline *w, const struct ng_verdict *v, char *eg, size_t size)
 {
     for (size_t i = 0; i < w->match.n; i++) {
         const struct ng_context_item *want = &w->match.items[i];
@@ -114,7 +114,7 @@ static int matches(const struct ng_window *w, const struct ng_verdict *v, char *
     return 1;
 }
 
-static void count_other_name(struct ng_window *w, const char *name)
+static void count_other_name(struct ng_history_baseline *w, const char *name)
 {
     int added;
     size_t at = ng_strmap_get(&w->other_names, name, strlen(name), w->n_other_names, &added);
@@ -128,7 +128,7 @@ static void count_other_name(struct ng_window *w, const char *name)
 }
 
 /* The run in the ring (the oldest one it replaces is released). */
-static void keep(struct ng_window *w, struct ng_history_entry *e)
+static void keep(struct ng_history_baseline *w, struct ng_history_entry *e)
 {
     size_t at;
     if (w->n_runs < w->size) {
@@ -145,7 +145,7 @@ static void keep(struct ng_window *w, struct ng_history_entry *e)
 
 /* Counts the verdict for the message, and says whether it is one of the
  * gate's runs. */
-static int counts(struct ng_window *w, const struct ng_verdict *v)
+static int counts(struct ng_history_baseline *w, const struct ng_verdict *v)
 {
     char eg[160];
 
@@ -176,7 +176,7 @@ static int counts(struct ng_window *w, const struct ng_verdict *v)
 }
 
 struct reading {
-    struct ng_window *const *w;
+    struct ng_history_baseline *const *w;
     size_t n;
 };
 
@@ -196,7 +196,7 @@ static int take(struct ng_history_entry *e, void *ctx)
 }
 
 /* The ring in file order, oldest first. */
-static void unroll(struct ng_window *w)
+static void unroll(struct ng_history_baseline *w)
 {
     struct ng_verdict_doc *runs = ng_xcalloc(w->size, sizeof *runs);
     size_t *lines = ng_xcalloc(w->size, sizeof *lines);
@@ -211,7 +211,7 @@ static void unroll(struct ng_window *w)
     w->head = 0;
 }
 
-int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err)
+int ng_history_baseline_read(struct ng_history_baseline *const *w, size_t n, struct ng_err *err)
 {
     struct ng_history h = NG_HISTORY_INIT;
     struct reading r = { w, n };
@@ -234,7 +234,7 @@ int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err)
 
 /* ---- the message when nothing counts ---- */
 
-static void looked_for(const struct ng_window *w, struct ng_buf *b)
+static void looked_for(const struct ng_history_baseline *w, struct ng_buf *b)
 {
     ng_buf_addf(b, "looked for: verdict not error, mode %s, metric %s, work %s", w->mode,
                 w->metric, w->work);
@@ -251,7 +251,7 @@ static void looked_for(const struct ng_window *w, struct ng_buf *b)
     }
 }
 
-static void this_gate(const struct ng_window *w, struct ng_buf *b)
+static void this_gate(const struct ng_history_baseline *w, struct ng_buf *b)
 {
     size_t mine = w->errored + w->other_setup + w->unmatched + w->older;
     const char *sep = "";
@@ -273,7 +273,7 @@ static void this_gate(const struct ng_window *w, struct ng_buf *b)
 }
 
 /* The other gates of the file, most runs first: at most OTHER_NAMES_SHOWN. */
-static void other_gates(const struct ng_window *w, struct ng_buf *b, int after)
+static void other_gates(const struct ng_history_baseline *w, struct ng_buf *b, int after)
 {
     size_t n = w->n_other_names;
     int *shown = ng_xcalloc(n ? n : 1, sizeof *shown);
@@ -295,7 +295,7 @@ static void other_gates(const struct ng_window *w, struct ng_buf *b, int after)
     free(shown);
 }
 
-int ng_window_check(const struct ng_window *w, struct ng_err *err)
+int ng_history_baseline_check(const struct ng_history_baseline *w, struct ng_err *err)
 {
     struct ng_buf b = NG_BUF_INIT;
 
@@ -342,7 +342,7 @@ static void add_rows(struct ng_profile *p, const struct ng_verdict *r, double e,
         for (size_t i = 0; i < r->n_rows; i++) {
             const struct ng_work_rate *row = &r->rows[i];
             struct ng_buf name = NG_BUF_INIT;
-            ng_rows_name(&name, row->name);
+            ng_work_rates_name(&name, row->name);
             ng_profile_add_row(p, row->kind, name.data ? name.data : "", name.len,
                                llround(row->ms_per_epoch * 1e6 * e),
                                llround(row->launches_per_epoch * e));
@@ -355,7 +355,7 @@ static void add_rows(struct ng_profile *p, const struct ng_verdict *r, double e,
         if (!(k->current_ms_per_epoch > 0))
             continue;
         struct ng_buf name = NG_BUF_INIT;
-        ng_rows_name(&name, k->name);
+        ng_work_rates_name(&name, k->name);
         ng_profile_add_row(p, k->kind, name.data ? name.data : "", name.len,
                            llround(k->current_ms_per_epoch * 1e6 * e),
                            llround(k->current_instances_per_epoch * e));
@@ -364,7 +364,7 @@ static void add_rows(struct ng_profile *p, const struct ng_verdict *r, double e,
     }
     double rest = (double)r->current.total_ns / 1e6 / per - named;
     if (rest > 0)
-        ng_profile_add_row(p, NG_WORK_OTHERS, ng_rows_others, strlen(ng_rows_others),
+        ng_profile_add_row(p, NG_WORK_OTHERS, ng_work_rates_others, strlen(ng_work_rates_others),
                            llround(rest * 1e6 * e), 0);
 }
 
@@ -389,7 +389,7 @@ static void even_cells(struct ng_profile *p)
     free(ns);
 }
 
-static void run_profile(struct ng_profile *p, const struct ng_window *w, size_t i,
+static void run_profile(struct ng_profile *p, const struct ng_history_baseline *w, size_t i,
                         const struct ng_compare_opts *o)
 {
     const struct ng_verdict *r = &w->runs[i].v;
@@ -426,7 +426,7 @@ static void run_profile(struct ng_profile *p, const struct ng_window *w, size_t 
     p->loaded = 1;
 }
 
-void ng_window_profiles(const struct ng_window *w, struct ng_profile *p, size_t *n,
+void ng_history_baseline_profiles(const struct ng_history_baseline *w, struct ng_profile *p, size_t *n,
                         const struct ng_compare_opts *o)
 {
     *n = w->n_runs < NG_MAX_RUNS ? w->n_runs : NG_MAX_RUNS;
@@ -436,7 +436,7 @@ void ng_window_profiles(const struct ng_window *w, struct ng_profile *p, size_t 
 
 /* ---- what the verdict says of it ---- */
 
-static void describe_run(struct ng_verdict_history_run *to, const struct ng_window *w, size_t i)
+static void describe_run(struct ng_verdict_history_run *to, const struct ng_history_baseline *w, size_t i)
 {
     const char *commit = ng_context_get(&w->runs[i].v.context, "commit");
     to->line = w->lines[i];
@@ -444,7 +444,7 @@ static void describe_run(struct ng_verdict_history_run *to, const struct ng_wind
     to->timestamp = w->runs[i].v.timestamp;
 }
 
-void ng_window_describe(const struct ng_window *w, struct ng_verdict *v)
+void ng_history_baseline_describe(const struct ng_history_baseline *w, struct ng_verdict *v)
 {
     struct ng_verdict_history *h = &v->history;
 
@@ -481,7 +481,7 @@ void ng_window_describe(const struct ng_window *w, struct ng_verdict *v)
     describe_run(&h->last, w, w->n_runs - 1);
 }
 
-void ng_window_release(struct ng_window *w)
+void ng_history_baseline_release(struct ng_history_baseline *w)
 {
     for (size_t i = 0; i < w->n_runs; i++)
         ng_verdict_doc_release(&w->runs[i]);

@@ -1,4 +1,4 @@
-#include "sources/nsysrep/ng_slots.h"
+#include "sources/nsysrep/ng_export_slots.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,12 +47,12 @@ static uint64_t mem_available(void)
     return found ? (uint64_t)kb << 10 : 0;
 }
 
-long ng_slots_count(long jobs, uint64_t largest_report)
+long ng_export_slots_count(long jobs, uint64_t largest_report)
 {
-    return ng_slots_fit(jobs, largest_report, mem_available());
+    return ng_export_slots_fit(jobs, largest_report, mem_available());
 }
 
-long ng_slots_fit(long jobs, uint64_t largest_report, uint64_t avail)
+long ng_export_slots_fit(long jobs, uint64_t largest_report, uint64_t avail)
 {
     long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -90,7 +90,7 @@ static int make_dir(long n)
     return 0;
 }
 
-int ng_slots_setup(long n, int shared)
+int ng_export_slots_setup(long n, int shared)
 {
     int ret = 1;
 
@@ -108,7 +108,7 @@ int ng_slots_setup(long n, int shared)
     return ret;
 }
 
-void ng_slots_teardown(void)
+void ng_export_slots_teardown(void)
 {
     pthread_mutex_lock(&slots.lock);
     if (slots.n > 0 && slots.owner == getpid()) {
@@ -134,7 +134,7 @@ static int acquire_local(void)
     return LOCAL_SLOT;
 }
 
-int ng_slots_acquire(void)
+int ng_export_slots_acquire(void)
 {
     for (;;) {
         pthread_mutex_lock(&slots.lock);
@@ -168,7 +168,7 @@ int ng_slots_acquire(void)
     }
 }
 
-void ng_slots_release(int slot)
+void ng_export_slots_release(int slot)
 {
     if (slot == LOCAL_SLOT) {
         pthread_mutex_lock(&slots.lock);

@@ -1,11 +1,11 @@
-/* ng_project: NVTX epochs projected onto the GPU work they launched.  Pure:
+/* ng_nvtx: NVTX epochs projected onto the GPU work they launched.  Pure:
  * ranges, launch calls and work intervals go in, per-epoch values come
  * out; no I/O, so every reader can feed it and the unit tests can too.
  *
  * The rules, as nsys's nvtx_kern_sum / nvtx_gpu_proj_trace apply them:
  * - A range is a candidate when its text matches the epoch pattern.  Of
  *   nested candidates on one thread only the outermost counts.  Texts
- *   longer than NG_PROJECT_TEXT_MAX bytes never match (no real epoch name
+ *   longer than NG_NVTX_TEXT_MAX bytes never match (no real epoch name
  *   is that long, and it bounds what the user's pattern is run on).
  * - A range's key is its text, or the text of the pattern's first group.
  *   The k-th kept range with a key on a thread is occurrence k of that key;
@@ -23,17 +23,17 @@
  * the run of ranges that contain them by binary search, and a call stores
  * that run's bounds, not one entry per range.
  *
- * Use: ng_project_init, ng_project_range for every range, ng_project_index,
- * ng_project_call for every runtime/driver call, ng_project_work for every
+ * Use: ng_nvtx_init, ng_nvtx_range for every range, ng_nvtx_index,
+ * ng_nvtx_call for every runtime/driver call, ng_nvtx_work for every
  * work interval, then the results.
  *
  * Ownership: the projection borrows the pattern and owns everything else
- * (copies of texts and keys); ng_project_release() frees it all.  The
+ * (copies of texts and keys); ng_nvtx_release() frees it all.  The
  * struct is visible for embedding and for the two inline hot paths at the
  * end of this header (a call, a work row: once a row each); its fields are
  * otherwise private. */
-#ifndef NG_PROJECT_H
-#define NG_PROJECT_H
+#ifndef NG_NVTX_H
+#define NG_NVTX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,15 +42,15 @@
 #include "util/ng_regex.h"
 #include "util/ng_util.h"
 
-#define NG_PROJECT_TEXT_MAX 4096
-#define NG_PROJECT_NO_END INT64_MIN   /* ng_project_range: the range never ended */
+#define NG_NVTX_TEXT_MAX 4096
+#define NG_NVTX_NO_END INT64_MIN   /* ng_nvtx_range: the range never ended */
 
-struct ng_project_range;
-struct ng_project_epoch;
-struct ng_project_thread;
-struct ng_project_page_set;
+struct ng_nvtx_range;
+struct ng_nvtx_epoch;
+struct ng_nvtx_thread;
+struct ng_nvtx_page_set;
 
-struct ng_project {
+struct ng_nvtx {
     const struct ng_regex *re;
     double regex_cpu;           /* seconds spent matching, against the budget */
     int over_budget;
@@ -64,15 +64,15 @@ struct ng_project {
     size_t n_texts;
     struct ng_strmap keys;
     size_t n_keys;
-    struct ng_project_range *r;
+    struct ng_nvtx_range *r;
     size_t n_ranges;
-    struct ng_project_thread *threads;
+    struct ng_nvtx_thread *threads;
     size_t n_threads;
     size_t last_thread;         /* the thread of the last call (calls come in runs) */
-    struct ng_project_epoch *epochs;
+    struct ng_nvtx_epoch *epochs;
     size_t n_epochs;
     size_t *order;              /* epochs by first start */
-    struct ng_project_page_set *pages;   /* per process: call -> last containing range */
+    struct ng_nvtx_page_set *pages;   /* per process: call -> last containing range */
     size_t n_pages;
     size_t last_pages;          /* the page set of the last call's process */
     /* the page of the last id stored or looked up: ids come in runs, so
@@ -101,7 +101,7 @@ struct ng_project {
 };
 
 /* The results, one per counted epoch that had work, in order. */
-struct ng_project_result {
+struct ng_nvtx_result {
     const char *name;           /* the text of its earliest range; "#k" added when
                                    its key repeats */
     int64_t first_start;
@@ -109,105 +109,105 @@ struct ng_project_result {
     int64_t launches;
 };
 
-void ng_project_init(struct ng_project *pj, const struct ng_regex *re, enum ng_metric metric,
+void ng_nvtx_init(struct ng_nvtx *pj, const struct ng_regex *re, enum ng_metric metric,
                      long skip);
-void ng_project_release(struct ng_project *pj);
+void ng_nvtx_release(struct ng_nvtx *pj);
 
 /* One range (any text; those that do not match are only counted, for the
- * "most frequent ranges" message).  end NG_PROJECT_NO_END: never ended. */
-void ng_project_range(struct ng_project *pj, int64_t start, int64_t end, int64_t tid,
+ * "most frequent ranges" message).  end NG_NVTX_NO_END: never ended. */
+void ng_nvtx_range(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
                       const char *text);
 /* Keeps the outermost candidates, numbers occurrences, orders the epochs.
  * Returns how many epochs there are (warm-up ones included). */
-size_t ng_project_index(struct ng_project *pj);
+size_t ng_nvtx_index(struct ng_nvtx *pj);
 
 /* A runtime or driver call of thread tid (a globalTid: the process is its
  * upper bits).  Inline below. */
-void ng_project_call_any(struct ng_project *pj, int64_t tid, int64_t corr, int64_t start,
+void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
                          int64_t end);
 
-/* Keep each item's time per epoch too (call before ng_project_work). */
-void ng_project_track_items(struct ng_project *pj);
+/* Keep each item's time per epoch too (call before ng_nvtx_work). */
+void ng_nvtx_track_items(struct ng_nvtx *pj);
 
 /* A work interval of item `item` (the caller's index; SIZE_MAX: none)
  * launched by call `corr` of process gpid: the number of counted epochs it
  * went into (0: none), or -1 when a figure would overflow 64 bits. */
-int ng_project_work_any(struct ng_project *pj, int64_t gpid, int64_t corr, int64_t device,
+int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t device,
                         int64_t start, int64_t end, size_t item);
 
 /* How many counted epochs a call of process gpid lies in, without adding
  * anything (work the kernel filters leave out). */
-int ng_project_epochs_of(struct ng_project *pj, int64_t gpid, int64_t corr);
+int ng_nvtx_epochs_of(struct ng_nvtx *pj, int64_t gpid, int64_t corr);
 
-/* Each item's time per epoch (with ng_project_track_items), as positions
- * in ng_project_results()'s array: fn(ctx, item, position, ns). */
-void ng_project_item_cells(const struct ng_project *pj,
+/* Each item's time per epoch (with ng_nvtx_track_items), as positions
+ * in ng_nvtx_results()'s array: fn(ctx, item, position, ns). */
+void ng_nvtx_item_cells(const struct ng_nvtx *pj,
                            void (*fn)(void *ctx, size_t item, size_t position, int64_t ns),
                            void *ctx);
 
 /* gpu-busy saw intervals out of order: feed them again, in order of start,
- * after ng_project_restart_work(). */
-int ng_project_disordered(const struct ng_project *pj);
-void ng_project_restart_work(struct ng_project *pj);
+ * after ng_nvtx_restart_work(). */
+int ng_nvtx_disordered(const struct ng_nvtx *pj);
+void ng_nvtx_restart_work(struct ng_nvtx *pj);
 
-size_t ng_project_ranges(const struct ng_project *pj);   /* kept candidates */
-size_t ng_project_epochs(const struct ng_project *pj);   /* warm-up included */
-int64_t ng_project_taken(const struct ng_project *pj);
+size_t ng_nvtx_ranges(const struct ng_nvtx *pj);   /* kept candidates */
+size_t ng_nvtx_epochs(const struct ng_nvtx *pj);   /* warm-up included */
+int64_t ng_nvtx_taken(const struct ng_nvtx *pj);
 
 /* The counted epochs with work, in order: *empty gets how many counted
  * epochs had none.  The array is the caller's to free (names are borrowed
  * from pj). */
-struct ng_project_result *ng_project_results(const struct ng_project *pj, size_t *n,
+struct ng_nvtx_result *ng_nvtx_results(const struct ng_nvtx *pj, size_t *n,
                                              size_t *empty);
 
 /* The pattern spent its CPU budget on the range texts (the matching
  * stopped: the result would be partial). */
-int ng_project_over_budget(const struct ng_project *pj);
+int ng_nvtx_over_budget(const struct ng_nvtx *pj);
 
 /* Ranges left out for having no end: how many, and the first names. */
-int64_t ng_project_unclosed(const struct ng_project *pj, const char **names);
+int64_t ng_nvtx_unclosed(const struct ng_nvtx *pj, const char **names);
 
 /* "'a' (12), 'b' (3)": the most frequent range texts, for a "no range
  * matches" message (at most `max`, each cut at 60 bytes, cleaned). */
-void ng_project_frequent(const struct ng_project *pj, size_t max, struct ng_buf *out);
-size_t ng_project_texts(const struct ng_project *pj);    /* distinct range texts seen */
+void ng_nvtx_frequent(const struct ng_nvtx *pj, size_t max, struct ng_buf *out);
+size_t ng_nvtx_texts(const struct ng_nvtx *pj);    /* distinct range texts seen */
 
 /* ---- the hot paths, inline: a call in the same range as the last one,
  * and work launched by a call in one range, both with their correlation
  * id on the hot page; everything else takes the *_any functions. ---- */
 
-#define NG_PROJECT_PAGE_BITS 16
-#define NG_PROJECT_GPID_MASK (~(int64_t)0xFFFFFF)
+#define NG_NVTX_PAGE_BITS 16
+#define NG_NVTX_GPID_MASK (~(int64_t)0xFFFFFF)
 
-static inline uint16_t *ng_project_hot_slot(struct ng_project *pj, int64_t gpid, int64_t corr)
+static inline uint16_t *ng_nvtx_hot_slot(struct ng_nvtx *pj, int64_t gpid, int64_t corr)
 {
     if (!pj->hot || corr < 0 || pj->hot_gpid != gpid ||
-        pj->hot_no != (uint64_t)corr >> NG_PROJECT_PAGE_BITS)
+        pj->hot_no != (uint64_t)corr >> NG_NVTX_PAGE_BITS)
         return NULL;
-    return &pj->hot[(uint64_t)corr & (((uint64_t)1 << NG_PROJECT_PAGE_BITS) - 1)];
+    return &pj->hot[(uint64_t)corr & (((uint64_t)1 << NG_NVTX_PAGE_BITS) - 1)];
 }
 
-static inline void ng_project_call(struct ng_project *pj, int64_t tid, int64_t corr,
+static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
                                    int64_t start, int64_t end)
 {
     if (tid == pj->call_tid && start >= pj->call_lo && start < pj->call_hi &&
         end <= pj->call_end && end > pj->call_prev_end) {
-        uint16_t *slot = ng_project_hot_slot(pj, tid & NG_PROJECT_GPID_MASK, corr);
+        uint16_t *slot = ng_nvtx_hot_slot(pj, tid & NG_NVTX_GPID_MASK, corr);
         if (slot) {
             *slot = (uint16_t)(pj->call_range + 1);
             return;
         }
     }
-    ng_project_call_any(pj, tid, corr, start, end);
+    ng_nvtx_call_any(pj, tid, corr, start, end);
 }
 
-static inline int ng_project_work(struct ng_project *pj, int64_t gpid, int64_t corr,
+static inline int ng_nvtx_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
                                   int64_t device, int64_t start, int64_t end, size_t item)
 {
     const uint16_t *slot = pj->track_items ? NULL
-                           : ng_project_hot_slot(pj, gpid & NG_PROJECT_GPID_MASK, corr);
+                           : ng_nvtx_hot_slot(pj, gpid & NG_NVTX_GPID_MASK, corr);
     if (!slot || !*slot)
-        return ng_project_work_any(pj, gpid, corr, device, start, end, item);
+        return ng_nvtx_work_any(pj, gpid, corr, device, start, end, item);
     struct ng_acc *a = pj->range_acc[*slot - 1];
     if (!a)
         return 0;   /* a warm-up epoch */

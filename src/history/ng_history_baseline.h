@@ -1,4 +1,4 @@
-/* ng_window: a history baseline (--baseline-history FILE): the last
+/* ng_history_baseline: a history baseline (--baseline-history FILE): the last
  * --history-window runs of a gate in a --history file, turned into the
  * baseline side's profiles.
  *
@@ -9,7 +9,7 @@
  * --history-match KEY=VALUE, and it is not older than --history-since.
  * The window is the last `size` such runs in file order (the order they
  * were appended).  The file is read once for every gate that uses it
- * (ng_window_read() with several windows), before anything is appended:
+ * (ng_history_baseline_read() with several windows), before anything is appended:
  * a run never counts in its own baseline, even with --history on the same
  * file.
  *
@@ -23,23 +23,23 @@
  * gates in NVTX mode each of a run's epochs holds the item's mean.
  *
  * Ownership: a window owns the runs it keeps, its counts and messages;
- * ng_window_release() frees them.  It borrows the strings of the query
- * it was made from (its path among them).  The profiles ng_window_profiles() fills
+ * ng_history_baseline_release() frees them.  It borrows the strings of the query
+ * it was made from (its path among them).  The profiles ng_history_baseline_profiles() fills
  * are the caller's to release. */
-#ifndef NG_WINDOW_H
-#define NG_WINDOW_H
+#ifndef NG_HISTORY_BASELINE_H
+#define NG_HISTORY_BASELINE_H
 
 #include <stddef.h>
 #include <time.h>
 
-#include "core/ng_context.h"
-#include "util/ng_err.h"
-#include "core/ng_profile.h"
 #include "core/ng_compare.h"
+#include "core/ng_context.h"
+#include "core/ng_profile.h"
 #include "history/ng_verdict_read.h"
+#include "util/ng_err.h"
 #include "util/ng_util.h"
 
-struct ng_window {
+struct ng_history_baseline {
     /* what is looked for */
     const char *path;
     const char *name;          /* --name, as given */
@@ -70,7 +70,7 @@ struct ng_window {
 };
 
 /* What a gate looks for in its --baseline-history file. */
-struct ng_window_query {
+struct ng_history_baseline_query {
     const char *path;          /* --baseline-history */
     const char *name;          /* --name */
     int nvtx;                  /* --epoch-range given: NVTX mode */
@@ -85,13 +85,13 @@ struct ng_window_query {
 };
 
 /* What the query looks for (nothing read yet). */
-void ng_window_init(struct ng_window *w, const struct ng_window_query *q);
+void ng_history_baseline_init(struct ng_history_baseline *w, const struct ng_history_baseline_query *q);
 
 /* Reads the file of w[0] once for the n windows (all on that file):
  * each keeps its runs.  A file that cannot be read is every window's
  * error (w[i]->error).  Returns 0, or -1 with err when it could not be
  * read. */
-int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err);
+int ng_history_baseline_read(struct ng_history_baseline *const *w, size_t n, struct ng_err *err);
 
 /* -1 with err when no run counts: which name and match were looked for,
  * and what the file holds instead:
@@ -99,17 +99,17 @@ int ng_window_read(struct ng_window *const *w, size_t n, struct ng_err *err);
  *   (looked for: not error, mode total, metric kernel-sum, work
  *   kernels,graphs, branch=main); the file holds 12 verdicts: 'resnet50' 3
  *   (1 error, 2 without branch=main, e.g. branch=dev), 'bert' 9 */
-int ng_window_check(const struct ng_window *w, struct ng_err *err);
+int ng_history_baseline_check(const struct ng_history_baseline *w, struct ng_err *err);
 
 /* The runs as baseline profiles (p has room for NG_MAX_RUNS; *n set),
  * per epoch of today's comparison (o: --epochs in total mode). */
-void ng_window_profiles(const struct ng_window *w, struct ng_profile *p, size_t *n,
+void ng_history_baseline_profiles(const struct ng_history_baseline *w, struct ng_profile *p, size_t *n,
                         const struct ng_compare_opts *o);
 
 /* Says in v which runs the baseline is (v->history), and what the reader
  * skipped (v's warnings). */
-void ng_window_describe(const struct ng_window *w, struct ng_verdict *v);
+void ng_history_baseline_describe(const struct ng_history_baseline *w, struct ng_verdict *v);
 
-void ng_window_release(struct ng_window *w);
+void ng_history_baseline_release(struct ng_history_baseline *w);
 
 #endif

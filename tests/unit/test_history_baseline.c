@@ -18,8 +18,8 @@
 #include "cli/ng_cli.h"
 #include "core/ng_compare.h"
 #include "reporters/ng_reporter.h"
-#include "core/ng_rows.h"
-#include "history/ng_window.h"
+#include "core/ng_work_rates.h"
+#include "history/ng_history_baseline.h"
 #include "run/ng_gate.h"
 
 /* One past run as the gate would have appended it. */
@@ -125,12 +125,12 @@ static void settings(struct ng_settings *s, const char *name, const char *epoch_
     s->history_window = 10;
 }
 
-static void read_one(struct ng_window *w, const struct ng_settings *s)
+static void read_one(struct ng_history_baseline *w, const struct ng_settings *s)
 {
-    struct ng_window *one = w;
+    struct ng_history_baseline *one = w;
     struct ng_err err;
-    ng_gate_window_init(w, s);
-    assert_int_equal(ng_window_read(&one, 1, &err), 0);
+    ng_gate_history_baseline_init(w, s);
+    assert_int_equal(ng_history_baseline_read(&one, 1, &err), 0);
 }
 
 /* The last 10 of 13 good nights on main, oldest first: the error,
@@ -139,7 +139,7 @@ static void read_one(struct ng_window *w, const struct ng_settings *s)
 static void test_window(void **state)
 {
     struct ng_settings s;
-    struct ng_window w;
+    struct ng_history_baseline w;
     struct ng_err err;
     (void)state;
     write_history();
@@ -148,11 +148,11 @@ static void test_window(void **state)
     assert_int_equal(w.n_runs, 10);
     assert_true(w.runs[0].v.current.ms_per_epoch == 105.0);
     assert_true(w.runs[9].v.current.ms_per_epoch == 500.0);
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
 
     s.history_match[s.n_history_match++] = "branch=main";
     read_one(&w, &s);
-    assert_int_equal(ng_window_check(&w, &err), 0);
+    assert_int_equal(ng_history_baseline_check(&w, &err), 0);
     assert_int_equal(w.n_runs, 10);
     /* nights 1..14 but 6: the last ten are 4, 5, 7..14 */
     assert_true(w.runs[0].v.current.ms_per_epoch == 104.0);
@@ -165,7 +165,7 @@ static void test_window(void **state)
 
     struct ng_verdict v;
     memset(&v, 0, sizeof v);
-    ng_window_describe(&w, &v);
+    ng_history_baseline_describe(&w, &v);
     assert_true(v.history.on);
     assert_int_equal(v.history.runs, 10);
     assert_string_equal(v.history.branch, "main");
@@ -174,7 +174,7 @@ static void test_window(void **state)
     assert_int_equal(v.history.last.line, 27);
     assert_int_equal(v.n_warnings, 1);
     ng_verdict_release(&v);
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
 
     /* a smaller window and a date: the last 3 from night 12 on */
     s.history_window = 3;
@@ -185,17 +185,17 @@ static void test_window(void **state)
     assert_true(w.runs[0].v.current.ms_per_epoch == 112.0);
     assert_int_equal(w.older, 10);
     assert_int_equal(w.unmatched, 1);   /* the dev night */
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
 }
 
 static void expect_message(struct ng_settings *s, const char *want)
 {
-    struct ng_window w;
+    struct ng_history_baseline w;
     struct ng_err err;
     read_one(&w, s);
-    assert_int_equal(ng_window_check(&w, &err), -1);
+    assert_int_equal(ng_history_baseline_check(&w, &err), -1);
     assert_string_equal(err.msg, want);
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
 }
 
 static void test_no_run(void **state)
@@ -252,34 +252,34 @@ static void test_no_run(void **state)
              "verdict", path);
     expect_message(&s, want);
 
-    struct ng_window w;
-    struct ng_window *one = &w;
+    struct ng_history_baseline w;
+    struct ng_history_baseline *one = &w;
     struct ng_err err;
     settings(&s, "resnet", NULL);
     s.baseline_history = "/nonexistent/h.jsonl";
-    ng_gate_window_init(&w, &s);
-    assert_int_equal(ng_window_read(&one, 1, &err), -1);
-    assert_int_equal(ng_window_check(&w, &err), -1);
+    ng_gate_history_baseline_init(&w, &s);
+    assert_int_equal(ng_history_baseline_read(&one, 1, &err), -1);
+    assert_int_equal(ng_history_baseline_check(&w, &err), -1);
     assert_string_equal(err.msg, "--baseline-history: unable to open '/nonexistent/h.jsonl': No "
                                  "such file or directory");
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
 }
 
 /* Two gates of a batch, one pass over the file. */
 static void test_two_gates(void **state)
 {
     struct ng_settings a, b;
-    struct ng_window wa, wb;
-    struct ng_window *both[] = { &wa, &wb };
+    struct ng_history_baseline wa, wb;
+    struct ng_history_baseline *both[] = { &wa, &wb };
     struct ng_err err;
     (void)state;
     write_history();
     settings(&a, "resnet", NULL);
     settings(&b, "bert", "auto");
     b.history_window = 4;
-    ng_gate_window_init(&wa, &a);
-    ng_gate_window_init(&wb, &b);
-    assert_int_equal(ng_window_read(both, 2, &err), 0);
+    ng_gate_history_baseline_init(&wa, &a);
+    ng_gate_history_baseline_init(&wb, &b);
+    assert_int_equal(ng_history_baseline_read(both, 2, &err), 0);
     assert_int_equal(wa.n_runs, 10);
     assert_int_equal(wb.n_runs, 4);
     assert_string_equal(wb.runs[3].v.name, "bert");
@@ -289,8 +289,8 @@ static void test_two_gates(void **state)
     assert_int_equal(wa.n_other_names, 1);
     assert_string_equal(wa.other_list[0], "bert");
     assert_int_equal(wa.other_counts[0], 14);
-    ng_window_release(&wa);
-    ng_window_release(&wb);
+    ng_history_baseline_release(&wa);
+    ng_history_baseline_release(&wb);
 }
 
 static struct ng_profile *today(double gemm_ms, double copy_ms, int nvtx)
@@ -309,13 +309,13 @@ static struct ng_profile *today(double gemm_ms, double copy_ms, int nvtx)
             ng_profile_add_epoch(p, "epoch", e, (int64_t)((gemm_ms + copy_ms + e - 1) * 1e6), 12);
     }
     assert_int_equal(ng_profile_finish(p, &err), 0);
-    ng_rows_fold(p);
+    ng_work_rates_fold(p);
     return p;
 }
 
 /* The gate's history and today's profile compared, as ng_gate does. */
 struct compared {
-    struct ng_window w;
+    struct ng_history_baseline w;
     struct ng_profile base[NG_MAX_RUNS];
     size_t nb;
     struct ng_profile *cur;
@@ -327,7 +327,7 @@ static void compare_today(struct compared *c, struct ng_settings *s, double gemm
 {
     write_history();
     read_one(&c->w, s);
-    ng_window_profiles(&c->w, c->base, &c->nb, &s->compare);
+    ng_history_baseline_profiles(&c->w, c->base, &c->nb, &s->compare);
     c->cur = today(gemm_ms, copy_ms, s->compare.nvtx);
     ng_compare(&c->v, c->base, c->nb, c->cur, 1, &s->compare);
 }
@@ -339,7 +339,7 @@ static void compared_release(struct compared *c)
         ng_profile_release(&c->base[i]);
     ng_profile_release(c->cur);
     free(c->cur);
-    ng_window_release(&c->w);
+    ng_history_baseline_release(&c->w);
 }
 
 /* Total mode: each run one sample, the rows their mean; today's gemm grew:
@@ -389,7 +389,7 @@ static void test_compare_nvtx(void **state)
 static void test_lines_before_rows(void **state)
 {
     struct ng_settings s;
-    struct ng_window w;
+    struct ng_history_baseline w;
     struct ng_profile base[NG_MAX_RUNS];
     size_t nb;
     struct ng_buf fixture = NG_BUF_INIT;
@@ -400,7 +400,7 @@ static void test_lines_before_rows(void **state)
     s.baseline_history = fixture.data;
     read_one(&w, &s);
     assert_int_equal(w.n_runs, 1);
-    ng_window_profiles(&w, base, &nb, &s.compare);
+    ng_history_baseline_profiles(&w, base, &nb, &s.compare);
     assert_int_equal(nb, 1);
     assert_int_equal(base[0].n_epochs, 10);
     assert_int_equal(base[0].format, NG_FORMAT_HISTORY);
@@ -415,7 +415,7 @@ static void test_lines_before_rows(void **state)
     assert_true(others > 0);
     assert_true(llabs(rows - 1624124606) < 10);
     ng_profile_release(&base[0]);
-    ng_window_release(&w);
+    ng_history_baseline_release(&w);
     ng_buf_release(&fixture);
 }
 

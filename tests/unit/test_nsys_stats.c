@@ -29,7 +29,7 @@ static void parse_work(struct parsed *r, const char *text, unsigned work)
     assert_non_null(f);
     ng_profile_init(&r->p, "mem.csv");
     r->err.msg[0] = '\0';
-    r->rc = ng_csv_parse_stream(&r->p, f, "mem.csv", &opts, &r->err);
+    r->rc = ng_nsys_stats_parse_stream(&r->p, f, "mem.csv", &opts, &r->err);
     fclose(f);
 }
 
@@ -39,7 +39,7 @@ static void parse(struct parsed *r, const char *text)
     assert_non_null(f);
     ng_profile_init(&r->p, "mem.csv");
     r->err.msg[0] = '\0';
-    r->rc = ng_csv_parse_stream(&r->p, f, "mem.csv", NULL, &r->err);
+    r->rc = ng_nsys_stats_parse_stream(&r->p, f, "mem.csv", NULL, &r->err);
     fclose(f);
 }
 
@@ -774,7 +774,7 @@ static void test_binary(void **state)
     FILE *f = fmemopen((void *)bin, sizeof bin, "r");
     (void)state;
     ng_profile_init(&p, "x");
-    assert_int_equal(ng_csv_parse_stream(&p, f, "x", NULL, &err), -1);
+    assert_int_equal(ng_nsys_stats_parse_stream(&p, f, "x", NULL, &err), -1);
     assert_string_equal(err.msg, "'x' line 1: binary data, not nsys stats text");
     fclose(f);
     ng_profile_release(&p);

@@ -1,4 +1,4 @@
-#include "history/ng_scan.h"
+#include "history/ng_trend_scan.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -543,7 +543,7 @@ static int outcome_of(const struct span *s, enum ng_outcome *o)
 }
 
 /* The strings into s->text; offsets first, as the buffer may move. */
-static int figures(struct ng_scan *s, const struct root *r)
+static int figures(struct ng_trend_scan *s, const struct root *r)
 {
     size_t at[4] = { 0 };
     int has[4] = { 1, r->is_str[F_TIMESTAMP], r->context.set[CTX_COMMIT],
@@ -577,7 +577,7 @@ static int figures(struct ng_scan *s, const struct root *r)
     return 0;
 }
 
-int ng_scan_line(struct ng_scan *s, const char *line, size_t len)
+int ng_trend_scan_line(struct ng_trend_scan *s, const char *line, size_t len)
 {
     struct cur c = { (const unsigned char *)line, (const unsigned char *)line + len };
     struct root r;
@@ -592,7 +592,7 @@ int ng_scan_line(struct ng_scan *s, const char *line, size_t len)
     return 0;
 }
 
-void ng_scan_of_verdict(struct ng_scan *s, const struct ng_verdict *v)
+void ng_trend_scan_of_verdict(struct ng_trend_scan *s, const struct ng_verdict *v)
 {
     const char *text[3] = { v->name ? v->name : "", ng_context_get(&v->context, "commit"),
                             ng_context_get(&v->context, "run_url") };
@@ -625,7 +625,7 @@ static int same_text(const char *a, const char *b)
     return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
-int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b)
+int ng_trend_scan_same(const struct ng_trend_scan *a, const struct ng_trend_scan *b)
 {
     const double x[] = { a->ratio, a->p_value, a->threshold, a->baseline_ms, a->current_ms,
                          a->current_min_ms, a->current_max_ms };
@@ -638,7 +638,7 @@ int ng_scan_same(const struct ng_scan *a, const struct ng_scan *b)
            a->has_p == b->has_p && memcmp(x, y, sizeof x) == 0;
 }
 
-void ng_scan_release(struct ng_scan *s)
+void ng_trend_scan_release(struct ng_trend_scan *s)
 {
     ng_buf_release(&s->text);
     memset(s, 0, sizeof *s);

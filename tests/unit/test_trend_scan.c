@@ -1,4 +1,4 @@
-/* ng_scan against the full reader (ng_verdict_doc_read, cJSON): wherever
+/* ng_trend_scan against the full reader (ng_verdict_doc_read, cJSON): wherever
  * the scanner reads a line, the full reader reads it too, to the same
  * figures bit for bit.  On every line of the project's histories (golden
  * expectations, fixtures, fuzz seeds), on lines the gate writes for
@@ -23,34 +23,34 @@
 #include "history/ng_verdict_read.h"
 #include "core/ng_context.h"
 #include "reporters/ng_reporter.h"
-#include "history/ng_scan.h"
+#include "history/ng_trend_scan.h"
 
 /* One line through both readers; returns 1 when the scanner read it. */
-static int agree_as(const char *line, size_t len, struct ng_scan *fast)
+static int agree_as(const char *line, size_t len, struct ng_trend_scan *fast)
 {
-    struct ng_scan full = NG_SCAN_INIT;
+    struct ng_trend_scan full = NG_TREND_SCAN_INIT;
     struct ng_verdict_doc doc;
     struct ng_err err;
-    int scanned = ng_scan_line(fast, line, len) == 0;
+    int scanned = ng_trend_scan_line(fast, line, len) == 0;
     int read = ng_verdict_doc_read(&doc, line, len, &err) == 0;
 
     if (scanned && !read)
         fail_msg("scanned, but the full reader says '%s': %.*s", err.msg, (int)len, line);
     if (scanned) {
-        ng_scan_of_verdict(&full, &doc.v);
-        if (!ng_scan_same(fast, &full))
+        ng_trend_scan_of_verdict(&full, &doc.v);
+        if (!ng_trend_scan_same(fast, &full))
             fail_msg("the readers disagree on %.*s", (int)len, line);
     }
     ng_verdict_doc_release(&doc);
-    ng_scan_release(&full);
+    ng_trend_scan_release(&full);
     return scanned;
 }
 
 static int agree(const char *line)
 {
-    struct ng_scan s = NG_SCAN_INIT;
+    struct ng_trend_scan s = NG_TREND_SCAN_INIT;
     int scanned = agree_as(line, strlen(line), &s);
-    ng_scan_release(&s);
+    ng_trend_scan_release(&s);
     return scanned;
 }
 
@@ -87,9 +87,9 @@ static int each_history(const char *path, const struct stat *st, int type, struc
             len--;
         if (len == 0)
             continue;
-        struct ng_scan s = NG_SCAN_INIT;
+        struct ng_trend_scan s = NG_TREND_SCAN_INIT;
         int scanned = agree_as(line, (size_t)len, &s);
-        ng_scan_release(&s);
+        ng_trend_scan_release(&s);
         if (gate_written && !scanned && full_reads(line, (size_t)len))
             fail_msg("%s: a line the gate wrote is left to the full reader: %.*s", path,
                      (int)len, line);
@@ -277,10 +277,10 @@ static void test_rules(void **state)
 /* What the rules mean, spelled out for a few. */
 static void test_values(void **state)
 {
-    struct ng_scan s = NG_SCAN_INIT;
+    struct ng_trend_scan s = NG_TREND_SCAN_INIT;
     (void)state;
 
-    assert_int_equal(ng_scan_line(&s, rules[0].line, strlen(rules[0].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[0].line, strlen(rules[0].line)), 0);
     assert_string_equal(s.name, "g");
     assert_int_equal(s.outcome, NG_OUTCOME_FAIL);
     assert_true(s.has_figures && s.has_p);
@@ -291,23 +291,23 @@ static void test_values(void **state)
     assert_string_equal(s.run_url, "https://x/1");
     assert_int_equal(s.timestamp, 1704067200);
 
-    assert_int_equal(ng_scan_line(&s, rules[3].line, strlen(rules[3].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[3].line, strlen(rules[3].line)), 0);
     assert_string_equal(s.name, "first");
     assert_null(s.commit);
-    assert_int_equal(ng_scan_line(&s, rules[4].line, strlen(rules[4].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[4].line, strlen(rules[4].line)), 0);
     assert_false(s.has_figures);
     assert_true(s.ratio == 0);
-    assert_int_equal(ng_scan_line(&s, rules[6].line, strlen(rules[6].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[6].line, strlen(rules[6].line)), 0);
     assert_true(s.baseline_ms == 7 && s.current_ms == 3);
-    assert_int_equal(ng_scan_line(&s, rules[9].line, strlen(rules[9].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[9].line, strlen(rules[9].line)), 0);
     assert_string_equal(s.commit, "b");
-    assert_int_equal(ng_scan_line(&s, rules[10].line, strlen(rules[10].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[10].line, strlen(rules[10].line)), 0);
     assert_null(s.commit);
-    assert_int_equal(ng_scan_line(&s, rules[11].line, strlen(rules[11].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[11].line, strlen(rules[11].line)), 0);
     assert_string_equal(s.commit, "a");
-    assert_int_equal(ng_scan_line(&s, rules[14].line, strlen(rules[14].line)), 0);
+    assert_int_equal(ng_trend_scan_line(&s, rules[14].line, strlen(rules[14].line)), 0);
     assert_string_equal(s.name, "a\"b\\c/d\b\f\n\r\t");
-    ng_scan_release(&s);
+    ng_trend_scan_release(&s);
 }
 
 /* Nesting: 64 levels are scanned, 65 left to cJSON (which reads 1000). */
@@ -376,18 +376,18 @@ static void test_mutations(void **state)
     size_t len = b.len;
     char *copy = malloc(len + 1);
     for (size_t cut = 0; cut <= len; cut++) {
-        struct ng_scan s = NG_SCAN_INIT;
+        struct ng_trend_scan s = NG_TREND_SCAN_INIT;
         scanned += (size_t)agree_as(line, cut, &s);
-        ng_scan_release(&s);
+        ng_trend_scan_release(&s);
         tried++;
     }
     for (size_t at = 0; at < len; at++) {
         for (size_t m = 0; m < sizeof marks - 1; m++) {
             memcpy(copy, line, len + 1);
             copy[at] = marks[m];
-            struct ng_scan s = NG_SCAN_INIT;
+            struct ng_trend_scan s = NG_TREND_SCAN_INIT;
             scanned += (size_t)agree_as(copy, len, &s);
-            ng_scan_release(&s);
+            ng_trend_scan_release(&s);
             tried++;
         }
     }
