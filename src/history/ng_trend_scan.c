@@ -4,11 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "core/ng_context.h"
+#include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 
 /* Past this nesting the line is left to cJSON (whose own limit is 1000). */
@@ -28,25 +26,9 @@ struct span {
     int escaped;               /* holds a backslash */
 };
 
-static const unsigned char is_space[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
-/* where a string's plain run ends */
-static const unsigned char string_stop[256] = { ['"'] = 1, ['\\'] = 1 };
-/* the escapes that stand for one byte (\u is read apart) */
-static const unsigned char unescaped[256] = {
-    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n',
-    ['r'] = '\r', ['t'] = '\t',
-};
-
-static inline const unsigned char *space_end(const unsigned char *p, const unsigned char *end)
-{
-    while (p < end && is_space[*p])
-        p++;
-    return p;
-}
-
 static void skip_space(struct cur *c)
 {
-    c->p = space_end(c->p, c->end);
+    c->p = ng_json_space_end(c->p, c->end);
 }
 
 static int at(const struct cur *c, unsigned char ch)
@@ -54,86 +36,11 @@ static int at(const struct cur *c, unsigned char ch)
     return c->p < c->end && *c->p == ch;
 }
 
-/* The length of the \u escape at p (6, or 12 for a surrogate pair), or
- * -1 where cJSON would refuse it (a lone surrogate) or read it otherwise
- * than JSON does (it takes a bad hex digit for 0). */
-static int unicode_escape(const unsigned char *p, const unsigned char *end)
-{
-    long first = end - p >= 6 ? ng_hex4((const char *)p + 2) : -1;
-
-    if (first < 0 || (first >= 0xDC00 && first <= 0xDFFF))
-        return -1;
-    if (first < 0xD800 || first > 0xDBFF)
-        return 6;
-    if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
-        return -1;
-    long second = ng_hex4((const char *)p + 8);
-    return second >= 0xDC00 && second <= 0xDFFF ? 12 : -1;
-}
-
-/* Where the plain run of a string that starts at p ends: at a quote, a
- * backslash or the end.  Eight bytes a step where it can (strings are
- * most of a line's bytes): a byte equal to '"' or '\\' is a zero byte of
- * x ^ 0x22.. or x ^ 0x5C.., and the lowest zero byte of a word is found
- * exactly by the (v - 0x01..) & ~v & 0x80.. test.  Never a byte past end. */
-static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
-{
-#if defined(__SSE2__)
-    /* sixteen bytes a step where the machine has SSE2 (every x86-64) */
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    while (end - p >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        int hit = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
-                                                 _mm_cmpeq_epi8(x, backslash)));
-        if (hit)
-            return p + __builtin_ctz((unsigned)hit);
-        p += 16;
-    }
-#endif
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    while (end - p >= 8) {
-        uint64_t x, q, b;
-        memcpy(&x, p, sizeof x);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
-        if (hit)
-            return p + __builtin_ctzll(hit) / 8;
-        p += 8;
-    }
-#endif
-    while (p < end && !string_stop[*p])
-        p++;
-    return p;
-}
-
-/* Past the string whose first byte (after the quote) is at p: the byte
- * after its closing quote, or NULL.  *escaped: it holds a backslash. */
-static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *end,
-                                              int *escaped)
-{
-    for (;;) {
-        p = plain_run(p, end);
-        if (p >= end)
-            return NULL;
-        if (*p == '"')
-            return p + 1;
-        *escaped = 1;
-        if (end - p < 2)
-            return NULL;
-        int n = p[1] == 'u' ? unicode_escape(p, end) : unescaped[p[1]] ? 2 : -1;
-        if (n < 0)
-            return NULL;
-        p += n;
-    }
-}
-
 /* The string at c->p (its opening quote). */
 static int string(struct cur *c, struct span *s)
 {
     int escaped = 0;
-    const unsigned char *e = string_end(c->p + 1, c->end, &escaped);
+    const unsigned char *e = ng_json_string_end(c->p + 1, c->end, &escaped);
 
     if (!e)
         return -1;
@@ -146,44 +53,7 @@ static int string(struct cur *c, struct span *s)
 
 static inline int is_digit(unsigned char ch)
 {
-    return ch >= '0' && ch <= '9';
-}
-
-static inline const unsigned char *digits(const unsigned char *p, const unsigned char *end)
-{
-    while (p < end && is_digit(*p))
-        p++;
-    return p;
-}
-
-/* Past the number at p, strictly as JSON writes one (and within cJSON's
- * 63 characters), or NULL. */
-static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
-{
-    const unsigned char *start = p, *d;
-
-    if (p < end && *p == '-')
-        p++;
-    if (p < end && *p == '0')
-        p++;
-    else if ((d = digits(p, end)) > p)
-        p = d;
-    else
-        return NULL;
-    if (p < end && *p == '.') {
-        if ((d = digits(p + 1, end)) == p + 1)
-            return NULL;
-        p = d;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        if ((d = digits(p, end)) == p)
-            return NULL;
-        p = d;
-    }
-    return p - start <= NUMBER_MAX ? p : NULL;
+    return ng_json_is_digit(ch);
 }
 
 /* The value of the number in s[0..n) (already checked), as strtod()
@@ -234,7 +104,7 @@ static double number_value(const unsigned char *s, size_t n)
 /* The number at c->p; its value into *v. */
 static int number(struct cur *c, double *v)
 {
-    const unsigned char *e = number_end(c->p, c->end);
+    const unsigned char *e = ng_json_number_end(c->p, c->end, NUMBER_MAX);
 
     if (!e)
         return -1;
@@ -243,87 +113,11 @@ static int number(struct cur *c, double *v)
     return 0;
 }
 
-/* Past the literal at p (true, false, null), or NULL. */
-static inline const unsigned char *literal_end(const unsigned char *p, const unsigned char *end)
-{
-    size_t left = (size_t)(end - p);
-
-    if (left >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0))
-        return p + 4;
-    if (left >= 5 && memcmp(p, "false", 5) == 0)
-        return p + 5;
-    return NULL;
-}
-
 /* Skips the value at c->p whole, checking it; depth: the containers it
- * lies in.  One loop with a stack of bits (1: an object) and the cursor
- * in a local, not recursion: most of a line is values skipped. */
+ * lies in. */
 static int skip_value(struct cur *c, int depth)
 {
-    const unsigned char *p = c->p, *end = c->end;
-    uint64_t objects = 0;
-    int open = 0;              /* containers opened here */
-    int escaped;
-
-    for (;;) {
-        /* a value */
-        p = space_end(p, end);
-        if (p >= end)
-            return -1;
-        unsigned char ch = *p;
-        if (ch == '"') {
-            if (!(p = string_end(p + 1, end, &escaped)))
-                return -1;
-        } else if (ch == '{' || ch == '[') {
-            int obj = ch == '{';
-            if (depth + open + 1 > DEPTH_MAX)
-                return -1;
-            p = space_end(p + 1, end);
-            if (p < end && *p == (obj ? '}' : ']')) {
-                p++;
-            } else {
-                objects = objects << 1 | (uint64_t)obj;
-                open++;
-                if (obj)
-                    goto key;
-                continue;
-            }
-        } else if (ch == '-' || is_digit(ch)) {
-            if (!(p = number_end(p, end)))
-                return -1;
-        } else if (!(p = literal_end(p, end))) {
-            return -1;
-        }
-        /* after a value: a comma, or the ends of containers */
-        for (;;) {
-            if (!open) {
-                c->p = p;
-                return 0;
-            }
-            p = space_end(p, end);
-            if (p >= end)
-                return -1;
-            if (*p == ',') {
-                p++;
-                break;
-            }
-            if (*p != ((objects & 1) ? '}' : ']'))
-                return -1;
-            p++;
-            objects >>= 1;
-            open--;
-        }
-        if (!(objects & 1))
-            continue;
-    key:
-        p = space_end(p, end);
-        if (p >= end || *p != '"' || !(p = string_end(p + 1, end, &escaped)))
-            return -1;
-        p = space_end(p, end);
-        if (p >= end || *p != ':')
-            return -1;
-        p++;
-    }
+    return ng_json_skip(&c->p, c->end, depth, DEPTH_MAX, NUMBER_MAX) == NG_JSON_OK ? 0 : -1;
 }
 
 /* ---- the members looked at ---- */
@@ -522,7 +316,7 @@ static int keep(struct ng_buf *b, const struct span *s)
         if (ch == '\\') {
             if (s->at[++i] == 'u')
                 return -1;
-            ch = unescaped[s->at[i]];
+            ch = ng_json_unescaped[s->at[i]];
         }
         ng_buf_add(b, &ch, 1);
     }

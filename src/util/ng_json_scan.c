@@ -1,0 +1,155 @@
+#include "util/ng_json_scan.h"
+
+const unsigned char ng_json_space[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+const unsigned char ng_json_unescaped[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n',
+    ['r'] = '\r', ['t'] = '\t',
+};
+
+/* A token that failed to scan: cut short when the bytes up to end could
+ * still begin one (what a streaming reader reads on for), else wrong. */
+static enum ng_json_skip_result cut_or_bad(const unsigned char *p, const unsigned char *end,
+                                           const char *may)
+{
+    for (; p < end; p++)
+        if (!strchr(may, *p) || !*p)
+            return NG_JSON_BAD;
+    return NG_JSON_CUT;
+}
+
+/* The string after the quote at *p: 0, or why not. */
+static enum ng_json_skip_result skip_string(const unsigned char **p, const unsigned char *end)
+{
+    const unsigned char *s = *p + 1;
+
+    for (;;) {
+        s = ng_json_plain_run(s, end);
+        if (s >= end)
+            return NG_JSON_CUT;
+        if (*s == '"') {
+            *p = s + 1;
+            return NG_JSON_OK;
+        }
+        if (end - s < 2)
+            return NG_JSON_CUT;
+        if (s[1] == 'u') {
+            /* a \u escape, or the second half of a surrogate pair, cut short */
+            long first = end - s >= 6 ? ng_hex4((const char *)s + 2) : -2;
+            if (first == -2 || (first >= 0xD800 && first <= 0xDBFF && end - s < 12)) {
+                *p = s;
+                return NG_JSON_CUT;
+            }
+        }
+        int n = s[1] == 'u' ? ng_json_unicode_escape(s, end) : ng_json_unescaped[s[1]] ? 2 : -1;
+        if (n < 0) {
+            *p = s;
+            return NG_JSON_BAD;
+        }
+        s += n;
+    }
+}
+
+static enum ng_json_skip_result skip_scalar(const unsigned char **p, const unsigned char *end,
+                                            size_t number_max)
+{
+    const unsigned char *s = *p, *e;
+    unsigned char ch = *s;
+
+    if (ch == '-' || ng_json_is_digit(ch)) {
+        if (!(e = ng_json_number_end(s, end, number_max)))
+            return cut_or_bad(s, end, "0123456789+-.eE");
+    } else if (!(e = ng_json_literal_end(s, end))) {
+        size_t left = (size_t)(end - s);
+        if (left < 5 && ((left < 4 && (memcmp(s, "true", left) == 0 ||
+                                       memcmp(s, "null", left) == 0)) ||
+                         memcmp(s, "false", left) == 0))
+            return NG_JSON_CUT;
+        return NG_JSON_BAD;
+    }
+    *p = e;
+    return NG_JSON_OK;
+}
+
+/* One loop with a stack of bits (1: an object) and the cursor in a local,
+ * not recursion: most of what a reader meets is values skipped. */
+enum ng_json_skip_result ng_json_skip(const unsigned char **pp, const unsigned char *end,
+                                      int depth, int depth_max, size_t number_max)
+{
+    const unsigned char *p = *pp;
+    uint64_t objects = 0;
+    int open = 0;              /* containers opened here */
+    enum ng_json_skip_result r;
+
+    if (depth_max > NG_JSON_DEPTH_MAX)
+        depth_max = NG_JSON_DEPTH_MAX;
+    for (;;) {
+        /* a value */
+        p = ng_json_space_end(p, end);
+        if (p >= end)
+            goto cut;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            if ((r = skip_string(&p, end)) != NG_JSON_OK)
+                goto fail;
+        } else if (ch == '{' || ch == '[') {
+            int obj = ch == '{';
+            if (depth + open + 1 > depth_max)
+                goto bad;
+            p = ng_json_space_end(p + 1, end);
+            if (p < end && *p == (obj ? '}' : ']')) {
+                p++;
+            } else {
+                objects = objects << 1 | (uint64_t)obj;
+                open++;
+                if (obj)
+                    goto key;
+                continue;
+            }
+        } else if ((r = skip_scalar(&p, end, number_max)) != NG_JSON_OK) {
+            goto fail;
+        }
+        /* after a value: a comma, or the ends of containers */
+        for (;;) {
+            if (!open) {
+                *pp = p;
+                return NG_JSON_OK;
+            }
+            p = ng_json_space_end(p, end);
+            if (p >= end)
+                goto cut;
+            if (*p == ',') {
+                p++;
+                break;
+            }
+            if (*p != ((objects & 1) ? '}' : ']'))
+                goto bad;
+            p++;
+            objects >>= 1;
+            open--;
+        }
+        if (!(objects & 1))
+            continue;
+    key:
+        p = ng_json_space_end(p, end);
+        if (p >= end)
+            goto cut;
+        if (*p != '"')
+            goto bad;
+        if ((r = skip_string(&p, end)) != NG_JSON_OK)
+            goto fail;
+        p = ng_json_space_end(p, end);
+        if (p >= end)
+            goto cut;
+        if (*p != ':')
+            goto bad;
+        p++;
+    }
+cut:
+    r = NG_JSON_CUT;
+    goto fail;
+bad:
+    r = NG_JSON_BAD;
+fail:
+    *pp = p;
+    return r;
+}

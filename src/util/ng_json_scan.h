@@ -1,0 +1,185 @@
+/* ng_json_scan: the pieces of a strict JSON (RFC 8259) scanner that reads
+ * text in place, without building a tree: past white space, a string, a
+ * number, a literal, a whole value.  Shared by the trend scanner of
+ * history lines (history/ng_trend_scan.c) and the Chrome-trace reader
+ * (sources/ng_source_kineto.c), which build their own readers of the
+ * members they look at on these.
+ *
+ * Each function reads [p, end) and returns where the token ends, or NULL
+ * when the text is not one; none reads a byte at or past end.
+ * ng_json_skip() also tells a value cut short by `end` (a prefix of valid
+ * JSON, so a streaming reader can read on) from one that is wrong.
+ *
+ * Ownership: nothing is kept; the text is borrowed. */
+#ifndef NG_JSON_SCAN_H
+#define NG_JSON_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "util/ng_text.h"
+
+/* Nesting the skipper follows: a bit a level (1: an object). */
+#define NG_JSON_DEPTH_MAX 64
+
+enum ng_json_skip_result {
+    NG_JSON_OK = 0,
+    NG_JSON_BAD = -1,      /* not JSON (or past the depth or number length allowed) */
+    NG_JSON_CUT = -2,      /* valid so far, cut short by end */
+};
+
+extern const unsigned char ng_json_space[256];
+/* the escapes that stand for one byte (\u is read apart) */
+extern const unsigned char ng_json_unescaped[256];
+
+static inline const unsigned char *ng_json_space_end(const unsigned char *p,
+                                                     const unsigned char *end)
+{
+    while (p < end && ng_json_space[*p])
+        p++;
+    return p;
+}
+
+/* The length of the \u escape at p (6, or 12 for a surrogate pair), or
+ * -1 for a lone surrogate or a bad hex digit. */
+static inline int ng_json_unicode_escape(const unsigned char *p, const unsigned char *end)
+{
+    long first = end - p >= 6 ? ng_hex4((const char *)p + 2) : -1;
+
+    if (first < 0 || (first >= 0xDC00 && first <= 0xDFFF))
+        return -1;
+    if (first < 0xD800 || first > 0xDBFF)
+        return 6;
+    if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+        return -1;
+    long second = ng_hex4((const char *)p + 8);
+    return second >= 0xDC00 && second <= 0xDFFF ? 12 : -1;
+}
+
+/* Where the plain run of a string that starts at p ends: at a quote, a
+ * backslash or the end.  Sixteen bytes a step with SSE2, else eight: a
+ * byte equal to '"' or '\\' is a zero byte of x ^ 0x22.. or x ^ 0x5C..,
+ * and the lowest zero byte of a word is found exactly by the
+ * (v - 0x01..) & ~v & 0x80.. test. */
+static inline const unsigned char *ng_json_plain_run(const unsigned char *p,
+                                                     const unsigned char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        int hit = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                                 _mm_cmpeq_epi8(x, backslash)));
+        if (hit)
+            return p + __builtin_ctz((unsigned)hit);
+        p += 16;
+    }
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+        uint64_t x, q, b;
+        memcpy(&x, p, sizeof x);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+        if (hit)
+            return p + __builtin_ctzll(hit) / 8;
+        p += 8;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\')
+        p++;
+    return p;
+}
+
+/* Past the string whose first byte (after the quote) is at p: the byte
+ * after its closing quote, or NULL.  *escaped: it holds a backslash. */
+static inline const unsigned char *ng_json_string_end(const unsigned char *p,
+                                                      const unsigned char *end, int *escaped)
+{
+    for (;;) {
+        p = ng_json_plain_run(p, end);
+        if (p >= end)
+            return NULL;
+        if (*p == '"')
+            return p + 1;
+        *escaped = 1;
+        if (end - p < 2)
+            return NULL;
+        int n = p[1] == 'u' ? ng_json_unicode_escape(p, end) : ng_json_unescaped[p[1]] ? 2 : -1;
+        if (n < 0)
+            return NULL;
+        p += n;
+    }
+}
+
+static inline int ng_json_is_digit(unsigned char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static inline const unsigned char *ng_json_digits(const unsigned char *p,
+                                                  const unsigned char *end)
+{
+    while (p < end && ng_json_is_digit(*p))
+        p++;
+    return p;
+}
+
+/* Past the number at p, strictly as JSON writes one and at most `max`
+ * characters long, or NULL. */
+static inline const unsigned char *ng_json_number_end(const unsigned char *p,
+                                                      const unsigned char *end, size_t max)
+{
+    const unsigned char *start = p, *d;
+
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0')
+        p++;
+    else if ((d = ng_json_digits(p, end)) > p)
+        p = d;
+    else
+        return NULL;
+    if (p < end && *p == '.') {
+        if ((d = ng_json_digits(p + 1, end)) == p + 1)
+            return NULL;
+        p = d;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if ((d = ng_json_digits(p, end)) == p)
+            return NULL;
+        p = d;
+    }
+    return (size_t)(p - start) <= max ? p : NULL;
+}
+
+/* Past the literal at p (true, false, null), or NULL. */
+static inline const unsigned char *ng_json_literal_end(const unsigned char *p,
+                                                       const unsigned char *end)
+{
+    size_t left = (size_t)(end - p);
+
+    if (left >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0))
+        return p + 4;
+    if (left >= 5 && memcmp(p, "false", 5) == 0)
+        return p + 5;
+    return NULL;
+}
+
+/* Skips the value at *p whole, checking it: *p is then past it.  depth:
+ * the containers it lies in; more than depth_max (at most
+ * NG_JSON_DEPTH_MAX) is NG_JSON_BAD, so is a number longer than
+ * number_max.  On failure *p is where the scan stopped. */
+enum ng_json_skip_result ng_json_skip(const unsigned char **p, const unsigned char *end,
+                                      int depth, int depth_max, size_t number_max);
+
+#endif
