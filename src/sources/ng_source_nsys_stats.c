@@ -20,6 +20,7 @@
 
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/ng_source_names.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
@@ -73,29 +74,6 @@ static const struct { const char *name; int exp10; } units[] = {
 static const struct { const char *name; int exp10; } title_units[] = {
     { "(nanoseconds)", 0 }, { "(microseconds)", 3 }, { "(milliseconds)", 6 },
     { "(seconds)", 9 }, { NULL, 0 },
-};
-
-/* nsys until 2022 named copies by the short names of its own table
- * (MemcpyOperStrs in nsysstats.py); cuda_gpu_mem_time_sum names them by the
- * labels of the export's ENUM_CUDA_MEMCPY_OPER, for the same copyKind ids.
- * Old names become today's, so that summaries saved by two nsys versions
- * (or one and the SQLite export) name one operation alike. */
-static const struct { const char *old, *now; } memcpy_names[] = {
-    { "[CUDA memcpy Unknown]", "[CUDA memcpy Unknown]" },
-    { "[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]" },
-    { "[CUDA memcpy DtoH]", "[CUDA memcpy Device-to-Host]" },
-    { "[CUDA memcpy HtoA]", "[CUDA memcpy Host-to-Array]" },
-    { "[CUDA memcpy AtoH]", "[CUDA memcpy Array-to-Host]" },
-    { "[CUDA memcpy AtoA]", "[CUDA memcpy Array-to-Array]" },
-    { "[CUDA memcpy AtoD]", "[CUDA memcpy Array-to-Device]" },
-    { "[CUDA memcpy DtoA]", "[CUDA memcpy Device-to-Array]" },
-    { "[CUDA memcpy DtoD]", "[CUDA memcpy Device-to-Device]" },
-    { "[CUDA memcpy HtoH]", "[CUDA memcpy Host-to-Host]" },
-    { "[CUDA memcpy PtoP]", "[CUDA memcpy Peer-to-Peer]" },
-    { "[CUDA Unified Memory memcpy HtoD]", "[CUDA memcpy Unified Host-to-Device]" },
-    { "[CUDA Unified Memory memcpy DtoH]", "[CUDA memcpy Unified Device-to-Host]" },
-    { "[CUDA Unified Memory memcpy DtoD]", "[CUDA memcpy Unified Device-to-Device]" },
-    { NULL, NULL },
 };
 
 /* A duration of 10^k ns, for the rounding warning. */
@@ -507,12 +485,11 @@ static int add_row(struct parser *ps, const struct cells *c, struct numfmt nf)
     if (h->kind == BLOCK_MEMORY) {
         if (memory_kind(ps, name, len, &kind) < 0)
             return -1;
-        for (int i = 0; memcpy_names[i].old; i++)
-            if (field_is(name, len, memcpy_names[i].old)) {
-                name = memcpy_names[i].now;
-                len = strlen(name);
-                break;
-            }
+        const char *now = ng_source_memcpy_name(name, len);
+        if (now) {
+            name = now;
+            len = strlen(name);
+        }
     }
     if (ps->work & NG_WORK_BIT(kind))
         note_rounding(ps, decimals);
