@@ -10,7 +10,7 @@
 #   ng_need_node_modules        the node tools of tests/html/package.json (exact
 #                               versions) in .cache/node/node_modules, once per change
 
-NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev"
+NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev zlib1g-dev"
 NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
 # the ci suite: YAML of action.yml and the GitLab template, and the OpenMetrics parser
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"

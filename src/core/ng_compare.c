@@ -27,7 +27,8 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
     for (size_t i = 0; i < n; i++) {
         s->has_places &= p[i].has_places;
         s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
-                                              p[i].total_ns, p[i].launches };
+                                              p[i].total_ns, p[i].launches, p[i].rank,
+                                              p[i].world_size };
         s->loaded &= p[i].loaded;
         s->total_ns += p[i].total_ns;
         s->kernel_count += p[i].launches;
@@ -44,7 +45,8 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
                                  p[i].devices[d].ns, p[i].devices[d].launches);
         for (size_t d = 0; d < p[i].n_processes; d++)
             ng_profile_add_place(&s->processes, &s->n_processes, p[i].processes[d].id,
-                                 p[i].processes[d].ns, p[i].processes[d].launches);
+                                 p[i].processes[d].ns, p[i].processes[d].launches)->rank =
+                p[i].processes[d].rank;
     }
 }
 
@@ -513,6 +515,23 @@ static void check_machines(struct ng_verdict *v, const struct ng_profile *b, siz
     (void)nb;
 }
 
+/* Profiles of two tracers (an nsys export against a torch.profiler
+ * trace) can be gated, but their names and timings need not match one
+ * for one: say so. */
+static void check_tracers(struct ng_verdict *v, const struct ng_profile *b,
+                          const struct ng_profile *c, size_t nc)
+{
+    const char *bt = ng_format_tracer(b[0].format);
+    for (size_t i = 0; bt && i < nc; i++) {
+        const char *ct = ng_format_tracer(c[i].format);
+        if (ct && strcmp(bt, ct) != 0) {
+            ng_verdict_warn(v, "baseline and current were recorded by different tracers (%s vs "
+                            "%s): kernel names and timings may not match one for one", bt, ct);
+            return;
+        }
+    }
+}
+
 /* ---- what was counted, and what was not ---- */
 
 static const char *const kind_plural[NG_WORK_KINDS] = {
@@ -787,6 +806,7 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     copy_profile_warnings(v, baseline, nb);
     copy_profile_warnings(v, current, nc);
     check_machines(v, baseline, nb, current, nc);
+    check_tracers(v, baseline, current, nc);
     check_work(v, baseline, nb, current, nc);
     /* before the samples: a pattern that selects nothing empties every
      * epoch, and the error says why better than a warning per epoch */

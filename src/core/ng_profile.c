@@ -12,6 +12,7 @@ void ng_profile_init(struct ng_profile *p, const char *path)
 {
     memset(p, 0, sizeof *p);
     p->path = ng_xstrdup(path ? path : "");
+    p->rank = p->world_size = -1;
 }
 
 static void free_cells(struct ng_epoch_cells *c)
@@ -173,8 +174,8 @@ void ng_profile_add_cells(struct ng_profile *p, enum ng_work_kind kind, const ch
 }
 
 /* Few places (GPUs, ranks): a sorted array, searched in order. */
-void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
-                          int64_t launches)
+struct ng_place *ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id,
+                                      int64_t ns, int64_t launches)
 {
     size_t i = *n;   /* past the last: places come sorted (a crafted file has millions) */
     if (*n == 0 || (*places)[*n - 1].id >= id) {
@@ -185,11 +186,12 @@ void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64
     if (i == *n || (*places)[i].id != id) {
         *places = ng_xgrow(*places, *n, sizeof **places);   /* doubling: millions add linearly */
         memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);
-        (*places)[i] = (struct ng_place){ id, 0, 0 };
+        (*places)[i] = (struct ng_place){ id, 0, 0, -1 };
         (*n)++;
     }
     (*places)[i].ns += ns;
     (*places)[i].launches += launches;
+    return &(*places)[i];
 }
 
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
@@ -500,7 +502,21 @@ const char *ng_format_name(enum ng_format f)
     case NG_FORMAT_NSYS_REP: return "nsys-rep";
     case NG_FORMAT_CSV: return "nsys-stats";
     case NG_FORMAT_HISTORY: return "history";
+    case NG_FORMAT_KINETO: return "kineto";
     case NG_FORMAT_UNKNOWN: break;
     }
     return "unknown";
+}
+
+const char *ng_format_tracer(enum ng_format f)
+{
+    switch (f) {
+    case NG_FORMAT_SQLITE:
+    case NG_FORMAT_NSYS_REP:
+    case NG_FORMAT_CSV: return "nsys";
+    case NG_FORMAT_KINETO: return "torch.profiler";
+    case NG_FORMAT_HISTORY:
+    case NG_FORMAT_UNKNOWN: break;
+    }
+    return NULL;
 }

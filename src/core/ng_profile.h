@@ -24,6 +24,7 @@ enum ng_format {
     NG_FORMAT_NSYS_REP,
     NG_FORMAT_CSV,
     NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
+    NG_FORMAT_KINETO,      /* a torch.profiler (Kineto) Chrome trace, plain or gzip */
 };
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each
@@ -62,6 +63,7 @@ struct ng_place {
     int64_t id;            /* the deviceId, or the process id */
     int64_t ns;            /* the durations of its counted work */
     int64_t launches;
+    int64_t rank;          /* a process's distributed rank; -1 unknown (and for devices) */
 };
 
 /* An item's time in each counted epoch where it ran (per-kernel gates in
@@ -140,6 +142,8 @@ struct ng_profile {
     /* what the profile says of its machine, NULL when it does not say */
     char *gpu;             /* GPU model names, ", "-joined, sorted */
     char *driver;          /* NVIDIA driver version */
+    /* a distributed job's rank and world size (torch.distributed), -1 unknown */
+    int64_t rank, world_size;
 };
 
 void ng_profile_init(struct ng_profile *p, const char *path);
@@ -149,8 +153,9 @@ void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_
                           int64_t ns, int64_t kernels);
 void ng_profile_release(struct ng_profile *p);
 
-/* Adds ns of one launch's work to a device's or process's share. */
-void ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
+/* Adds ns of one launch's work to a device's or process's share (a new
+ * one's rank unknown); returns the place. */
+struct ng_place *ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
                           int64_t launches);
 
 /* Adds a warning line for the verdict (formatted, copied). */
@@ -199,6 +204,9 @@ void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from);
 int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct ng_err *err);
 
 const char *ng_format_name(enum ng_format f);
+/* The tool that recorded a format's profiles ("nsys", "torch.profiler");
+ * NULL when the format says nothing of it (a history line). */
+const char *ng_format_tracer(enum ng_format f);
 /* "kernel", "graph", "memcpy", "memset"; "others" for NG_WORK_OTHERS */
 const char *ng_work_kind_name(enum ng_work_kind k);
 /* A --work list ("kernels,graphs", "memory", "all") into kind bits;

@@ -53,6 +53,7 @@ struct ng_verdict_run {
     int loaded;                /* 0: total_ns and kernel_count are unknown */
     int64_t total_ns;
     int64_t kernel_count;
+    int64_t rank, world_size;  /* a distributed job's, -1 unknown */
 };
 
 struct ng_verdict_side {

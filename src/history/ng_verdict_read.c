@@ -115,9 +115,11 @@ static void read_by_kind(const cJSON *o, int64_t *out, double unit)
 static void read_places(const cJSON *a, const char *id, struct ng_place **out, size_t *n)
 {
     const cJSON *it;
+    double rank;
     cJSON_ArrayForEach(it, a)
         ng_profile_add_place(out, n, (int64_t)num_or_0(it, id), ns_of(num_or_0(it, "total_ms")),
-                             (int64_t)num_or_0(it, "launches"));
+                             (int64_t)num_or_0(it, "launches"))->rank =
+            get_num(it, "rank", &rank) ? whole(rank) : -1;
 }
 
 static double *read_samples(const cJSON *a, size_t *n)
@@ -169,6 +171,8 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
         r->loaded = get_num(it, "total_gpu_ms", &ms);
         r->total_ns = r->loaded ? ns_of(ms) : 0;
         r->kernel_count = whole(num_or_0(it, "kernel_count"));
+        r->rank = get_num(it, "rank", &ms) ? whole(ms) : -1;
+        r->world_size = get_num(it, "world_size", &ms) ? whole(ms) : -1;
     }
     if (cJSON_IsArray(samples))
         s->samples = read_samples(samples, &s->n_samples);

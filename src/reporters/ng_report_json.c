@@ -135,6 +135,10 @@ static cJSON *run_json(const struct ng_verdict_run *r, const struct limits *lim)
     cJSON_AddStringToObject(o, "format", ng_format_name(r->format));
     add_number_or_null(o, "total_gpu_ms", r->loaded, (double)r->total_ns / 1e6);
     add_number_or_null(o, "kernel_count", r->loaded, (double)r->kernel_count);
+    if (r->rank >= 0)   /* only profiles of a distributed job say */
+        cJSON_AddNumberToObject(o, "rank", (double)r->rank);
+    if (r->world_size > 0)
+        cJSON_AddNumberToObject(o, "world_size", (double)r->world_size);
     return o;
 }
 
@@ -156,6 +160,8 @@ static cJSON *places_json(const struct ng_place *p, size_t n, const char *id, do
     for (size_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
         add_number_or_null(o, id, 1, (double)p[i].id);
+        if (p[i].rank >= 0)
+            add_number_or_null(o, "rank", 1, (double)p[i].rank);
         add_number_or_null(o, "total_ms", 1, (double)p[i].ns / 1e6);
         add_number_or_null(o, "ms_per_epoch", per > 0, (double)p[i].ns / 1e6 / per);
         add_number_or_null(o, "launches", 1, (double)p[i].launches);

@@ -11,11 +11,13 @@
 #include "sources/ng_source_kind.h"
 #include "util/ng_file.h"
 
-/* Order matters: kinds with magic bytes first; the text reader last, as the
- * fallback for anything that is neither. */
+/* Order matters: kinds with magic bytes first, then those told by content
+ * (sniff); the text reader last, as the fallback for anything that is
+ * neither. */
 static const struct ng_source_kind *const kinds[] = {
     &ng_source_sqlite,
     &ng_source_nsysrep,
+    &ng_source_kineto,
     &ng_source_nsys_stats,
     NULL,
 };
@@ -83,6 +85,9 @@ static const struct ng_source_kind *pick(const char *path, const unsigned char *
             memcmp(head, k->magic, k->magic_len) == 0)
             return k;
     }
+    for (size_t i = 0; kinds[i]; i++)
+        if (kinds[i]->sniff && kinds[i]->sniff(head, head_len))
+            return kinds[i];
     for (size_t i = 0; kinds[i]; i++)
         if (has_extension(path, kinds[i]->extensions))
             return kinds[i];

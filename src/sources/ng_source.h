@@ -1,7 +1,7 @@
 /* ng_source: turns a path into a loaded ng_profile, whatever its kind.
- * The kind is recognised by content first (magic bytes), extension second;
- * text that is neither SQLite nor an nsys report is read as saved
- * `nsys stats` output.
+ * The kind is recognised by content first (magic bytes; a gzip file or a
+ * JSON object is a Chrome trace), extension second; text that is none of
+ * these is read as saved `nsys stats` output.
  *
  * Ownership: the options are borrowed for the duration of the call; the
  * profile is the caller's (initialised with its path before the call, to be

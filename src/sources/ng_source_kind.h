@@ -1,6 +1,6 @@
 /* ng_source_kind: what one input backend implements (one file each:
- * ng_source_sqlite.c, ng_source_nsysrep.c, ng_source_nsys_stats.c), and the
- * registry that ng_source.c walks.
+ * ng_source_sqlite.c, ng_source_nsysrep.c, ng_source_nsys_stats.c,
+ * ng_source_kineto.c), and the registry that ng_source.c walks.
  *
  * Ownership: as in ng_source.h.  Backends fill the profile they are given
  * and finish it with ng_profile_finish(). */
@@ -21,6 +21,9 @@ struct ng_source_kind {
     enum ng_format format;
     const char *magic;                  /* leading bytes, NULL if none */
     size_t magic_len;
+    /* 1 when the first bytes are this kind's (content a magic cannot
+     * tell, e.g. a JSON object); NULL if none */
+    int (*sniff)(const unsigned char *head, size_t len);
     const char *const *extensions;      /* NULL-terminated, lower case, with dot */
     int (*load)(struct ng_profile *p, const char *path,
                 const struct ng_source_opts *opts, struct ng_err *err);
@@ -29,6 +32,7 @@ struct ng_source_kind {
 extern const struct ng_source_kind ng_source_sqlite;
 extern const struct ng_source_kind ng_source_nsysrep;
 extern const struct ng_source_kind ng_source_nsys_stats;
+extern const struct ng_source_kind ng_source_kineto;
 
 /* Reads an nsys SQLite export at db_path into p (the nsys-rep backend
  * calls this on its temporary export).  `shown` names the file in
@@ -41,5 +45,13 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
  * only `work` is read (NULL: the default kinds). */
 int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
                         const struct ng_source_opts *opts, struct ng_err *err);
+
+/* A Chrome trace's time (or any decimal JSON number), text[0..n), times
+ * 10^scale, rounded to the nearest integer (halves away from zero) into
+ * *out, exactly: ts and dur in microseconds with scale 3 are nanoseconds,
+ * never through a double.  -1 when the text is not a JSON number or the
+ * result does not fit 64 bits.  (The Kineto reader's, exposed for the
+ * unit tests.) */
+int ng_kineto_time_ns(const char *text, size_t n, int scale, int64_t *out);
 
 #endif

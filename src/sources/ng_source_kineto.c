@@ -36,6 +36,7 @@
 #include "core/ng_nvtx.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/ng_source_names.h"
 #include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"

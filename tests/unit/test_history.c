@@ -545,7 +545,7 @@ static void test_hostile_sizes(void **state)
     memset(longpath, 'p', sizeof longpath - 1);
     longpath[sizeof longpath - 1] = '\0';
     for (size_t i = 0; i < R; i++)
-        runs[i] = (struct ng_verdict_run){ longpath, NG_FORMAT_SQLITE, 1, 1000, 10 };
+        runs[i] = (struct ng_verdict_run){ longpath, NG_FORMAT_SQLITE, 1, 1000, 10, -1, -1 };
     for (size_t i = 0; i < S; i++)
         samples[i] = 100.0 + (double)(i % 1000) / 1000.0;
     v.kernels = ks;
