@@ -142,7 +142,7 @@ def check_trace(gate, path):
     got = gate_profile(gate, path, "--epoch-range", "auto", "--work", "kernels")
     check(got["rc"] == 0 and got["steps"] == ref["steps"], "%s: per-step kernel sums" % name,
           "gate %s, reference %s (%s)" % (got["steps"], ref["steps"], got["stderr"]))
-    warned = re.search(r"(\d+) GPU operations? \S+ of '[^']*' ha(?:s|ve) no launch call",
+    warned = re.search(r"(\d+) GPU operations? \([^)]*\) of '[^']*' ha(?:s|ve) no launch call",
                        got["stderr"])
     check((int(warned.group(1)) if warned else 0) == ref["unlaunched"],
           "%s: kernels without a launch call in the trace are said" % name,
@@ -155,7 +155,8 @@ def check_generated(gate, gentrace, work):
     path = os.path.join(work, "gen.pt.trace.json")
     r = subprocess.run([gentrace, "--format", "kineto", "-o", path, "--kernels", "3000",
                         "--epochs", "4", "--threads", "2", "--names", "12", "--jitter", "0.1",
-                        "--memory-share", "0.2", "--outside", "20", "--summary"],
+                        "--memory-share", "0.2", "--outside", "20", "--unlaunched", "7",
+                        "--dist-rank", "1", "--world-size", "4", "--summary"],
                        capture_output=True, text=True, check=True)
     summary = json.loads(r.stdout)
     ref = reference(load(path))
@@ -166,9 +167,19 @@ def check_generated(gate, gentrace, work):
              for e in summary["epochs"] if e["work"]["kernels"]["launches"]]
     check(steps == ref["steps"], "generated: the generator's steps are the reference's",
           "%s vs %s" % (steps, ref["steps"]))
+    check(ref["unlaunched"] == 7, "generated: kernels without a launch call",
+          "reference %d" % ref["unlaunched"])
     subprocess.run(["gzip", "-k", path], check=True)
     for p in (path, path + ".gz"):
         check_trace(gate, p)
+    out = os.path.join(work, "v.json")
+    subprocess.run([gate, "--quiet", "--json", out, path, path + ".gz"], check=True,
+                   capture_output=True)
+    with open(out) as f:
+        v = json.load(f)
+    run, proc = v["current"]["runs"][0], v["current"]["processes"][0]
+    check((run.get("rank"), run.get("world_size"), proc.get("rank")) == (1, 4, 1),
+          "generated: distributedInfo's rank and world size in the JSON", "%s %s" % (run, proc))
 
 
 def main():
