@@ -605,7 +605,7 @@ static int time_member(struct reader *rd, struct cur *c, struct span *s, int *ha
 {
     int is;
     if (!is_number_start(c))
-        return semantic(rd, "\"%s\" that is not a number", what);
+        return semantic(rd, "an event whose \"%s\" is not a number", what);
     if (number_at(c, s, &is) != OK)
         return BAD;
     *has = 1;
@@ -1536,15 +1536,6 @@ static int kineto_read(struct reader *rd, struct ng_nvtx *pj)
         return nothing_counted(rd);
     if (choose_items(rd) < 0 || (rd->pj && nvtx_calls(rd) < 0) || replay(rd) < 0)
         return -1;
-    if (rd->pj && ng_nvtx_taken(rd->pj) == 0 && !rd->unlaunched) {
-        int any_left = 0;
-        for (size_t i = 0; i < rd->n_items; i++)
-            any_left |= rd->items[i].state < 0 && rd->items[i].count > 0;
-        if (!any_left)
-            return ng_err_set(rd->err, "'%s': no counted GPU work was launched inside the %zu "
-                              "epoch range%s matching --epoch-range", rd->shown,
-                              ng_nvtx_ranges(rd->pj), ng_nvtx_ranges(rd->pj) == 1 ? "" : "s");
-    }
     emit_rows(rd);
     if (rd->pj) {
         if (ng_nvtx_taken(rd->pj) == 0 && rd->p->n_excluded == 0)

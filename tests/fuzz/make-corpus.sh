@@ -10,6 +10,10 @@
 #   manifest/ batch manifests: every field, bad values, wrong types, escapes
 #   history/ --history files: the golden cases' lines, torn, glued, blank,
 #            CRLF, old-version and unknown-field lines, garbage
+#   kineto/  Chrome traces from the generator (plain, gzip, cut short) and
+#            hand-made ones: missing dur, negative dur, a string ts,
+#            exponents, escapes, no launch calls, 10,000-deep nesting, a
+#            40 MiB name (gzip: 40 KB), two arrays, text after the object
 # Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
 # in ../shared are never copied here (tests/fuzz/meson.build replays them
 # in place).
@@ -159,4 +163,34 @@ hist error_and_nvtx '{"name":"e","verdict":"error","mode":"nvtx","error":"unable
     '"alpha":0.05,"samples":{"baseline":[1,2],"current":[1,2,3]},"kernels":[{"name":"k","status":"new"}]}' $'\n'
 hist garbage 'hello' $'\n' '{}' $'\n' '[1,2]' $'\n' '{"name":7,"verdict":"pass"}' $'\n' \
     '{"name":"x","verdict":"maybe"}' $'\n' $'\xff\xfe{' $'\n'
-echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history"
+# ---- kineto: torch.profiler Chrome traces, plain and gzip ----
+mkdir -p "$corpus/kineto"
+rm -f "$corpus"/kineto/seed-*
+kin() { local name=$1; shift; printf '%s' "$@" >"$corpus/kineto/seed-$name.json"; }
+"$gentrace" --format kineto -o "$corpus/kineto/seed-gen.json" --force --kernels 40 --names 4 --epochs 2 \
+    --warmup 1 --threads 2 --memory-share 0.2 --unlaunched 2 --dist-rank 1 --world-size 2 >/dev/null
+"$gentrace" --format kineto -o "$work/nested.json" --force --kernels 30 --names 3 --epochs 2 --nested \
+    --driver-api --devices-per-rank 2 --comm-share 0.2 >/dev/null
+gzip -n -c "$work/nested.json" >"$corpus/kineto/seed-nested.json.gz"
+gzip -n -c "$corpus/kineto/seed-gen.json" | head -c 700 >"$corpus/kineto/seed-truncated_gzip.json.gz"
+head -c 1500 "$corpus/kineto/seed-gen.json" >"$corpus/kineto/seed-truncated.json"
+ev='{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "args": {"correlation": 5, "device": 0}'
+call='{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 9.5, "dur": 1, "args": {"correlation": 5}}'
+step='{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 9, "tid": 9, "ts": 1, "dur": 100}'
+kin missing_dur '{"traceEvents": [' "$step, $call, $ev, \"ts\": 10}" ']}'
+kin negative_dur '{"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": -0.001}" ']}'
+kin ts_string '{"traceEvents": [' "$step, $call, $ev, \"ts\": \"10\", \"dur\": 1}" ']}'
+kin exponents '{"traceEvents": [' "$step, $call, $ev, \"ts\": 1.0e1, \"dur\": 25E-1}, $ev, \"ts\": 1682725898236567.123, \"dur\": 0.0005}" ']}'
+kin escapes '{"deviceProperties": [{"name": "NVIDIA \u0041100"}, {"name": "V\"100"}], "distributedInfo": {"rank": 3, "world_size": 4}, "traceEvents": [' \
+    "$step, $call, {\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"k\\u0000\\ud83d\\ude00\\n\", \"ts\": 10, \"dur\": 1, \"args\": {\"correlation\": 5}}" ']}'
+kin no_launch '{"traceEvents": [' "$step, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> Device)\", \"ts\": 11, \"dur\": 2}" ']}'
+kin string_pid '{"traceEvents": [' '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": "Spans", "tid": "x", "ts": 1, "dur": 50}, ' \
+    "$ev, \"ts\": 10, \"dur\": 1}" '], "traceEvents2": {}}'
+kin two_arrays '{"traceEvents": [], "traceEvents": []}'
+kin no_events '{"schemaVersion": 1}'
+kin trailing '{"traceEvents": []} {}'
+kin bom $'\xef\xbb\xbf' '  {"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": 1}" ']}'
+python3 -c "print('{\"traceEvents\": [{\"args\": ' + '[' * 10000 + ']' * 10000 + '}]}', end='')" >"$corpus/kineto/seed-deep.json"
+python3 -c "import sys; sys.stdout.write('{\"traceEvents\": [{\"name\": \"' + 'k' * (40 << 20) + '\"}]}')" |
+    gzip -n -9 >"$corpus/kineto/seed-huge_string.json.gz"
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto"

@@ -1,0 +1,90 @@
+/* Fuzz target: the Chrome-trace (torch.profiler / Kineto) reader on
+ * arbitrary bytes, plain or gzip (the bytes go to a file in a private
+ * temporary directory: the reader streams files).  Each input is read in
+ * total mode (the default work and kernel-sum, or every kind and
+ * gpu-busy) and in NVTX mode (ProfilerStep#N through --epoch-range auto,
+ * or a pattern on cpu_op names, with or without per-kernel cells); which
+ * comes from the input's size, so one corpus covers them all.  Every
+ * input must load into a consistent profile or be refused with a
+ * message. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "fuzz_check.h"
+#include "core/ng_nvtx.h"
+#include "sources/ng_source.h"
+#include "sources/ng_source_kind.h"
+#include "util/ng_regex.h"
+
+static char dir[4096];
+static char trace_path[4096 + 16];
+static struct ng_regex op_re;
+
+static void remove_dir(void)
+{
+    unlink(trace_path);
+    rmdir(dir);
+}
+
+static void set_up(void)
+{
+    const char *base = getenv("TMPDIR");
+    struct ng_err err;
+
+    snprintf(dir, sizeof dir, "%s/ng-fuzz-kineto.XXXXXX", base && *base ? base : "/tmp");
+    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
+    snprintf(trace_path, sizeof trace_path, "%s/fuzz.json", dir);
+    atexit(remove_dir);
+    NG_FUZZ_CHECK(ng_regex_compile(&op_re, "^(aten::mm|ProfilerStep#[0-9]+)$", 0,
+                                   NG_NVTX_TEXT_MAX, "--epoch-range", &err) == 0);
+}
+
+static void read_once(const struct ng_source_opts *opts)
+{
+    struct ng_profile p;
+    struct ng_err err;
+
+    ng_profile_init(&p, trace_path);
+    err.msg[0] = '\0';
+    if (ng_source_kineto.load(&p, trace_path, opts, &err) == 0) {
+        ng_fuzz_check_profile(&p);
+        NG_FUZZ_CHECK(p.format == NG_FORMAT_UNKNOWN || p.format == NG_FORMAT_KINETO);
+        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
+        NG_FUZZ_CHECK(p.rank >= -1 && p.world_size >= -1 && p.world_size != 0);
+    } else {
+        ng_fuzz_check_error(&err);
+    }
+    ng_profile_release(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir[0])
+        set_up();
+    FILE *f = fopen(trace_path, "wb");
+    NG_FUZZ_CHECK(f != NULL);
+    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
+    NG_FUZZ_CHECK(fclose(f) == 0);
+
+    struct ng_source_opts total = {
+        .work = size & 8 ? NG_WORK_ALL : 0,
+        .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
+    };
+    read_once(&total);
+
+    /* "auto": the reader takes ProfilerStep#N for it (the pattern given
+     * is the gate's compiled one, unused) */
+    struct ng_source_opts nvtx = {
+        .epoch_re = &op_re,
+        .epoch_pattern = size & 4 ? "^(aten::mm|ProfilerStep#[0-9]+)$" : "auto",
+        .metric = (enum ng_metric)(size % 3),
+        .work = size & 8 ? NG_WORK_ALL : 0,
+        .skip_epochs = (size >> 1) & 1,
+        .item_samples = (size >> 5) & 1,
+        .base_names = (size >> 6) & 1,
+    };
+    read_once(&nvtx);
+    return 0;
+}
