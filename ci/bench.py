@@ -582,6 +582,141 @@ def dashboard_markdown(drows, tgts):
     return "\n".join(lines) + "\n"
 
 
+# ---- torch.profiler (Kineto) Chrome traces: the JSON reader against zcat and json.load ----
+
+# about 1.07 KB of JSON a launch in the generator's Kineto layout (kernel, cpu_op, call, flows)
+KINETO_BYTES_PER_LAUNCH = 1070
+KINETO_VERSION = "1"   # bump when the generator's Kineto output changes
+KINETO_GEN = ["--format", "kineto", "--names", "50", "--threads", "2", "--memory-share", "0.1",
+              "--jitter", "0.02"]
+
+
+def kineto_trace(args, mb):
+    """A cached generated trace of about mb MB of JSON, plain and gzip; its launches."""
+    launches = int(mb * 1e6 / KINETO_BYTES_PER_LAUNCH)
+    base = os.path.join(args.cache, "kineto-%dmb-v%s.pt.trace.json" % (mb, KINETO_VERSION))
+    if not os.path.exists(base):
+        log("generating %s" % base)
+        subprocess.run([args.gentrace, "-o", base + ".tmp", "--force", "--kernels", str(launches),
+                        "--epochs", str(max(10, launches // 10000))] + KINETO_GEN, check=True,
+                       stdout=subprocess.DEVNULL)
+        os.replace(base + ".tmp", base)
+    if not os.path.exists(base + ".gz"):
+        log("compressing %s" % base)
+        subprocess.run(["sh", "-c", 'gzip -n -c "$1" > "$1.gz.tmp" && mv "$1.gz.tmp" "$1.gz"', "_",
+                        base], check=True)
+    return base, launches
+
+
+def yajl_floor(args):
+    """ci/yajl_floor.c built against Debian's libyajl, or None without it."""
+    out = os.path.join(args.out, "yajl_floor")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "yajl_floor.c")
+    r = subprocess.run(["cc", "-O2", "-o", out, src, "-lyajl"], capture_output=True)
+    if r.returncode != 0:
+        log("note: no libyajl (apt-get install libyajl-dev); its row is left out")
+        return None
+    return out
+
+
+def kineto_commands(args, plain, yajl=None):
+    gate = os.path.abspath(args.gate)
+    gz = plain + ".gz"
+    floor = [("yajl floor (parse only, plain)", [yajl, plain])] if yajl else []
+    return floor + [
+        ("zcat FILE.gz > /dev/null", ["sh", "-c", 'zcat "$1" > /dev/null', "_", gz]),
+        ("python3 json.load (plain)", ["python3", "-c", "import json, sys; json.load(open(sys.argv[1]))",
+                                       plain]),
+        ("gate total mode, plain", [gate, "--quiet", "--print-profile", plain]),
+        ("gate total mode, gzip", [gate, "--quiet", "--print-profile", gz]),
+        ("gate NVTX mode (ProfilerStep#N), plain", [gate, "--quiet", "--print-profile",
+                                                    "--epoch-range", "auto", plain]),
+        ("gate NVTX mode (ProfilerStep#N), gzip", [gate, "--quiet", "--print-profile",
+                                                   "--epoch-range", "auto", gz]),
+    ]
+
+
+def run_kineto(args):
+    """One core (taskset -c 0), alternated, median CPU time: MB/s of the JSON on a trace of
+    --kineto-mb MB, then the gate's peak RSS on one of --kineto-rss-mb MB (no json.load:
+    Python's tree of a gigabyte would not fit beside the others)."""
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    plain, launches = kineto_trace(args, args.kineto_mb)
+    size = os.path.getsize(plain)
+    os.makedirs(args.out, exist_ok=True)
+    cmds = kineto_commands(args, plain, yajl_floor(args))
+    res = {name: {"cpu": [], "wall": [], "rss": []} for name, _ in cmds}
+    log("kineto %d MB: warm-up" % args.kineto_mb)
+    for name, argv in cmds:
+        measure_cpu(pin + argv, stdout=subprocess.DEVNULL)
+    for i in range(args.runs):
+        log("kineto %d MB: run %d/%d" % (args.kineto_mb, i + 1, args.runs))
+        for name, argv in cmds:
+            w, r, c = measure_cpu(pin + argv, stdout=subprocess.DEVNULL)
+            res[name]["cpu"].append(c)
+            res[name]["wall"].append(w)
+            res[name]["rss"].append(r)
+    rows = [{"command": name, "json_mb": size / 1e6, "launches": launches,
+             "cpu_s": statistics.median(res[name]["cpu"]), "wall_s": statistics.median(res[name]["wall"]),
+             "mb_per_s": size / 1e6 / statistics.median(res[name]["cpu"]),
+             "peak_rss_mib": max(res[name]["rss"]) / 1024.0} for name, _ in cmds]
+    big, big_launches = kineto_trace(args, args.kineto_rss_mb)
+    big_size = os.path.getsize(big)
+    for name, argv in kineto_commands(args, big)[2:]:
+        log("kineto %d MB: %s" % (args.kineto_rss_mb, name))
+        w, r, c = measure_cpu(pin + argv, stdout=subprocess.DEVNULL)
+        rows.append({"command": name, "set": "rss", "json_mb": big_size / 1e6,
+                     "launches": big_launches,
+                     "cpu_s": c, "wall_s": w, "mb_per_s": big_size / 1e6 / c,
+                     "peak_rss_mib": r / 1024.0})
+    return rows
+
+
+def kineto_targets(rows):
+    small = {r["command"]: r for r in rows if r.get("set") != "rss"}
+    big = {r["command"]: r for r in rows if r.get("set") == "rss"}
+    t = []
+
+    def add(what, value, limit, better="<="):
+        met = None if value is None else (value <= limit if better == "<=" else value >= limit)
+        t.append({"target": what, "value": value, "limit": limit, "better": better, "met": met})
+    plain, gz, zcat = (small.get("gate total mode, plain"), small.get("gate total mode, gzip"),
+                       small.get("zcat FILE.gz > /dev/null"))
+    nplain, ngz = (small.get("gate NVTX mode (ProfilerStep#N), plain"),
+                   small.get("gate NVTX mode (ProfilerStep#N), gzip"))
+    add("one core: total mode, MB/s of plain JSON", plain and plain["mb_per_s"], 150, ">=")
+    add("one core: NVTX mode, MB/s of plain JSON", nplain and nplain["mb_per_s"], 150, ">=")
+    yajl = small.get("yajl floor (parse only, plain)")
+    add("one core: gate total mode CPU / yajl floor CPU (plain)",
+        yajl and plain and plain["cpu_s"] / yajl["cpu_s"], 1.0)
+    add("one core: (gzip - plain) CPU / zcat CPU, total mode",
+        gz and plain and zcat and (gz["cpu_s"] - plain["cpu_s"]) / zcat["cpu_s"], 1.0)
+    add("one core: (gzip - plain) CPU / zcat CPU, NVTX mode",
+        ngz and nplain and zcat and (ngz["cpu_s"] - nplain["cpu_s"]) / zcat["cpu_s"], 1.0)
+    for name, r in big.items():
+        # the tables kept in NVTX mode: a 40-byte row per GPU operation and a 24-byte row
+        # per launch call, arrays that double as they grow
+        tables = 0 if "total" in name else 2 * 64 * r["launches"] / 1048576.0
+        add("peak RSS MiB, %.0f MB trace, %s (64 MiB + %.0f MiB of tables)"
+            % (r["json_mb"], name.replace("gate ", ""), tables), r["peak_rss_mib"],
+            round(64 + tables, 1))
+    return t
+
+
+def kineto_markdown(rows, tgts):
+    lines = ["", "| Kineto trace, one core (taskset -c 0) | JSON | CPU (median) | MB/s of JSON | "
+             "peak RSS |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.0f MB | %.3f s | %.0f | %.1f MiB |" % (
+            r["command"], r["json_mb"], r["cpu_s"], r["mb_per_s"], r["peak_rss_mib"]))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        v = "n/a" if t["value"] is None else "%.2f" % t["value"]
+        met = "n/a" if t["met"] is None else ("yes" if t["met"] else "NO")
+        lines.append("| %s | %s | %s %s | %s |" % (t["target"], v, t["better"], t["limit"], met))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gate", required=True)
@@ -604,6 +739,13 @@ def main():
                     help="leave out the dashboard row (200 gates x 1000 runs)")
     ap.add_argument("--dashboard-only", action="store_true",
                     help="only the dashboard row")
+    ap.add_argument("--no-kineto", action="store_true",
+                    help="leave out the Chrome-trace (Kineto) rows")
+    ap.add_argument("--kineto-only", action="store_true", help="only the Kineto rows")
+    ap.add_argument("--kineto-mb", type=int, default=256,
+                    help="MB of JSON of the trace the MB/s rows read (json.load holds it whole)")
+    ap.add_argument("--kineto-rss-mb", type=int, default=1000,
+                    help="MB of JSON of the trace the peak RSS rows read")
     ap.add_argument("--cache", default=os.environ.get(
         "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
     ap.add_argument("--prototype", default=os.path.join(
@@ -612,6 +754,10 @@ def main():
     args = ap.parse_args()
     if args.dashboard_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_kineto = True
+    if args.kineto_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_dashboard = args.no_single_core = True
 
     nsys = None
     if not args.no_nsys:
@@ -638,13 +784,16 @@ def main():
     rep_tgts = nsysrep_targets(rep_rows)
     drows = [] if args.no_dashboard else run_dashboard(args)
     dtgts = dashboard_targets(drows)
+    krows = [] if args.no_kineto else run_kineto(args)
+    ktgts = kineto_targets(krows) if krows else []
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
                    "single_core": crows, "single_core_targets": ctgts,
                    "summary_results": srows, "targets": tgts,
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
-                   "dashboard": drows, "dashboard_targets": dtgts}, f, indent=2)
+                   "dashboard": drows, "dashboard_targets": dtgts,
+                   "kineto": krows, "kineto_targets": ktgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
     if crows:
         md += single_core_markdown(crows, ctgts)
@@ -652,6 +801,8 @@ def main():
         md += nsysrep_markdown(rep_rows, rep_tgts)
     if drows:
         md += dashboard_markdown(drows, dtgts)
+    if krows:
+        md += kineto_markdown(krows, ktgts)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

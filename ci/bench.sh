@@ -10,7 +10,8 @@
 # parallel (--jobs 2), wall and the peak RSS of the whole process tree, and
 # the cache key: a cache hit on 1.5 and 2 GB reports (a stand-in nsys; the
 # hit never runs it) against reading the report once; and the dashboard of
-# a generated history of 200 gates x 1000 nights (wall, index.html size).  Ratios come from one
+# a generated history of 200 gates x 1000 nights (wall, index.html size); and the
+# Chrome-trace reader on a generated torch.profiler trace, plain and gzip.  Ratios come from one
 # run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
@@ -19,13 +20,17 @@
 #   ci/bench.sh --sizes "" --no-nsys --no-nsysrep --no-dashboard   only the saved-summary rows
 #   ci/bench.sh --dashboard-only [--runs N]   only `nsys-gate dashboard` on a generated
 #                                             history of 200 gates x 1000 runs
+#   ci/bench.sh --kineto-only [--runs N] [--kineto-mb 256] [--kineto-rss-mb 1000]
+#                                             only the torch.profiler (Kineto) rows: MB/s of
+#                                             JSON on one core against `zcat FILE.gz` and
+#                                             python3's json.load, peak RSS on a 1 GB trace
 #
 # Traces and summaries are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
 # Writes build-bench/bench.json and build-bench/bench.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . ci/deps.sh
-NG_BUILD_PACKAGES="$NG_BUILD_PACKAGES sqlite3 time python3" ng_need_packages build
+NG_BUILD_PACKAGES="$NG_BUILD_PACKAGES sqlite3 time python3 gzip" ng_need_packages build
 
 if [ -d build-bench ]; then
     meson setup --reconfigure build-bench --buildtype=release >/dev/null

@@ -1517,7 +1517,7 @@ static int kineto_read(struct reader *rd, struct ng_nvtx *pj)
     const struct ng_regex *re = o->epoch_re;
 
     if (re && o->epoch_pattern && strcmp(o->epoch_pattern, "auto") == 0) {
-        if (ng_regex_compile(&rd->auto_re, auto_pattern, 0, NG_NVTX_TEXT_MAX, "--epoch-range",
+        if (ng_regex_compile(&rd->auto_re, auto_pattern, REG_ICASE, NG_NVTX_TEXT_MAX, "--epoch-range",
                              rd->err) < 0)
             return -1;
         rd->have_auto_re = 1;
