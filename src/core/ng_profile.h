@@ -26,6 +26,7 @@ enum ng_format {
     NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
     NG_FORMAT_KINETO,      /* a torch.profiler (Kineto) Chrome trace, plain or gzip */
 };
+#define NG_FORMAT_LAST NG_FORMAT_KINETO   /* readers of format names loop up to it */
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each
  * counted item is a row of its kind. */

@@ -53,7 +53,7 @@ static double num_or_0(const cJSON *o, const char *key)
 
 static enum ng_format format_of(const char *name)
 {
-    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_HISTORY; f++)
+    for (int f = NG_FORMAT_UNKNOWN; f <= NG_FORMAT_LAST; f++)
         if (name && strcmp(name, ng_format_name((enum ng_format)f)) == 0)
             return (enum ng_format)f;
     return NG_FORMAT_UNKNOWN;

@@ -1136,7 +1136,8 @@ static int read_document(struct reader *rd)
                           in->gz ? "gzip-compressed but " : "");
     if (punct(rd, "{", &got) < 0 || punct(rd, "}\"", &got) < 0)
         return -1;
-    in->pos--;   /* the key's quote, or the end */
+    if (got == '"')
+        in->pos--;   /* the key's quote: the key is read whole below */
     while (got != '}') {
         struct key_ctx k;
         if (unit(rd, key_unit, &k, 1) < 0)
@@ -1285,7 +1286,7 @@ static int replay_one(struct reader *rd, const struct work *w)
 
 static int replay(struct reader *rd)
 {
-    if (ng_metric_info(rd->metric)->needs & NG_METRIC_NEEDS_ORDER)
+    if (rd->n_works && (ng_metric_info(rd->metric)->needs & NG_METRIC_NEEDS_ORDER))
         qsort(rd->works, rd->n_works, sizeof *rd->works, by_start);
     for (size_t i = 0; i < rd->n_works; i++)
         if (replay_one(rd, &rd->works[i]) < 0)
@@ -1326,7 +1327,8 @@ static int nvtx_calls(struct reader *rd)
         return ng_err_set(rd->err, "'%s' has %zu epoch%s matching --epoch-range, and "
                           "--skip-epochs %ld leaves none", rd->shown, n, n == 1 ? "" : "s",
                           o->skip_epochs);
-    qsort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
+    if (rd->n_calls)
+        qsort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
     for (size_t i = 0; i < rd->n_calls; i++) {
         const struct call *c = &rd->calls[i];
         ng_nvtx_call(rd->pj, proc_tid(c->proc), c->corr, c->start, c->start);

@@ -187,6 +187,7 @@ kin no_launch '{"traceEvents": [' "$step, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\":
 kin string_pid '{"traceEvents": [' '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": "Spans", "tid": "x", "ts": 1, "dur": 50}, ' \
     "$ev, \"ts\": 10, \"dur\": 1}" '], "traceEvents2": {}}'
 kin two_arrays '{"traceEvents": [], "traceEvents": []}'
+kin empty_object '{}'
 kin no_events '{"schemaVersion": 1}'
 kin trailing '{"traceEvents": []} {}'
 kin bom $'\xef\xbb\xbf' '  {"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": 1}" ']}'

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "history/ng_verdict_read.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "temp_helper.h"
@@ -144,6 +145,34 @@ static void test_event_longer_than_the_window(void **state)
     ng_profile_release(&p);
 }
 
+/* A verdict of Kineto traces read back (a --history line): the format and
+ * the ranks survive; a run that says no rank reads as unknown. */
+static void test_verdict_read_back(void **state)
+{
+    static const char text[] =
+        "{\"name\": \"g\", \"verdict\": \"pass\", \"baseline\": {\"path\": \"b.json\", "
+        "\"format\": \"kineto\", \"runs\": [{\"path\": \"b.json\", \"format\": \"kineto\", "
+        "\"total_gpu_ms\": 1, \"kernel_count\": 2, \"rank\": 3, \"world_size\": 8}], "
+        "\"processes\": [{\"pid\": 7, \"rank\": 3, \"total_ms\": 1, \"ms_per_epoch\": null, "
+        "\"launches\": 2}]}, \"current\": {\"path\": \"c.sqlite\", \"format\": \"sqlite\", "
+        "\"runs\": [{\"path\": \"c.sqlite\", \"format\": \"sqlite\", \"total_gpu_ms\": 1, "
+        "\"kernel_count\": 2}], \"processes\": [{\"pid\": 9, \"total_ms\": 1, "
+        "\"ms_per_epoch\": null, \"launches\": 2}]}}";
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    assert_int_equal(ng_verdict_doc_read(&d, text, strlen(text), &err), 0);
+    assert_int_equal(d.v.baseline.runs[0].format, NG_FORMAT_KINETO);
+    assert_int_equal(d.v.baseline.runs[0].rank, 3);
+    assert_int_equal(d.v.baseline.runs[0].world_size, 8);
+    assert_int_equal(d.v.baseline.processes[0].rank, 3);
+    assert_int_equal(d.v.current.runs[0].format, NG_FORMAT_SQLITE);
+    assert_int_equal(d.v.current.runs[0].rank, -1);
+    assert_int_equal(d.v.current.runs[0].world_size, -1);
+    assert_int_equal(d.v.current.processes[0].rank, -1);
+    ng_verdict_doc_release(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_times_refused),
         cmocka_unit_test(test_told_by_content),
         cmocka_unit_test(test_event_longer_than_the_window),
+        cmocka_unit_test(test_verdict_read_back),
     };
     return cmocka_run_group_tests_name("kineto", tests, temp_setup, temp_teardown);
 }
