@@ -157,7 +157,9 @@ struct reader {
     const char *kernel_key;             /* demangledName, or shortName (--kernel-names base) */
     int derive_base;                    /* --kernel-names base without a shortName column */
     struct ng_filter_account account;   /* what the kernel filters matched */
-    const char *path;                   /* the file SQLite opened */
+    const char *path;                   /* the file SQLite opened: real */
+    char *real;                         /* where the given name leads (owned) */
+    const char *beside;                 /* how files beside it are named: shown or real */
     int fd;                             /* the file again, for ng_btree; -1: SQL only */
     int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
     int64_t left_rows, left_ns;         /* a left-out table's, from the page reader */
@@ -191,15 +193,20 @@ static const struct work_table *table_of_kind(enum ng_work_kind kind)
 
 /* ---- errors ---- */
 
-static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
+static int hot_journal_error(struct ng_err *err, const char *shown, const char *beside)
+{
+    return ng_err_set(err, "'%s' has a hot journal ('%s-journal'): a writer stopped in the "
+                      "middle of a transaction, and the gate opens profiles read-only; open "
+                      "it once with sqlite3 to roll back, or read a finished copy", shown, beside);
+}
+
+static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, const char *beside,
+                    int rc)
 {
     /* a writer died mid-transaction: rolling its journal back would write,
      * and the gate never writes to a profile */
     if (rc == SQLITE_READONLY_ROLLBACK)
-        return ng_err_set(err, "'%s' has a hot journal ('%s-journal'): a writer stopped in the "
-                          "middle of a transaction, and the gate opens profiles read-only; open "
-                          "it once with sqlite3 to roll back, or read a finished copy",
-                          shown, shown);
+        return hot_journal_error(err, shown, beside);
     switch (rc & 0xFF) {
     case SQLITE_NOTADB:
         return ng_err_set(err, "'%s' is not an SQLite database (truncated or corrupt?)", shown);
@@ -225,7 +232,7 @@ static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, int rc)
 
 static int rd_error(struct reader *rd, struct ng_err *err, int rc)
 {
-    return db_error(err, rd->db, rd->shown, rc);
+    return db_error(err, rd->db, rd->shown, rd->beside ? rd->beside : rd->shown, rc);
 }
 
 /* ---- the schema: only real tables are read ---- */
@@ -1786,35 +1793,79 @@ static int read_machine(struct reader *rd, struct ng_profile *p, struct ng_err *
 
 /* ---- opening ---- */
 
-/* How to open the file without writing anything beside it.  A rollback-
- * journal database (what nsys writes) opens read-only as it is.  A WAL
- * database would get -shm and -wal files even read-only, so it is opened
- * immutable when no -wal exists (everything is in the main file), and
- * refused while one exists (a writer may be at work). */
-static int open_uri(const char *path, const char *shown, struct ng_buf *uri,
-                    struct ng_err *err)
+/* Where the file really is.  SQLite keeps a -wal and a -journal beside the
+ * database, so a symlink, /dev/fd/N or /proc/self/fd/N must be followed to
+ * the directory that holds them; a name that leads to no file of the same
+ * inode (a deleted file, a memfd) leaves nowhere to look, and is refused. */
+static int resolve(const char *path, const char *shown, char **real, struct ng_err *err)
+{
+    struct stat a, b;
+    char *r = realpath(path, NULL);
+
+    if (!r || stat(path, &a) < 0 || stat(r, &b) < 0 || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino) {
+        free(r);
+        return ng_err_set(err, "'%s' is not a file in a directory (deleted, or a descriptor "
+                          "of no file?): whether a -wal or -journal beside it holds committed "
+                          "data cannot be checked; read a copy", shown);
+    }
+    *real = r;
+    return 0;
+}
+
+/* A rollback journal SQLite would play back: one that is there, not empty,
+ * and not zeroed (journal_mode=PERSIST zeroes the header of a finished one). */
+static int hot_journal(const char *real)
+{
+    struct ng_buf j = NG_BUF_INIT;
+    unsigned char first = 0;
+    ng_buf_addf(&j, "%s-journal", real);
+    int fd = open(j.data, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    ng_buf_release(&j);
+    if (fd < 0)
+        return errno != ENOENT;   /* there but unreadable: SQLite could not check it either */
+    int hot = read(fd, &first, 1) == 1 && first != 0;
+    close(fd);
+    return hot;
+}
+
+static int has_wal(const char *real)
+{
+    struct ng_buf w = NG_BUF_INIT;
+    ng_buf_addf(&w, "%s-wal", real);
+    int there = access(w.data, F_OK) == 0;
+    ng_buf_release(&w);
+    return there;
+}
+
+/* How to open the real file without writing anything beside it.  A
+ * rollback-journal database (what nsys writes) opens read-only as it is.
+ * SQLite reads a database through its WAL when byte 19 of the header (the
+ * read version) is 2, and byte 18 (the write version) 2 says a writer means
+ * WAL too: either way it would make -shm and -wal files even read-only, so
+ * it is opened immutable, and only when no -wal exists (everything is in the
+ * main file).  A hot journal is refused in every mode: immutable would read
+ * past it, and a WAL header does not make a stopped writer's pages vanish. */
+static int open_uri(const char *real, const char *shown, const char *beside,
+                    struct ng_buf *uri, struct ng_err *err)
 {
     unsigned char hdr[20];
     int wal = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(real, "rb");
 
     if (f) {
-        wal = fread(hdr, 1, sizeof hdr, f) == sizeof hdr && hdr[18] == 2 && hdr[19] == 2;
+        wal = fread(hdr, 1, sizeof hdr, f) == sizeof hdr && (hdr[18] == 2 || hdr[19] == 2);
         fclose(f);
     }
-    if (wal) {
-        struct ng_buf w = NG_BUF_INIT;
-        ng_buf_addf(&w, "%s-wal", path);
-        int pending = access(w.data, F_OK) == 0;
-        ng_buf_release(&w);
-        if (pending)
-            return ng_err_set(err, "'%s' is an SQLite database in WAL mode with a -wal file "
-                              "beside it (still being written?); checkpoint it or copy it first",
-                              shown);
-    }
+    if (hot_journal(real))
+        return hot_journal_error(err, shown, beside);
+    if (wal && has_wal(real))
+        return ng_err_set(err, "'%s' is an SQLite database in WAL mode with a -wal file "
+                          "beside it ('%s-wal': still being written?); checkpoint it or copy "
+                          "it first", shown, beside);
     /* a URI, with every byte that could be read as URI syntax escaped */
     ng_buf_adds(uri, "file:");
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)real; *p; p++) {
         if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7F)
             ng_buf_addf(uri, "%%%02X", *p);
         else
@@ -1824,11 +1875,18 @@ static int open_uri(const char *path, const char *shown, struct ng_buf *uri,
     return 0;
 }
 
-static int open_db(struct reader *rd, const char *path, struct ng_err *err)
+static int open_db(struct reader *rd, const char *given, struct ng_err *err)
 {
     struct ng_buf uri = NG_BUF_INIT;
 
-    if (open_uri(path, rd->shown, &uri, err) < 0)
+    if (resolve(given, rd->shown, &rd->real, err) < 0)
+        return -1;
+    const char *path = rd->path = rd->real;
+    struct stat st;
+    /* the given name when the files are beside it, else where they are */
+    rd->beside = strcmp(given, rd->shown) == 0 && lstat(given, &st) == 0 &&
+                 !S_ISLNK(st.st_mode) ? rd->shown : rd->real;
+    if (open_uri(path, rd->shown, rd->beside, &uri, err) < 0)
         return -1;
     /* before SQLite opens it: a file swapped in between shows as another inode */
     rd->fd = rd->opts->sql_only ? -1 : open(path, O_RDONLY | O_CLOEXEC);
@@ -1857,6 +1915,7 @@ static void reader_release(struct reader *rd)
 {
     sqlite3_finalize(rd->string_st);
     sqlite3_close(rd->db);
+    free(rd->real);
     if (rd->fd >= 0)
         close(rd->fd);
     ng_idmap_release(&rd->item_index);
@@ -1963,7 +2022,6 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     memset(&rd, 0, sizeof rd);
     memset(&pj, 0, sizeof pj);
     rd.fd = -1;
-    rd.path = db_path;
     rd.shown = shown;
     rd.opts = opts ? opts : &defaults;
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
