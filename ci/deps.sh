@@ -18,6 +18,8 @@ NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-junitparser"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
+# the docs suite lints the man page with mandoc
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES mandoc"
 # the html suite: Debian's chromium driven from node (playwright-core); npm for the node
 # tools unless the node installed brings its own (Node.js's own packages do, and conflict
 # with Debian's npm)

@@ -22,6 +22,23 @@
 #define DEFAULT_CACHE_MAX_DAYS 30
 #define DEFAULT_HISTORY_WINDOW 10
 
+/* The headings of --help, in their order there. */
+enum help_group {
+    NG_HELP_INPUTS, NG_HELP_DECISION, NG_HELP_EPOCHS, NG_HELP_COUNTED, NG_HELP_POLICY,
+    NG_HELP_OUTPUTS, NG_HELP_CI, NG_HELP_NSYS, NG_HELP_OTHER, NG_HELP_GROUPS
+};
+static const char *const help_headings[NG_HELP_GROUPS] = {
+    [NG_HELP_INPUTS] = "inputs",
+    [NG_HELP_DECISION] = "decision",
+    [NG_HELP_EPOCHS] = "epochs",
+    [NG_HELP_COUNTED] = "what is counted",
+    [NG_HELP_POLICY] = "policy",
+    [NG_HELP_OUTPUTS] = "outputs",
+    [NG_HELP_CI] = "CI and context",
+    [NG_HELP_NSYS] = "nsys and the cache",
+    [NG_HELP_OTHER] = "other",
+};
+
 typedef int (*parse_fn)(struct ng_settings *s, const char *value, const char **problem);
 
 struct opt_spec {
@@ -34,6 +51,7 @@ struct opt_spec {
     const char *meta;
     const char *help;
     enum ng_cli_scope scope;   /* NG_CLI_GATE unless given: may be set per manifest gate */
+    enum help_group group;     /* its heading in --help */
 };
 
 /* takes_value of a repeatable option, by what separates its variable's values */
@@ -43,7 +61,7 @@ struct opt_spec {
                                  writes them: a value may hold ':') */
 
 /* Where the output options of ng_outputs go in the table (and in --help). */
-#define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN }
+#define OUTPUT_OPTIONS { NULL, NULL, 0, NULL, NULL, NULL, NULL, NG_CLI_RUN, NG_HELP_OUTPUTS }
 
 /* ---- value parsers: each returns -1 and a problem text ---- */
 
@@ -478,102 +496,102 @@ static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
 
 static const struct opt_spec specs[] = {
     { "epochs", "NSYS_GATE_EPOCHS", 1, p_epochs, NULL, "N",
-      "epochs both runs made (total mode); default 5", NG_CLI_GATE },
+      "epochs both runs made (total mode); default 5", NG_CLI_GATE , NG_HELP_EPOCHS },
     { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
-      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20", NG_CLI_GATE },
+      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20", NG_CLI_GATE , NG_HELP_DECISION },
     OUTPUT_OPTIONS,
     { "github", "NSYS_GATE_GITHUB", 0, p_github, NULL, NULL,
       "GitHub Actions step summary, outputs and annotations; default: on when "
-      "GITHUB_ACTIONS=true", NG_CLI_RUN },
+      "GITHUB_ACTIONS=true", NG_CLI_RUN , NG_HELP_CI },
     { "manifest", "NSYS_GATE_MANIFEST", 1, p_manifest, NULL, "FILE",
-      "run every gate of a JSON manifest (batch mode; no operands)", NG_CLI_RUN },
+      "run every gate of a JSON manifest (batch mode; no operands)", NG_CLI_RUN , NG_HELP_INPUTS },
     { "jobs", "NSYS_GATE_JOBS", 1, p_jobs, NULL, "N",
       ".nsys-rep exports at once, and with --manifest gates at once (also -j N); "
       "default: one per processor",
-      NG_CLI_RUN },
+      NG_CLI_RUN , NG_HELP_INPUTS },
     { "name", "NSYS_GATE_NAME", 1, p_name, NULL, "NAME",
-      "test case / metric name; default gpu-time-per-epoch", NG_CLI_GATE },
+      "test case / metric name; default gpu-time-per-epoch", NG_CLI_GATE , NG_HELP_CI },
     { "nsys", "NSYS_GATE_NSYS", 1, p_nsys, NULL, "PATH",
-      "the nsys executable for .nsys-rep inputs; default nsys on PATH", NG_CLI_GATE_PATH },
+      "the nsys executable for .nsys-rep inputs; default nsys on PATH", NG_CLI_GATE_PATH , NG_HELP_NSYS },
     { "nsys-timeout", "NSYS_GATE_NSYS_TIMEOUT", 1, p_nsys_timeout, NULL, "SECONDS",
-      "kill nsys if an export takes longer; default 600", NG_CLI_GATE },
+      "kill nsys if an export takes longer; default 600", NG_CLI_GATE , NG_HELP_NSYS },
     { "baseline", "NSYS_GATE_BASELINE", REPEATABLE_PATHS, p_baseline, NULL, "FILE",
       "a baseline profile, repeatable for repeat runs (instead of the operands)",
-      NG_CLI_GATE_PATH },
+      NG_CLI_GATE_PATH , NG_HELP_INPUTS },
     { "current", "NSYS_GATE_CURRENT", REPEATABLE_PATHS, p_current, NULL, "FILE",
       "a current profile, repeatable for repeat runs (instead of the operands)",
-      NG_CLI_GATE_PATH },
+      NG_CLI_GATE_PATH , NG_HELP_INPUTS },
     { "baseline-history", "NSYS_GATE_BASELINE_HISTORY", 1, p_baseline_history, NULL, "FILE",
       "the baseline is the last runs of this gate (--name) in a --history file, instead of "
-      "profiles", NG_CLI_GATE_PATH },
+      "profiles", NG_CLI_GATE_PATH , NG_HELP_INPUTS },
     { "history-window", "NSYS_GATE_HISTORY_WINDOW", 1, p_history_window, NULL, "N",
-      "--baseline-history: the last N runs (at most 64); default 10", NG_CLI_GATE },
+      "--baseline-history: the last N runs (at most 64); default 10", NG_CLI_GATE , NG_HELP_INPUTS },
     { "history-match", "NSYS_GATE_HISTORY_MATCH", REPEATABLE_COMMAS, p_history_match, NULL,
       "KEY=VALUE", "--baseline-history: only runs whose context has KEY=VALUE (e.g. "
-      "branch=main); repeatable", NG_CLI_GATE },
+      "branch=main); repeatable", NG_CLI_GATE , NG_HELP_INPUTS },
     { "history-since", "NSYS_GATE_HISTORY_SINCE", 1, p_history_since, NULL, "DATE",
       "--baseline-history: only runs from DATE on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_INPUTS },
     { "label", "NSYS_GATE_LABELS", REPEATABLE_COMMAS, p_label, NULL, "KEY=VALUE",
       "add KEY=VALUE to the run context (commit, branch, ... come from the CI's variables) "
       "or override a key; an empty VALUE removes it; repeatable (the variable: comma- or "
-      "newline-separated)", NG_CLI_GATE },
+      "newline-separated)", NG_CLI_GATE , NG_HELP_CI },
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
-      "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE },
+      "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE , NG_HELP_EPOCHS },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
       "what an epoch's time is: kernel-sum (default), gpu-span (NVTX mode) or gpu-busy",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_DECISION },
     { "work", "NSYS_GATE_WORK", 1, p_work, NULL, "LIST",
       "GPU work counted: kernels, graphs, memory (comma-separated) or all; default "
-      "kernels,graphs", NG_CLI_GATE },
+      "kernels,graphs", NG_CLI_GATE , NG_HELP_COUNTED },
     { "skip-epochs", "NSYS_GATE_SKIP_EPOCHS", 1, p_skip_epochs, NULL, "K",
-      "drop the first K epochs of each run (warm-up); default 0", NG_CLI_GATE },
+      "drop the first K epochs of each run (warm-up); default 0", NG_CLI_GATE , NG_HELP_EPOCHS },
     { "alpha", "NSYS_GATE_ALPHA", 1, p_alpha, NULL, "A",
       "significance level of the Mann-Whitney U test; 0 = off; default 0.05",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_DECISION },
     { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
-      "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE },
+      "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE , NG_HELP_POLICY },
     { "kernels", "NSYS_GATE_KERNELS", REPEATABLE_LINES, p_kernels, NULL, "REGEX",
       "count only work items whose name matches (POSIX extended, case-sensitive; repeatable)",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_COUNTED },
     { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", REPEATABLE_LINES,
       p_exclude_kernels, NULL, "REGEX",
-      "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE },
+      "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE , NG_HELP_COUNTED },
     { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
       "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_DECISION },
     { "kernel-threshold", "NSYS_GATE_KERNEL_THRESHOLD", 1, p_kernel_threshold, NULL, "R",
       "per-kernel gates: any work item that grew past R (and its floor) fails; default off",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_POLICY },
     { "kernel-min-delta-ms", "NSYS_GATE_KERNEL_MIN_DELTA_MS", 1, p_kernel_min_delta, NULL, "MS",
-      "per-kernel floor in ms/epoch; default 1% of the baseline epoch", NG_CLI_GATE },
+      "per-kernel floor in ms/epoch; default 1% of the baseline epoch", NG_CLI_GATE , NG_HELP_POLICY },
     { "fail-on-improvement", "NSYS_GATE_FAIL_ON_IMPROVEMENT", 0, p_fail_on_improvement, NULL,
       NULL, "exit 1 when the baseline looks stale (current faster past the threshold)",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_POLICY },
     { "kernel-names", "NSYS_GATE_KERNEL_NAMES", 1, p_kernel_names, NULL, "full|base",
       "kernel names as demangled (full, default) or without template arguments (base)",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_COUNTED },
     { "top", "NSYS_GATE_TOP", 1, p_top, NULL, "N", "kernels named in the attribution; default 5",
-      NG_CLI_GATE },
+      NG_CLI_GATE , NG_HELP_OUTPUTS },
     { "verbose", "NSYS_GATE_VERBOSE", 0, p_verbose, NULL, NULL,
-      "always print the kernel attribution lines", NG_CLI_GATE },
+      "always print the kernel attribution lines", NG_CLI_GATE , NG_HELP_OUTPUTS },
     { "cache-dir", "NSYS_GATE_CACHE_DIR", 1, p_cache_dir, NULL, "DIR",
-      "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate", NG_CLI_RUN },
+      "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate", NG_CLI_RUN , NG_HELP_NSYS },
     { "no-cache", "NSYS_GATE_NO_CACHE", 0, p_no_cache, NULL, NULL,
-      "export .nsys-rep inputs afresh every time", NG_CLI_RUN },
+      "export .nsys-rep inputs afresh every time", NG_CLI_RUN , NG_HELP_NSYS },
     { "cache-max-mb", "NSYS_GATE_CACHE_MAX_MB", 1, p_cache_max_mb, NULL, "MB",
-      "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN },
+      "prune the export cache past this size (0 = no cap); default 10240", NG_CLI_RUN , NG_HELP_NSYS },
     { "cache-max-days", "NSYS_GATE_CACHE_MAX_DAYS", 1, p_cache_max_days, NULL, "DAYS",
-      "prune exports unused this long (0 = never); default 30", NG_CLI_RUN },
+      "prune exports unused this long (0 = never); default 30", NG_CLI_RUN , NG_HELP_NSYS },
     { "sqlite-sql-only", "NSYS_GATE_SQLITE_SQL_ONLY", 0, p_sql_only, NULL, NULL,
       "read SQLite files through SQL queries only, not the page reader (slower; rules it out)",
-      NG_CLI_RUN },
+      NG_CLI_RUN , NG_HELP_NSYS },
     { "quiet", "NSYS_GATE_QUIET", 0, p_quiet, NULL, NULL, "no human line on stdout, no progress on stderr",
-      NG_CLI_RUN },
+      NG_CLI_RUN , NG_HELP_OUTPUTS },
     { "print-profile", NULL, 0, NULL, f_print_profile, NULL,
-      "print what is read from each operand (kernel rows, total) and exit", NG_CLI_RUN },
-    { "help", NULL, 0, NULL, f_help, NULL, "show this help", NG_CLI_RUN },
-    { "version", NULL, 0, NULL, f_version, NULL, "show the version", NG_CLI_RUN },
+      "print what is read from each operand (kernel rows, total) and exit", NG_CLI_RUN , NG_HELP_OTHER },
+    { "help", NULL, 0, NULL, f_help, NULL, "show this help", NG_CLI_RUN , NG_HELP_OTHER },
+    { "version", NULL, 0, NULL, f_version, NULL, "show the version", NG_CLI_RUN , NG_HELP_OTHER },
 };
 
 #define NSPECS (sizeof specs / sizeof specs[0])
@@ -601,7 +619,8 @@ static void build_options(void)
                 continue;
             options_output[n] = o;
             options_table[n++] = (struct opt_spec){ o->option + 2, o->env, 1, NULL, NULL,
-                                                    o->meta, o->help, NG_CLI_RUN };
+                                                    o->meta, o->help, NG_CLI_RUN,
+                                                    NG_HELP_OUTPUTS };
         }
     }
     n_options = n;
@@ -711,6 +730,30 @@ static void scan_problem(int *failed, struct ng_err *err, const char *fmt, const
     *failed = 1;
 }
 
+/* "unknown option", with the nearest option's name when one is near. */
+static void unknown_option(int *failed, struct ng_err *err, const char *a, const char *name,
+                           size_t len)
+{
+    size_t n, best_d = SIZE_MAX;
+    const struct opt_spec *opts = options(&n), *best = NULL;
+
+    for (size_t i = 0; a[1] == '-' && i < n; i++) {
+        size_t d = ng_text_distance(name, len, opts[i].flag, 2);
+        if (d < best_d) {
+            best_d = d;
+            best = &opts[i];
+        }
+    }
+    if (!best || !ng_text_near(best_d, len)) {
+        scan_problem(failed, err, "unknown option '%s' (see --help)", a);
+        return;
+    }
+    char fmt[128];
+    snprintf(fmt, sizeof fmt, "unknown option '%%s': did you mean '--%s'? (see --help)",
+             best->flag);
+    scan_problem(failed, err, fmt, a);
+}
+
 /* Pass 1: argv into raw per-option values and operands. */
 static int scan_argv(int argc, char **argv, struct raw *raw, const char **operands,
                      int *noperands, struct ng_err *err)
@@ -744,7 +787,7 @@ static int scan_argv(int argc, char **argv, struct raw *raw, const char **operan
         const struct opt_spec *sp = strncmp(a, "--", 2) == 0 ? find_spec(name, len)
                                                               : find_short(a, &attached);
         if (!sp) {
-            scan_problem(&failed, err, "unknown option '%s' (see --help)", a);
+            unknown_option(&failed, err, a, name, len);
             continue;
         }
         if (a[1] != '-')
@@ -1042,32 +1085,49 @@ void ng_cli_release(struct ng_settings *s)
     s->n_owned = 0;
 }
 
+/* The usage lines: a new command or form is one row. */
+static const char *const help_usage[] = {
+    "[OPTIONS] BASELINE CURRENT",
+    "[OPTIONS] --baseline FILE... --current FILE...",
+    "[OPTIONS] --baseline-history HISTORY.jsonl CURRENT",
+    "[OPTIONS] --manifest FILE.json [-j N]",
+    "dashboard [OPTIONS] HISTORY.jsonl...   (see dashboard --help)",
+};
+
+/* Three examples, a command and what it does. */
+static const char *const help_examples[][2] = {
+    { "nsys-gate --epochs 10 main.sqlite pr.sqlite",
+      "total mode: both profiles ran 10 epochs; fail past 1.20x" },
+    { "nsys-gate --epoch-range auto --threshold 5% --junit gate.xml main.nsys-rep pr.nsys-rep",
+      "per-epoch samples from NVTX ranges, a U test, a JUnit report" },
+    { "nsys-gate --baseline-history runs.jsonl --history runs.jsonl --epoch-range auto pr.sqlite",
+      "a nightly against the last 10 runs, appending tonight's" },
+};
+
 void ng_cli_help(FILE *out)
 {
-    fprintf(out,
-            "usage: %s [OPTIONS] BASELINE CURRENT\n"
-            "       %s [OPTIONS] --baseline FILE... --current FILE...\n"
-            "       %s [OPTIONS] --baseline-history HISTORY.jsonl CURRENT\n"
-            "       %s [OPTIONS] --manifest FILE.json [-j N]\n"
-            "\n"
-            "Compares GPU kernel time per epoch of two NVIDIA Nsight Systems profiles\n"
-            "(SQLite exports, .nsys-rep reports, or saved `nsys stats` kernel summaries)\n"
-            "and fails when CURRENT regressed past the threshold.\n"
-            "\n"
-            "options (each also read from its environment variable; a flag wins):\n",
-            NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME, NG_TOOL_NAME);
+    for (size_t i = 0; i < sizeof help_usage / sizeof help_usage[0]; i++)
+        fprintf(out, "%s %s %s\n", i ? "      " : "usage:", NG_TOOL_NAME, help_usage[i]);
+    fprintf(out, "\n"
+                 "Compares GPU time per epoch of two NVIDIA Nsight Systems profiles (SQLite\n"
+                 "exports, .nsys-rep reports, saved `nsys stats` summaries) or torch.profiler\n"
+                 "traces, and fails when CURRENT regressed past the threshold.  Each option is\n"
+                 "also read from the environment variable in brackets; a flag wins.\n");
     size_t n;
     const struct opt_spec *opts = options(&n);
-    for (size_t i = 0; i < n; i++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", opts[i].flag, opts[i].meta ? " " : "",
-                 opts[i].meta ? opts[i].meta : "");
-        fprintf(out, "  %-22s %s%s%s%s\n", left, opts[i].help,
-                opts[i].env ? " [" : "", opts[i].env ? opts[i].env : "",
-                opts[i].env ? "]" : "");
+    for (int g = 0; g < NG_HELP_GROUPS; g++) {
+        fprintf(out, "\n%s:\n", help_headings[g]);
+        for (size_t i = 0; i < n; i++) {
+            if (opts[i].group != (enum help_group)g)
+                continue;
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s%s", opts[i].flag, opts[i].meta ? " " : "",
+                     opts[i].meta ? opts[i].meta : "");
+            ng_help_option(out, left, opts[i].help, opts[i].env);
+        }
     }
-    fprintf(out,
-            "\n"
-            "exit status: 0 pass, 1 fail (regression), 2 error (bad usage, bad input,\n"
-            "nsys failure); with --manifest, the worst of its gates\n");
+    fprintf(out, "\nexit status: 0 pass, 1 fail (regression), 2 error (bad usage, bad input,\n"
+                 "nsys failure); with --manifest, the worst of its gates\n\nexamples:\n");
+    for (size_t i = 0; i < sizeof help_examples / sizeof help_examples[0]; i++)
+        fprintf(out, "  %s\n      %s\n", help_examples[i][0], help_examples[i][1]);
 }

@@ -52,8 +52,7 @@ void ng_dashboard_help(FILE *out)
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", d->short_flag ? "-" : "",
                  d->short_flag ? d->short_flag : ' ', d->short_flag ? ", " : "", d->flag,
                  d->meta ? " " : "", d->meta ? d->meta : "");
-        fprintf(out, "  %-26s %s%s%s%s\n", left + (d->short_flag ? 0 : 1), d->help,
-                d->env ? " [" : "", d->env ? d->env : "", d->env ? "]" : "");
+        ng_help_option(out, left + (d->short_flag ? 0 : 1), d->help, d->env);
     }
 }
 
@@ -99,7 +98,21 @@ static int find_opt(const char *a, size_t len, char short_flag)
 static int unknown(struct ng_err *err, const char *a)
 {
     char *shown = ng_text_cleaned(a, NG_TEXT_ESCAPE_CONTROLS);
-    ng_err_set(err, "unknown option '%s' (see %s dashboard --help)", shown, NG_TOOL_NAME);
+    const char *name = a + strspn(a, "-"), *near = NULL;
+    size_t len = strcspn(name, "="), best = SIZE_MAX;
+
+    for (size_t i = 0; a[1] == '-' && i < N_DASH_OPTS; i++) {
+        size_t d = ng_text_distance(name, len, dash_opts[i].flag, 2);
+        if (d < best) {
+            best = d;
+            near = dash_opts[i].flag;
+        }
+    }
+    if (near && ng_text_near(best, len))
+        ng_err_set(err, "unknown option '%s': did you mean '--%s'? (see %s dashboard --help)",
+                   shown, near, NG_TOOL_NAME);
+    else
+        ng_err_set(err, "unknown option '%s' (see %s dashboard --help)", shown, NG_TOOL_NAME);
     free(shown);
     return -1;
 }
