@@ -109,6 +109,22 @@ static int is_plain_decimal(const char *s, size_t n)
     return digits > 0;
 }
 
+/* A bare 20 is a slip for 20% far more often than a wish to allow 20 times
+ * the baseline: refuse it and show each reading.  The text lives until the
+ * next call on the same thread. */
+static int ambiguous_threshold(const char *digits, double v, const char **problem)
+{
+    static _Thread_local char msg[512];
+    char ratio[64];
+
+    snprintf(ratio, sizeof ratio, "%.12g", 1.0 + v / 100.0);
+    snprintf(msg, sizeof msg, "is ambiguous: write %s%% (or %s) to fail past a %s%% "
+             "slowdown, or %sx to allow %s times the baseline", digits, ratio, digits,
+             digits, digits);
+    *problem = msg;
+    return -1;
+}
+
 int ng_cli_parse_threshold(const char *text, double *out, const char **problem)
 {
     size_t n = strlen(text);
@@ -144,6 +160,8 @@ int ng_cli_parse_threshold(const char *text, double *out, const char **problem)
         *problem = "must be a ratio of at least 1 (e.g. 1.2, 1.20x or 20%)";
         return -1;
     }
+    if (!percent && n == strlen(text) && v >= 2.0)
+        return ambiguous_threshold(buf, v, problem);
     *out = v;
     return 0;
 }
@@ -498,7 +516,8 @@ static const struct opt_spec specs[] = {
     { "epochs", "NSYS_GATE_EPOCHS", 1, p_epochs, NULL, "N",
       "epochs both runs made (total mode); default 5", NG_CLI_GATE , NG_HELP_EPOCHS },
     { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
-      "largest allowed current/baseline ratio: 1.2, 1.20x or 20%; default 1.20", NG_CLI_GATE , NG_HELP_DECISION },
+      "largest allowed current/baseline ratio: 1.2, 1.20x or 20% (a bare 20 is refused: "
+      "20%? 20x?); default 1.20", NG_CLI_GATE , NG_HELP_DECISION },
     OUTPUT_OPTIONS,
     { "github", "NSYS_GATE_GITHUB", 0, p_github, NULL, NULL,
       "GitHub Actions step summary, outputs and annotations; default: on when "

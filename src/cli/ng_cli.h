@@ -53,8 +53,10 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err);
 void ng_cli_help(FILE *out);
 
 /* Threshold syntax shared with every other place that takes one:
- * "1.2", "1.20x", "20%".  Returns -1 with a message that starts with the
- * problem, e.g. "is not a number". */
+ * "1.2", "1.20x", "20%"; a bare number of 2 or more ("20") is refused as
+ * ambiguous (20%? 20x?).  Returns -1 with a message that starts with the
+ * problem, e.g. "is not a number" (static text, or thread-local text that
+ * lives until the next call). */
 int ng_cli_parse_threshold(const char *text, double *out, const char **problem);
 
 #endif

@@ -789,7 +789,8 @@ static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
     v->stale_baseline = 1;
     ng_verdict_warn(v, NG_STALE_WARNING ": current is %.2fx faster (%.3f -> %.3f "
                     "ms/epoch%s), past the %sx threshold; a later regression will be measured "
-                    "from the old level: refresh the baseline%s", 1 / v->ratio,
+                    "from the old level: refresh the baseline%s, unless the two are swapped "
+                    "(the baseline comes first: nsys-gate BASELINE CURRENT)", 1 / v->ratio,
                     v->baseline.ms_per_epoch, v->current.ms_per_epoch, sig, thr,
                     o->policy.fail_on_improvement ? " (--fail-on-improvement: exit 1)" : "");
 }

@@ -106,6 +106,29 @@ int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *er
     return 0;
 }
 
+/* "'README.md' is not a profile (text with no nsys report): the gate reads
+ * nsys SQLite exports (.sqlite), ..., and saved nsys stats text ...": what the
+ * file is, from the reader that looked, and what would have been read, from
+ * the registry. */
+static int refuse_not_a_profile(const char *path, struct ng_err *err)
+{
+    char what[256], reads[1024];
+    size_t used = 0;
+
+    size_t wn = strnlen(err->msg, sizeof what - 1);
+    memcpy(what, err->msg, wn);
+    what[wn] = '\0';
+    reads[0] = '\0';
+    for (size_t i = 0; kinds[i]; i++) {
+        const char *sep = i == 0 ? "" : kinds[i + 1] ? ", " : " and ";
+        int n = snprintf(reads + used, sizeof reads - used, "%s%s", sep, kinds[i]->reads);
+        if (n < 0 || (size_t)n >= sizeof reads - used)
+            break;
+        used += (size_t)n;
+    }
+    return ng_err_set(err, "'%s' is not a profile (%s): the gate reads %s", path, what, reads);
+}
+
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
                    struct ng_err *err)
 {
@@ -126,5 +149,7 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
         return ng_err_set(err, "'%s' changed while it was being read (is something still "
                           "writing it?); gate it once it is complete", p->path);
     }
+    if (ret == NG_SOURCE_NOT_A_PROFILE)
+        return refuse_not_a_profile(p->path, err);
     return ret;
 }

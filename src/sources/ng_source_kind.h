@@ -27,7 +27,16 @@ struct ng_source_kind {
     const char *const *extensions;      /* NULL-terminated, lower case, with dot */
     int (*load)(struct ng_profile *p, const char *path,
                 const struct ng_source_opts *opts, struct ng_err *err);
+    /* what the gate reads of this kind, for the refusal of a file that is
+     * no profile at all ("nsys SQLite exports (.sqlite)") */
+    const char *reads;
 };
+
+/* What the fallback reader (saved nsys stats text) returns when a file holds
+ * nothing of any kind the gate reads (a README, a log, an image): err holds
+ * only what the file is ("text with no nsys report"), and ng_source_load()
+ * says that it is not a profile and lists, from the registry, what is read. */
+#define NG_SOURCE_NOT_A_PROFILE (-2)
 
 extern const struct ng_source_kind ng_source_sqlite;
 extern const struct ng_source_kind ng_source_nsysrep;

@@ -1597,4 +1597,5 @@ const struct ng_source_kind ng_source_kineto = {
     .format = NG_FORMAT_KINETO,
     .sniff = kineto_sniff,
     .load = kineto_load,
+    .reads = "torch.profiler traces (Chrome trace JSON, plain or gzip)",
 };

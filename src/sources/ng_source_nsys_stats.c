@@ -143,7 +143,8 @@ struct parser {
     int title_exp10;             /* unit of the last title line, -1 when none */
     int blocks[BLOCK_KINDS];     /* summaries seen, by kind */
     char *skipped;               /* first SKIPPED/ERROR under a counted report */
-    char *skipped_unknown;       /* ... or under no named report */
+    char *skipped_unknown;       /* ... or a SKIPPED line under no named report */
+    int framed;                  /* a framing line was seen: this is nsys's output */
     char *pending;               /* column: the line before a dash line */
     int quotes_all;              /* csv: the header's cells were quoted */
     /* what the warnings need */
@@ -1161,16 +1162,21 @@ static int note_report(struct parser *ps, const char *line)
         return 0;
     }
     ps->report[0] = '\0';
+    ps->framed = 1;
     if (name && end && end > name)
         snprintf(ps->report, sizeof ps->report, "%.*s", (int)(end - name), name);
     ps->title_exp10 = -1;
     return 1;
 }
 
+/* An ERROR line under no named report is anyone's (a log, a README quoting
+ * the gate): only nsys's SKIPPED wording is taken as nsys's word there. */
 static void note_skip(struct parser *ps, const char *line)
 {
-    char **slot = ps->report[0] == '\0' ? &ps->skipped_unknown
-                : report_kind(ps->report) != BLOCK_OTHER ? &ps->skipped : NULL;
+    char **slot = ps->report[0] != '\0'
+                      ? (report_kind(ps->report) != BLOCK_OTHER ? &ps->skipped : NULL)
+                  : starts_with(line, "SKIPPED:") && strstr(line, " does not contain ")
+                      ? &ps->skipped_unknown : NULL;
     if (slot && !*slot)
         *slot = ng_xstrdup(line);
 }
@@ -1263,6 +1269,13 @@ static int feed(struct parser *ps, const char *line)
 
 /* ---- the end: refusals, then warnings ---- */
 
+/* Anything of nsys's read so far: a framing line, a summary, its SKIPPED. */
+static int nsys_seen(const struct parser *ps)
+{
+    return ps->framed || ps->skipped || ps->skipped_unknown || ps->blocks[BLOCK_OTHER] ||
+           ps->blocks[BLOCK_KERNEL] || ps->blocks[BLOCK_MEMORY];
+}
+
 static int refuse_empty(struct parser *ps)
 {
     const char *said = ps->skipped ? ps->skipped : ps->skipped_unknown;
@@ -1275,10 +1288,12 @@ static int refuse_empty(struct parser *ps)
         free(shown);
         return -1;
     }
-    if (!ps->blocks[BLOCK_KERNEL] && !ps->blocks[BLOCK_MEMORY])
-        return ng_err_set(ps->err,
-                          "'%s' holds no nsys kernel summary (cuda_gpu_kern_sum) and is "
-                          "neither an SQLite export nor an .nsys-rep report", ps->path);
+    if (!ps->blocks[BLOCK_KERNEL] && !ps->blocks[BLOCK_MEMORY]) {
+        ng_err_set(ps->err, ps->framed || ps->blocks[BLOCK_OTHER]
+                                ? "nsys stats text with no kernel or memory summary"
+                                : "text with no nsys report");
+        return NG_SOURCE_NOT_A_PROFILE;
+    }
     return ng_err_set(ps->err, "'%s' has no CUDA kernel data (the %s summary has no rows)",
                       ps->path, block_names[ps->blocks[BLOCK_KERNEL] ? BLOCK_KERNEL
                                                                      : BLOCK_MEMORY]);
@@ -1349,6 +1364,11 @@ int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
     while ((n = getline(&line, &cap, f)) >= 0) {
         ps.lineno++;
         if (memchr(line, '\0', (size_t)n)) {
+            if (!nsys_seen(&ps)) {
+                ng_err_set(err, "binary data, not text");
+                ret = NG_SOURCE_NOT_A_PROFILE;
+                break;
+            }
             ret = ng_err_set(err, "'%s' line %ld: binary data, not nsys stats text", shown,
                              ps.lineno);
             break;
@@ -1403,4 +1423,5 @@ const struct ng_source_kind ng_source_nsys_stats = {
     .magic_len = 0,
     .extensions = csv_exts,
     .load = csv_load,
+    .reads = "saved nsys stats text with a kernel summary (cuda_gpu_kern_sum; csv, table, json or html)",
 };

@@ -244,9 +244,11 @@ static void test_threshold_parser(void **state)
     static const struct { const char *in; double out; } ok[] = {
         { "1.2", 1.2 }, { "1.20x", 1.2 }, { "20%", 1.2 }, { "20.0%", 1.2 }, { "0%", 1.0 },
         { "1", 1.0 }, { "3x", 3.0 }, { "12.5%", 1.125 }, { "100%", 2.0 }, { ".5%", 1.005 },
+        { "1.99", 1.99 }, { "20x", 20.0 }, { "2x", 2.0 }, { "2.0x", 2.0 },
     };
     static const char *const bad[] = { "", "x", "%", "1.2 ", "+1.2", "1,2", "0x1p0", "1e0",
-                                       "infinity", "NaN", "0.99", "-20%", "20%%", "1.2%x" };
+                                       "infinity", "NaN", "0.99", "-20%", "20%%", "1.2%x",
+                                       "2", "20", "2.0", "150" };
     const char *problem;
     double v;
     (void)state;
@@ -256,6 +258,13 @@ static void test_threshold_parser(void **state)
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(ng_cli_parse_threshold(bad[i], &v, &problem), -1);
+    /* a bare 20: each reading named, the percentage's ratio worked out */
+    assert_int_equal(ng_cli_parse_threshold("20", &v, &problem), -1);
+    assert_string_equal(problem, "is ambiguous: write 20% (or 1.2) to fail past a 20% slowdown, "
+                                 "or 20x to allow 20 times the baseline");
+    assert_int_equal(ng_cli_parse_threshold("2.5", &v, &problem), -1);
+    assert_string_equal(problem, "is ambiguous: write 2.5% (or 1.025) to fail past a 2.5% "
+                                 "slowdown, or 2.5x to allow 2.5 times the baseline");
 }
 
 int main(void)

@@ -71,6 +71,19 @@ static void expect_err_work(const char *text, unsigned work, const char *msg)
     ng_profile_release(&r.p);
 }
 
+/* Nothing of any input kind: the reader says only what the file is (the
+ * registry adds what is read, golden err_not_a_profile_*). */
+#define NOT_NSYS "text with no nsys report"
+#define NO_SUMMARY "nsys stats text with no kernel or memory summary"
+static void expect_not_profile(const char *text, unsigned work, const char *what)
+{
+    struct parsed r;
+    parse_work(&r, text, work);
+    assert_int_equal(r.rc, NG_SOURCE_NOT_A_PROFILE);
+    assert_string_equal(r.err.msg, what);
+    ng_profile_release(&r.p);
+}
+
 static void expect_err(const char *text, const char *msg)
 {
     expect_err_work(text, 0, msg);
@@ -211,9 +224,8 @@ static void test_errors(void **state)
               "100.0,5,1,5.0,5.0,5,5,0.0,k\n",
               5, 1, 1);
     /* ...and no kernel block at all is an error, never 0 ms */
-    expect_err("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range\n"
-               "100.0,88888,1,1.0,1.0,1,1,0.0,PushPop,epoch 1\n",
-               "'mem.csv' holds no nsys kernel summary (cuda_gpu_kern_sum) and is neither an SQLite export nor an .nsys-rep report");
+    expect_not_profile("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Style,Range\n"
+               "100.0,88888,1,1.0,1.0,1,1,0.0,PushPop,epoch 1\n", 0, NO_SUMMARY);
     expect_err("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n",
                "'mem.csv' has no CUDA kernel data (the kernel summary has no rows)");
     expect_err("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
@@ -243,12 +255,15 @@ static void test_errors(void **state)
                "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),GridXYZ,BlockXYZ,Name\n"
                "100.0,5,1,5.0,5.0,5,5,0.0,1 1 1,1 1 1,k\n",
                "'mem.csv' holds 2 kernel summary reports; save only one (e.g. --report cuda_gpu_kern_sum), they would be counted twice");
-    expect_err("just some text\nnothing here\n",
-               "'mem.csv' holds no nsys kernel summary (cuda_gpu_kern_sum) and is neither an SQLite export nor an .nsys-rep report");
+    expect_not_profile("just some text\nnothing here\n", 0, NOT_NSYS);
+    /* an ERROR line outside nsys's framing is not nsys's word: a README
+     * quoting the gate, a build log */
+    expect_not_profile("# Errors\n\nERROR: 'run.log' has no GPU work that --work counts\n", 0,
+                       NOT_NSYS);
+    expect_not_profile("make: *** [all] Error 2\nERROR: linker failed\n", 0, NOT_NSYS);
     /* an unknown time unit is not a kernel summary */
-    expect_err("Time (%),Total Time (fortnights),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
-               "100.0,5,1,5.0,5.0,5,5,0.0,k\n",
-               "'mem.csv' holds no nsys kernel summary (cuda_gpu_kern_sum) and is neither an SQLite export nor an .nsys-rep report");
+    expect_not_profile("Time (%),Total Time (fortnights),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+               "100.0,5,1,5.0,5.0,5,5,0.0,k\n", 0, NO_SUMMARY);
 }
 
 /* --timeunit sec: real nsys prints "(sec)" in every time header, with 4
@@ -722,9 +737,8 @@ static void test_memory_rows(void **state)
     assert_int_equal(r.p.kind_launches[NG_WORK_MEMCPY], 8314 + 768);
     ng_profile_release(&r.p);
     /* openmp_sum and openacc_sum have Count and Name: not memory */
-    expect_err_work("Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
-                    "100.0,5,1,5.0,5.0,5,5,0.0,omp_parallel\n", NG_WORK_ALL,
-                    "'mem.csv' holds no nsys kernel summary (cuda_gpu_kern_sum) and is neither an SQLite export nor an .nsys-rep report");
+    expect_not_profile("Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                    "100.0,5,1,5.0,5.0,5,5,0.0,omp_parallel\n", NG_WORK_ALL, NO_SUMMARY);
     expect_err_work(MEM_HDR "100.0,5,1,5.0,5.0,5,5,0.0,[CUDA mystery]\n", NG_WORK_ALL,
                     "'mem.csv' line 2: memory operation '[CUDA mystery]' is neither a memcpy nor a memset");
     expect_err_work(MEM_HDR "100.0,5,1,5.0,5.0,5,5,0.0,[CUDA memset]\n\n"
@@ -768,14 +782,24 @@ static void test_decimal_comma(void **state)
 
 static void test_binary(void **state)
 {
+    /* binary before anything of nsys's: not a profile at all (an image) */
     static const char bin[] = "SQLite format 3\0garbage";
+    /* binary after a kernel summary: a damaged stats file */
+    static const char late[] = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
+                               "Max (ns),StdDev (ns),Name\n100.0,5,1,5.0,5.0,5,5,0.0,k\n\0x\n";
     struct ng_profile p;
     struct ng_err err;
     FILE *f = fmemopen((void *)bin, sizeof bin, "r");
     (void)state;
     ng_profile_init(&p, "x");
+    assert_int_equal(ng_nsys_stats_parse_stream(&p, f, "x", NULL, &err), NG_SOURCE_NOT_A_PROFILE);
+    assert_string_equal(err.msg, "binary data, not text");
+    fclose(f);
+    ng_profile_release(&p);
+    f = fmemopen((void *)late, sizeof late, "r");
+    ng_profile_init(&p, "x");
     assert_int_equal(ng_nsys_stats_parse_stream(&p, f, "x", NULL, &err), -1);
-    assert_string_equal(err.msg, "'x' line 1: binary data, not nsys stats text");
+    assert_string_equal(err.msg, "'x' line 3: binary data, not nsys stats text");
     fclose(f);
     ng_profile_release(&p);
 }

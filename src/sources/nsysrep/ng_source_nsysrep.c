@@ -507,4 +507,5 @@ const struct ng_source_kind ng_source_nsysrep = {
     .magic_len = 28,
     .extensions = rep_exts,
     .load = nsysrep_load,
+    .reads = ".nsys-rep reports (exported through nsys)",
 };

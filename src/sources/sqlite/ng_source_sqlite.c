@@ -2078,4 +2078,5 @@ const struct ng_source_kind ng_source_sqlite = {
     .magic_len = 16,
     .extensions = sqlite_exts,
     .load = sqlite_load,
+    .reads = "nsys SQLite exports (.sqlite)",
 };
