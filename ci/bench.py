@@ -227,7 +227,7 @@ def single_core_targets(rows):
             ("one core: NVTX mode / total mode, CPU per file",
              per_file("gate NVTX mode (1000 epochs)", "gate total mode"), 1.8),
             # the two figures above together: NVTX mode within 1.8x of a total
-            # mode within 1.25x of the floor (see the README's Performance)
+            # mode within 1.25x of the floor (see docs/performance.md)
             ("one core: NVTX mode / sqlite3 floor, CPU per file",
              per_file("gate NVTX mode (1000 epochs)", "sqlite3 floor (both files)"), 2.25),
             ("one core: NVTX mode / sqlite3 floor of its two tables, CPU per file",

@@ -19,7 +19,7 @@ third):
   history from a loopback HTTP server that plays GitLab's job-artifacts API
   (JOB-TOKEN checked, 404 on the first night), and its artifacts become the
   next night's; the pages and nightly-verdict jobs run on those artifacts.
-- The workflows shown in README.md and docs/dashboards.md are these files.
+- The workflows are linked from README.md and docs/dashboards.md, not copied.
 
 Environment: GATE, GENTRACE, SRCDIR.
 """
@@ -327,15 +327,19 @@ def test_gitlab():
 # ---- the copies in the docs ----
 
 def test_copies():
-    """The workflows in README.md and docs/dashboards.md are the files, byte for byte."""
+    """The workflows exist once, in docs/workflows/: README.md and docs/dashboards.md link
+    them and hold no copy (a copy would drift)."""
     for name in ("github-nightly.yml", "gitlab-nightly.yml"):
         text = open(os.path.join(WORKFLOWS, name), encoding="utf-8").read()
-        for doc in ("README.md", os.path.join("docs", "dashboards.md")):
+        for doc, link in (("README.md", f"docs/workflows/{name}"),
+                          (os.path.join("docs", "dashboards.md"), f"workflows/{name}")):
             path = os.path.join(SRCDIR, doc)
             if not check(os.path.exists(path), f"no {doc}"):
                 continue
-            blocks = re.findall(r"```yaml\n(.*?)```", open(path, encoding="utf-8").read(), re.S)
-            check(text in blocks, f"{doc}: no copy of docs/workflows/{name} (or an outdated one)")
+            body = open(path, encoding="utf-8").read()
+            check(f"]({link})" in body, f"{doc}: no link to docs/workflows/{name}")
+            blocks = re.findall(r"```yaml\n(.*?)```", body, re.S)
+            check(text not in blocks, f"{doc}: a copy of docs/workflows/{name} (link it instead)")
 
 
 if __name__ == "__main__":
