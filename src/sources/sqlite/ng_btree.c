@@ -9,11 +9,14 @@
 #include "util/ng_util.h"
 
 #define HEADER_SIZE 100
-#define MAX_DEPTH 40            /* SQLite's own cursors stop at 20 */
+#define MAX_DEPTH 20            /* pages on a path from the root: SQLite's cursors' limit
+                                   (BTCURSOR_MAX_DEPTH), past which it says corrupt */
 #define RUN_BYTES (1 << 20)     /* side-by-side leaves read at once */
 #define MAX_FIELDS 256          /* the widest record field a query may ask for, + 1 */
 #define PAGE_INTERIOR 0x05
 #define PAGE_LEAF 0x0d
+#define PAGE_INDEX_INTERIOR 0x02
+#define PAGE_INDEX_LEAF 0x0a
 
 #define RUN_PAGES 256            /* children a run holds at most */
 /* Zero bytes after every buffer a record is decoded from (a run of pages,
@@ -61,11 +64,25 @@ struct ng_btree_cursor {
     struct frame frame[MAX_DEPTH];
     uint8_t *run[MAX_DEPTH];    /* per depth: the children read at once */
     int depth;                  /* frames in use; 0: done */
+    int shape_only;             /* ng_btree_check: interior pages only, no record read */
+    uint8_t kind_leaf, kind_interior;   /* the page types of this tree */
     uint8_t *payload;           /* a record that spills onto overflow pages */
     size_t payload_cap;
     uint8_t *overflow;          /* one overflow page */
     struct ng_err *err;
 };
+
+int ng_btree_real_int(double d, int64_t *v)
+{
+    /* [-2^63, 2^63): every double in it converts; the round trip says exact */
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+        return 0;
+    int64_t i = (int64_t)d;
+    if ((double)i != d)
+        return 0;
+    *v = i;
+    return 1;
+}
 
 static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 
@@ -139,7 +156,7 @@ static int malformed(struct ng_btree_cursor *s, uint32_t pgno, const char *what)
 static int visit_once(struct ng_btree_cursor *s, uint32_t pgno)
 {
     if (pgno == 0 || pgno > s->n_pages)
-        return malformed(s, pgno, "a page number past the end of the file");
+        return malformed(s, pgno, "a page number past the last page of the database");
     uint8_t bit = (uint8_t)(1u << (pgno & 7));
     if (s->visited[pgno >> 3] & bit)
         return malformed(s, pgno, "a page reached twice");
@@ -238,7 +255,17 @@ static inline int field(struct ng_btree_cursor *s, uint32_t pgno, uint64_t type,
     }
     if (type == 10 || type == 11)
         return malformed(s, pgno, "a reserved serial type");
-    c->type = NG_BTREE_OTHER;   /* a float, a text, a blob */
+    if (type == 7) {   /* a float: an integer when its value is one, as SQL reads it */
+        double d;
+        uint64_t bits;
+        if (data + 8 > end)
+            return malformed(s, pgno, "a field past its record");
+        bits = load_be64(data);
+        memcpy(&d, &bits, sizeof d);
+        c->type = ng_btree_real_int(d, &c->i) ? NG_BTREE_INT : NG_BTREE_OTHER;
+        return 0;
+    }
+    c->type = NG_BTREE_OTHER;   /* a text, a blob */
     return 0;
 }
 
@@ -409,19 +436,29 @@ static int leaf_cell(struct ng_btree_cursor *s, struct frame *f, uint32_t i,
 /* Starts a frame for page pgno (its bytes at page) one level down. */
 static int push(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *page)
 {
+    /* the shape walk goes down interior pages only: a leaf, or what is no
+     * page of the tree, SQLite reads and judges itself (its own error) */
+    if (s->shape_only && page[pgno == 1 ? HEADER_SIZE : 0] != s->kind_interior)
+        return 0;
     if (s->depth >= MAX_DEPTH)
         return malformed(s, pgno, "a tree deeper than any table's");
     struct frame *f = &s->frame[s->depth];
     f->page = page;
     f->pgno = pgno;
     f->hdr = pgno == 1 ? HEADER_SIZE : 0;
-    if (page[f->hdr] != PAGE_LEAF && page[f->hdr] != PAGE_INTERIOR)
+    if (page[f->hdr] != s->kind_leaf && page[f->hdr] != s->kind_interior)
         return malformed(s, pgno, "not a page of a table");
-    f->leaf = page[f->hdr] == PAGE_LEAF;
+    f->leaf = page[f->hdr] == s->kind_leaf;
     f->n_cells = get16(page + f->hdr + 3);
+    /* SQLite's cursor calls a page below the root with no cells corrupt,
+     * and a root with none that is not a leaf (an empty table's root is) */
+    if (f->n_cells == 0 && (s->depth > 0 || !f->leaf))
+        return malformed(s, pgno, "a page with no cells");
     f->cell = 0;
     f->run_n = f->run_k = 0;
-    if (f->hdr + (f->leaf ? 8 : 12) + 2 * (size_t)f->n_cells > s->usable)
+    /* SQLite's bound (MX_CELL) is tighter than the cell pointers' room */
+    if (f->n_cells > (s->page_size - 8) / 6 ||
+        f->hdr + (f->leaf ? 8 : 12) + 2 * (size_t)f->n_cells > s->usable)
         return malformed(s, pgno, "more cells than fit");
     s->depth++;
     return 0;
@@ -474,6 +511,8 @@ int ng_btree_next(struct ng_btree_cursor *s, struct ng_btree_cell *cells, struct
         int d = s->depth - 1;
         struct frame *f = &s->frame[d];
         if (f->leaf) {
+            if (s->shape_only)
+                f->cell = f->n_cells;
             if (f->cell < f->n_cells) {
                 if (leaf_cell(s, f, f->cell++, cells) < 0) {
                     s->depth = 0;
@@ -499,7 +538,7 @@ int ng_btree_next(struct ng_btree_cursor *s, struct ng_btree_cell *cells, struct
 }
 
 static int read_header(int fd, uint32_t *page_size, uint32_t *reserved, uint32_t *cookie,
-                       struct ng_err *err)
+                       uint32_t *n_pages, struct ng_err *err)
 {
     uint8_t h[HEADER_SIZE];
     ssize_t r;
@@ -516,21 +555,25 @@ static int read_header(int fd, uint32_t *page_size, uint32_t *reserved, uint32_t
     *page_size = ps;
     *reserved = h[20];
     *cookie = get32(h + 40);
+    /* the header's page count, when it is valid for this version of the
+     * file (SQLite's rule: not 0, and bytes 92..95 equal the change counter);
+     * else 0: the file's size decides */
+    *n_pages = get32(h + 28) != 0 && memcmp(h + 24, h + 92, 4) == 0 ? get32(h + 28) : 0;
     return 0;
 }
 
 int ng_btree_header(int fd, uint32_t *page_size, uint32_t *schema_cookie, struct ng_err *err)
 {
-    uint32_t reserved;
-    return read_header(fd, page_size, &reserved, schema_cookie, err);
+    uint32_t reserved, n_pages;
+    return read_header(fd, page_size, &reserved, schema_cookie, &n_pages, err);
 }
 
-struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
-                                      struct ng_err *err)
+static struct ng_btree_cursor *cursor_open(int fd, const struct ng_btree_query *q, int shape,
+                                           struct ng_err *err)
 {
     struct ng_btree_cursor *s = ng_xcalloc(1, sizeof *s);
     struct stat st;
-    uint32_t reserved, cookie;
+    uint32_t reserved, cookie, header_pages;
 
     s->err = err;
     if (q->n > NG_BTREE_COLS) {
@@ -538,7 +581,7 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
         free(s);
         return NULL;
     }
-    if (read_header(fd, &s->page_size, &reserved, &cookie, err) < 0 ||
+    if (read_header(fd, &s->page_size, &reserved, &cookie, &header_pages, err) < 0 ||
         (fstat(fd, &st) < 0 && ng_err_set(err, "%s", strerror(errno)) < 0)) {
         free(s);
         return NULL;
@@ -548,6 +591,17 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
     s->n_pages = (uint64_t)st.st_size / s->page_size;
     if (s->n_pages > UINT32_MAX)
         s->n_pages = UINT32_MAX;
+    if (header_pages > s->n_pages) {   /* SQLite refuses the whole file */
+        ng_err_set(err, "database disk image is malformed (the header counts %u pages, the "
+                   "file holds %u)", header_pages, (uint32_t)s->n_pages);
+        free(s);
+        return NULL;
+    }
+    if (header_pages)
+        s->n_pages = header_pages;   /* a page past it is no page of the database */
+    s->shape_only = shape;
+    s->kind_leaf = PAGE_LEAF;
+    s->kind_interior = PAGE_INTERIOR;
     s->q = *q;
     s->max_field = -1;
     memset(s->want, -1, sizeof s->want);
@@ -573,12 +627,41 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
     s->visited = ng_xcalloc((size_t)(s->n_pages / 8 + 1), 1);
     s->root = ng_xcalloc(s->page_size + PAD, 1);
     s->overflow = ng_xmalloc(s->page_size);
-    if (visit_once(s, q->root) < 0 || read_pages(s, q->root, 1, s->root) < 0 ||
-        push(s, q->root, s->root) < 0) {
+    if (visit_once(s, q->root) < 0 || read_pages(s, q->root, 1, s->root) < 0) {
+        ng_btree_close(s);
+        return NULL;
+    }
+    /* an index b-tree (a WITHOUT ROWID table's, an index's) only for its shape */
+    uint8_t t = s->root[q->root == 1 ? HEADER_SIZE : 0];
+    if (shape && (t == PAGE_INDEX_LEAF || t == PAGE_INDEX_INTERIOR)) {
+        s->kind_leaf = PAGE_INDEX_LEAF;
+        s->kind_interior = PAGE_INDEX_INTERIOR;
+    }
+    if (push(s, q->root, s->root) < 0) {
         ng_btree_close(s);
         return NULL;
     }
     return s;
+}
+
+struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
+                                      struct ng_err *err)
+{
+    return cursor_open(fd, q, 0, err);
+}
+
+int ng_btree_check(int fd, uint32_t root, struct ng_err *err)
+{
+    struct ng_btree_query q = { .root = root, .n = 0 };
+    struct ng_btree_cell none[1];
+    struct ng_btree_cursor *s = cursor_open(fd, &q, 1, err);
+    if (!s)
+        return -1;
+    int r;
+    while ((r = ng_btree_next(s, none, err)) == 1)
+        ;
+    ng_btree_close(s);
+    return r;
 }
 
 void ng_btree_close(struct ng_btree_cursor *s)

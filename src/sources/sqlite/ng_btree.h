@@ -10,8 +10,10 @@
  * Only what a scan needs is read: the file header (page size, reserved
  * bytes), interior and leaf pages of table b-trees, and overflow chains.
  * Every page is visited at most once (a page reached twice, a page
- * number past the file, a cell outside its page, a chain longer than the
- * file are "malformed"), so the work is bounded by the file's size and
+ * number past the file or the header's page count, a cell outside its
+ * page, a chain longer than the file are "malformed"), and what SQLite's
+ * own cursor calls corrupt is malformed too (a page below the root with
+ * no cells, a tree deeper than 20 pages), so the work is bounded by the file's size and
  * no file can make a scan loop.  Leaves under one interior page that lie
  * side by side in the file are read with one pread.
  *
@@ -28,7 +30,8 @@
 
 enum ng_btree_type { NG_BTREE_NULL, NG_BTREE_INT, NG_BTREE_OTHER };
 
-/* One field of a row: its type, and its value when an integer. */
+/* One field of a row: its type, and its value when an integer (a real
+ * whose value is an integer is that integer: ng_btree_real_int). */
 struct ng_btree_cell {
     enum ng_btree_type type;
     int64_t i;
@@ -61,6 +64,21 @@ struct ng_btree_cursor *ng_btree_open(int fd, const struct ng_btree_query *q,
 int ng_btree_next(struct ng_btree_cursor *c, struct ng_btree_cell *cells, struct ng_err *err);
 
 void ng_btree_close(struct ng_btree_cursor *c);
+
+/* The shape of the b-tree at root (a table's, or an index's: a WITHOUT
+ * ROWID table, an index): its interior pages under the checks a cursor
+ * makes, every child visited once; leaves (and pages of no b-tree, where
+ * an interior page belongs) are left to SQLite's own checks, no record
+ * is read.  0, or -1 with err when it is malformed.
+ * What the SQL path runs before SQLite scans a table: SQLite's cursor
+ * would read a page that two interior cells list twice. */
+int ng_btree_check(int fd, uint32_t root, struct ng_err *err);
+
+/* Whether d is an integer of 64 bits, *v: a REAL column stores an
+ * integer-valued real as an integer and SQL reads it back as a real, so
+ * both readers take an integer-valued real as that integer (a work row's
+ * figures are integers: never a row dropped for its column's type). */
+int ng_btree_real_int(double d, int64_t *v);
 
 /* The header fields a caller checks against SQLite's view of the file:
  * the page size and the schema cookie.  -1 with err if it is not an

@@ -119,6 +119,7 @@ struct schema_obj {
     int is_table;            /* a real table: not a view, not virtual */
     int checked;             /* its columns were checked */
     int computed;            /* it has generated columns */
+    int tree_ok;             /* its b-trees passed sql_scan_ok() */
 };
 
 struct reader {
@@ -160,7 +161,7 @@ struct reader {
     const char *path;                   /* the file SQLite opened: real */
     char *real;                         /* where the given name leads (owned) */
     const char *beside;                 /* how files beside it are named: shown or real */
-    int fd;                             /* the file again, for ng_btree; -1: SQL only */
+    int fd;                             /* the file again, for ng_btree; -1: none */
     int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
     int64_t left_rows, left_ns;         /* a left-out table's, from the page reader */
     int left_by_sql;                    /* a value only SQL's arithmetic reads */
@@ -273,7 +274,7 @@ static int read_schema(struct reader *rd, struct ng_err *err)
         rd->schema[rd->n_schema++] = (struct schema_obj){
             lower(name), ng_xstrdup(name), ng_xstrdup(type),
             strcmp(type, "table") == 0 && !(sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0),
-            0, 0,
+            0, 0, 0,
         };
     }
     sqlite3_finalize(st);
@@ -643,6 +644,12 @@ static struct ng_btree_cell value_cell(sqlite3_value *v)
         return (struct ng_btree_cell){ NG_BTREE_INT, sqlite3_value_int64(v) };
     case SQLITE_NULL:
         return NULL_CELL;
+    case SQLITE_FLOAT: {
+        int64_t i;
+        if (ng_btree_real_int(sqlite3_value_double(v), &i))
+            return (struct ng_btree_cell){ NG_BTREE_INT, i };
+        return (struct ng_btree_cell){ NG_BTREE_OTHER, 0 };
+    }
     default:
         return (struct ng_btree_cell){ NG_BTREE_OTHER, 0 };
     }
@@ -819,7 +826,7 @@ static int64_t pragma_int(struct reader *rd, const char *sql)
  * same inode as the path now, the same page size and schema cookie.  (A
  * database with a -wal file is refused before this; without one, every
  * committed page is in the file.) */
-static int direct_ok(struct reader *rd, const char *path)
+static int same_file(struct reader *rd, const char *path)
 {
     struct stat a, b;
     uint32_t page_size, cookie;
@@ -837,6 +844,12 @@ static int direct_ok(struct reader *rd, const char *path)
     return rd->direct > 0;
 }
 
+/* Whether the page reader reads the tables: not under --sqlite-sql-only. */
+static int direct_ok(struct reader *rd, const char *path)
+{
+    return !rd->opts->sql_only && same_file(rd, path);
+}
+
 /* An integer literal default ("0", "-1"): its value. */
 static int int_default(const char *d, int64_t *v)
 {
@@ -851,9 +864,22 @@ static int int_default(const char *d, int64_t *v)
     return 1;
 }
 
+/* Whether a declared type gives TEXT affinity (SQLite's rules, in their
+ * order: INT first, then CHAR, CLOB or TEXT).  A record without the
+ * field reads as the default with that affinity applied: DEFAULT 3 of a
+ * TEXT column is the text '3', which only SQL reads as SQL does. */
+static int text_affinity(const char *type)
+{
+    char *t = lower(type ? type : "");
+    int text = !strstr(t, "int") && (strstr(t, "char") || strstr(t, "clob") || strstr(t, "text"));
+    free(t);
+    return text;
+}
+
 /* The b-tree query for these columns of a rowid table: 1, or 0 when the
  * direct path cannot read the table as SQLite would (WITHOUT ROWID, a
- * default that is not a plain integer, a column past the reader's reach),
+ * default that is not a plain integer or whose column's affinity is TEXT,
+ * a column past the reader's reach),
  * or -1 on an SQLite error. */
 static int direct_query(struct reader *rd, const char *table, const struct col *c, size_t n,
                         struct ng_btree_query *q, struct ng_err *err)
@@ -902,7 +928,7 @@ static int direct_query(struct reader *rd, const char *table, const struct col *
         for (size_t k = 0; k < n && name; k++) {
             if (!c[k].name || strcasecmp(c[k].name, name) != 0)
                 continue;
-            if (cid > 250 || (dflt && !int_default(dflt, &v)))
+            if (cid > 250 || (dflt && (!int_default(dflt, &v) || text_affinity(type))))
                 ok = 0;
             q->col[k] = rowid ? NG_BTREE_ROWID : (int)cid;
             q->konst[k] = dflt ? (struct ng_btree_cell){ NG_BTREE_INT, v } : NULL_CELL;
@@ -982,6 +1008,44 @@ static int direct_scan(struct reader *rd, const char *table, const struct col *c
     return r;
 }
 
+/* Before SQL scans a table: the page reader's walk of its b-tree and of
+ * its indexes' (SQLite may scan one instead), every page once.  SQLite's
+ * cursor reads a leaf that an interior page lists twice and counts its
+ * rows twice, where the page reader refuses the file: both paths must
+ * give the same answer.  Once a table; 0 also when the descriptor is not
+ * SQLite's file (a replaced file is refused by the caller as changed). */
+static int sql_scan_ok(struct reader *rd, const char *table, struct ng_err *err)
+{
+    struct schema_obj *o = (struct schema_obj *)schema_find(rd, table);
+    sqlite3_stmt *st, *lock;
+    struct ng_err why;
+    int rc, ret = 0;
+
+    if ((o && o->tree_ok) || !same_file(rd, rd->path) || !(lock = hold_read(rd)))
+        return 0;
+    rc = sqlite3_prepare_v2(rd->db, "SELECT rootpage FROM sqlite_master WHERE tbl_name = ?1 "
+                            "COLLATE NOCASE AND type IN ('table', 'index') AND rootpage > 0",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(lock);
+        return rd_error(rd, err, rc);
+    }
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t root = sqlite3_column_int64(st, 0);
+        if (root <= UINT32_MAX && ng_btree_check(rd->fd, (uint32_t)root, &why) < 0)
+            ret = ng_err_set(err, "'%s' is a corrupt SQLite database: %s, in %s (its b-tree, "
+                             "checked before SQL reads it)", rd->shown, why.msg, table);
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(lock);
+    if (ret == 0 && rc != SQLITE_DONE)
+        return rd_error(rd, err, rc);
+    if (ret == 0 && o)
+        o->tree_ok = 1;
+    return ret;
+}
+
 static int sum_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
 {
     return sum_cells(rd, c, n);
@@ -1016,6 +1080,8 @@ static int aggregate_table(struct reader *rd, const struct work_table *t, const 
     int direct = direct_scan(rd, table, c, n, rd->places ? work_row : sum_row, err);
     if (direct < 0 && !rd->problem)
         return -1;   /* a malformed file */
+    if (direct == 1 && sql_scan_ok(rd, table, err) < 0)
+        return -1;
     if (direct == 1) {
         ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
         sql_list(&sql, c, n);
@@ -1136,6 +1202,11 @@ static int merged_scan(struct reader *rd, struct stream *s, size_t n, int sorted
         }
         ng_buf_adds(&sql, " FROM ");
         add_ident(&sql, s[i].table);
+        if (sql_scan_ok(rd, s[i].table, err) < 0) {
+            ng_buf_release(&sql);
+            ret = -1;
+            break;
+        }
         if (sorted)
             ng_buf_adds(&sql, " ORDER BY start");
         int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &s[i].st, NULL);
@@ -1294,6 +1365,8 @@ static int left_out_sql(struct reader *rd, const char *table, struct ng_err *err
     struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
 
+    if (sql_scan_ok(rd, table, err) < 0)
+        return -1;
     ng_buf_adds(&sql, "SELECT count(*), sum(\"end\" - start) FROM ");
     add_ident(&sql, table);
     int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
@@ -1610,6 +1683,8 @@ static int read_ranges(struct reader *rd, struct ng_err *err)
           " WHERE eventType IN (" NVTX_RANGE_TYPES ")"
           "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
     sqlite3_stmt *st;
+    if (sql_scan_ok(rd, "NVTX_EVENTS", err) < 0)
+        return -1;
     int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rd_error(rd, err, rc);
@@ -1673,6 +1748,8 @@ static int map_calls(struct reader *rd, struct ng_err *err)
                           "table) to tie GPU work to epoch ranges", rd->shown);
     int direct = direct_scan(rd, table, calls, 4, call_row, err);
     if (direct < 0 && !rd->problem)
+        return -1;
+    if (direct == 1 && sql_scan_ok(rd, table, err) < 0)
         return -1;
     if (direct == 1) {
         rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
@@ -1889,7 +1966,7 @@ static int open_db(struct reader *rd, const char *given, struct ng_err *err)
     if (open_uri(path, rd->shown, rd->beside, &uri, err) < 0)
         return -1;
     /* before SQLite opens it: a file swapped in between shows as another inode */
-    rd->fd = rd->opts->sql_only ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    rd->fd = open(path, O_RDONLY | O_CLOEXEC);
     /* process-wide and idempotent: SQLite's own memory, not the gate's */
     sqlite3_hard_heap_limit64(HEAP_LIMIT);
     int rc = sqlite3_open_v2(uri.data, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
