@@ -4,7 +4,8 @@
 # (exported once), a corrupt entry rebuilt, an entry restored with new
 # times, entries of the earlier (SHA-256) key format, an nsys version
 # change, pruning by size and age, --no-cache, an unusable cache
-# directory, and (as root) a cache on a full disk (a 1 MB tmpfs).
+# directory, a cache others can write or a symlinked entry (not used), a
+# directory holding files the cache did not make (never pruned), CACHEDIR.TAG, and (as root) a cache on a full disk (a 1 MB tmpfs).
 # The stub-nsys cases of the fill protocol are in tests/robust/cache-fill.sh.
 #
 # nsys runs through a small WRAPPER that logs each `export` call (to count
@@ -141,6 +142,72 @@ check "--no-cache: every run exports, nothing stored" test "$(exports)" = 2 -a !
 : >notadir
 gate --cache-dir notadir/sub v3.nsys-rep >out7 2>&1
 check "an unusable cache directory: still the right rows" same_rows out7
+
+# 6b. a cache another user could write is not used (as ssh and gpg refuse
+# theirs): here "another user" made exports/ mode 0777, replaced the entry
+# with the other report's export and rewrote its .sum to match
+v2_export="$samples/05b_ayush_vector_add_v2_nsys2023.1.2__exported_by_2023.4.4.sqlite"
+# the cache's warnings: a comparison run prints them (--print-profile does not)
+warnings() { local r=${REPORT:-v3.nsys-rep}; "$GATE" --nsys "$work/nsys" "$@" "$r" "$r" 2>&1 >/dev/null | grep '^WARNING: export cache'; }
+forge() {   # forge ENTRY: the other report's export under ENTRY's key, a .sum to match
+    cp "$v2_export" "$1"
+    printf 'nsys-gate cache entry 2\nsize %s\nmtime %s\nxxh128 %s\n' "$(stat -c %s "$1")" \
+        "$(stat -c %.9Y "$1" | tr -d .)" "$(xxh128sum "$1" | cut -d' ' -f1)" >"${1%.sqlite}.sum"
+}
+gate --cache-dir c7 v3.nsys-rep >/dev/null 2>&1
+entry7=$(find c7/exports -name '*.sqlite')
+chmod 0777 c7/exports
+forge "$entry7"
+: >exports.log
+gate --cache-dir c7 v3.nsys-rep >out10 2>&1
+check "writable by others: exported without the cache, the right rows" test "$(exports)" = 1 -a "$(same_rows out10 && echo y)" = y
+warnings --cache-dir c7 >err10
+check "writable by others: the warning" grep -q "^WARNING: export cache not used: 'c7/exports' is writable by others" err10
+check "writable by others: the forged entry left as it was, nothing added" test "$(entries c7)" = 1 -a -z "$(find c7/exports -name '.fill.*')"
+chmod 0700 c7/exports
+chmod 0770 c7
+gate --cache-dir c7 v3.nsys-rep >out11 2>&1
+warnings --cache-dir c7 >err11
+check "a group-writable root: not used either" grep -q "^WARNING: export cache not used: 'c7' is writable by others" err11
+check "a group-writable root: the right rows" same_rows out11
+if [ "$(id -u)" = 0 ]; then
+    chmod 0700 c7
+    chown 65534 c7/exports
+    gate --cache-dir c7 v3.nsys-rep >out12 2>&1
+    warnings --cache-dir c7 >err12
+    check "owned by another user: not used" grep -q "^WARNING: export cache not used: 'c7/exports' is owned by another user (uid 65534)" err12
+    check "owned by another user: the right rows" same_rows out12
+    chown 0 c7/exports
+fi
+# an entry that is a symlink (to the other report's export, with a .sum that
+# matches it) is not followed: exported again, the right rows
+rm -rf c7; gate --cache-dir c7 v3.nsys-rep >/dev/null 2>&1
+entry7=$(find c7/exports -name '*.sqlite')
+forge "$work/forged.sqlite"; mv "$work/forged.sum" "${entry7%.sqlite}.sum"
+ln -sf "$work/forged.sqlite" "$entry7"
+: >exports.log
+gate --cache-dir c7 v3.nsys-rep >out13 2>err13
+check "a symlinked entry: not followed, the right rows" test "$(exports)" = 1 -a "$(same_rows out13 && echo y)" = y
+mkdir c8 && ln -s "$work/c7/exports" c8/exports
+warnings --cache-dir c8 >err14
+check "exports/ a symlink: not used" grep -q "^WARNING: export cache not used: 'c8/exports' is not a directory" err14
+
+# 6c. pruning removes only what the cache made: --cache-dir pointed at a
+# project that has an exports/ of its own; a size cap that would prune
+mkdir -p proj/exports
+echo db >proj/exports/main.sqlite; echo db >proj/exports/pr-1234.sqlite; echo n >proj/exports/.notes
+echo s >proj/exports/main.sum; echo l >proj/exports/x.lock; mkdir proj/exports/.fill.mine
+touch -d '2 days ago' proj/exports/.notes proj/exports/main.sum proj/exports/.fill.mine
+gate --cache-dir proj --cache-max-mb 1 v3.nsys-rep >out15 2>err15
+REPORT=v2.nsys-rep warnings --cache-dir proj --cache-max-mb 1 >err16
+check "a project's files: every one kept" test -f proj/exports/main.sqlite -a -f proj/exports/pr-1234.sqlite \
+    -a -f proj/exports/.notes -a -f proj/exports/main.sum -a -f proj/exports/x.lock -a -d proj/exports/.fill.mine
+check "a project's files: the warning names one" grep -q "^WARNING: export cache 'proj' not pruned: 'proj/exports/.*' was not made by the cache" err16
+check "a project's files: the right rows" same_rows out15
+check "CACHEDIR.TAG in exports/, with the specification's signature" \
+    test "$(head -c 43 proj/exports/CACHEDIR.TAG)" = "Signature: 8a477f597d28d172789f06886806bc55"
+check "a cache's own directory: the tag, and pruning still works" \
+    test -f c3/exports/CACHEDIR.TAG -a "$(entries c3)" = 1
 
 # 7. a cache on a full disk (root: a 1 MB tmpfs): real nsys fails writing
 # into it; the gate exports again outside the cache and says so

@@ -25,6 +25,12 @@
  * its lock file is in place, a .sum whose export never came, a temporary
  * file): removed once this old */
 #define STALE_S 3600
+/* the Cache Directory Tagging specification (bford.info/cachedir): backup
+ * tools skip a directory holding this file */
+#define TAG_NAME "CACHEDIR.TAG"
+#define TAG_TEXT "Signature: 8a477f597d28d172789f06886806bc55\n" \
+                 "# This file is a cache directory tag created by nsys-gate (its export cache).\n" \
+                 "# For information about cache directory tags, see https://bford.info/cachedir/\n"
 
 char *ng_cache_default_dir(const char **parent)
 {
@@ -78,6 +84,48 @@ static void parent_of(const struct ng_cache *c, struct ng_buf *out)
         ng_buf_add(out, c->dir, n);
 }
 
+/* A directory only this user can write, as ssh and gpg ask of theirs:
+ * another local user who could write it (a cache made first under /tmp,
+ * mode 0777) could replace an entry and its .sum, and the gate would read
+ * that user's figures.  exports/ must be a directory itself, not a link. */
+static int private_dir(const char *path, int follow, struct ng_err *why)
+{
+    struct stat st;
+    if ((follow ? stat(path, &st) : lstat(path, &st)) < 0)
+        return ng_err_set(why, "export cache not used: unable to use '%s': %s", path,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ng_err_set(why, "export cache not used: '%s' is not a directory", path);
+    if (st.st_uid != geteuid())
+        return ng_err_set(why, "export cache not used: '%s' is owned by another user (uid %u)",
+                          path, (unsigned)st.st_uid);
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return ng_err_set(why, "export cache not used: '%s' is writable by others (mode %04o)",
+                          path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+/* exports/CACHEDIR.TAG, once: best effort (a cache without it still
+ * works).  In exports/, the directory the cache owns, not in DIR: DIR may
+ * be a project the user backs up (--cache-dir .). */
+static void tag_dir(const struct ng_cache *c)
+{
+    struct ng_buf tag = NG_BUF_INIT;
+    struct ng_err ignored;
+    ng_buf_addf(&tag, "%s/" SUB "/" TAG_NAME, c->dir);
+    if (access(tag.data, F_OK) != 0)
+        (void)ng_write_file_atomic(tag.data, TAG_TEXT, strlen(TAG_TEXT), &ignored);
+    ng_buf_release(&tag);
+}
+
+static int check_dirs(const struct ng_cache *c, const struct ng_buf *sub, struct ng_err *why)
+{
+    if (private_dir(c->dir, 1, why) < 0 || private_dir(sub->data, 0, why) < 0)
+        return -1;
+    tag_dir(c);
+    return 0;
+}
+
 int ng_cache_open(const struct ng_cache *c, struct ng_err *why)
 {
     struct ng_buf sub = NG_BUF_INIT, parent = NG_BUF_INIT, part = NG_BUF_INIT;
@@ -85,7 +133,7 @@ int ng_cache_open(const struct ng_cache *c, struct ng_err *why)
 
     ng_buf_addf(&sub, "%s/" SUB, c->dir);
     if (is_dir(sub.data))
-        goto out;
+        goto check;
     parent_of(c, &parent);
     struct stat st;
     const char *problem = stat(parent.data, &st) < 0 ? strerror(errno)
@@ -109,6 +157,9 @@ int ng_cache_open(const struct ng_cache *c, struct ng_err *why)
         if (sub.data[i - 1] != '/')
             ret = make_dir(part.data, why);
     }
+check:
+    if (ret == 0)
+        ret = check_dirs(c, &sub, why);
 out:
     ng_buf_release(&sub);
     ng_buf_release(&parent);
@@ -176,12 +227,18 @@ static int hash_fd(int fd, const char *shown, char hex[HASH_HEX + 1], uint64_t *
 static int hash_path(const char *path, char hex[HASH_HEX + 1], uint64_t *size)
 {
     struct ng_err ignored;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
     int ret = hash_fd(fd, path, hex, size, &ignored);
     close(fd);
     return ret;
+}
+
+static int version_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '-';
 }
 
 int ng_cache_key(int fd, const char *nsys_version, struct ng_buf *key, struct ng_err *err)
@@ -196,20 +253,22 @@ int ng_cache_key(int fd, const char *nsys_version, struct ng_buf *key, struct ng
     size_t n = 0;
     for (const char *p = nsys_version; *p && n < VERSION_MAX; p++, n++) {
         char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                 (ch >= '0' && ch <= '9') || ch == '.' || ch == '-';
-        ng_buf_add(key, ok ? &ch : "_", 1);
+        ng_buf_add(key, version_char(ch) ? &ch : "_", 1);
     }
     return 0;
 }
 
-/* "<32 lower-case hex>-...": a key of this format (the earlier one had 64) */
-static int valid_key(const char *name, size_t len)
+/* name[0..len) is "<hex_len lower-case hex>-<version>", exactly as
+ * ng_cache_key() makes one (32 hex digits; the earlier format's had 64). */
+static int key_of_format(const char *name, size_t len, size_t hex_len)
 {
-    if (len <= HASH_HEX + 1 || name[HASH_HEX] != '-')
+    if (len <= hex_len + 1 || len > hex_len + 1 + VERSION_MAX || name[hex_len] != '-')
         return 0;
-    for (size_t i = 0; i < HASH_HEX; i++)
+    for (size_t i = 0; i < hex_len; i++)
         if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return 0;
+    for (size_t i = hex_len + 1; i < len; i++)
+        if (!version_char(name[i]) && name[i] != '_')   /* '_': what stands for the rest */
             return 0;
     return 1;
 }
@@ -291,13 +350,13 @@ static long long mtime_ns(const struct stat *st)
 static int read_sum(const char *path, struct sum *s)
 {
     char text[512];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
 
     if (fd < 0)
         return -1;
     ssize_t n = read(fd, text, sizeof text - 1);
-    int ok = n > 0 && fstat(fd, &st) == 0;
+    int ok = n > 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     close(fd);
     if (!ok)
         return -1;
@@ -370,7 +429,8 @@ int ng_cache_lookup(const struct ng_cache *c, const struct ng_cache_work *w, con
         goto out;   /* a miss (or no trustworthy sum: the export is never read) */
     if (link(db.data, lnk.data) < 0)
         goto out;   /* pruned, or never stored */
-    if (stat(lnk.data, &st) < 0)
+    /* link(2) links a symlink itself: only a regular file is an entry */
+    if (lstat(lnk.data, &st) < 0 || !S_ISREG(st.st_mode))
         goto corrupt;
     if ((uint64_t)st.st_size != want.size || mtime_ns(&st) != want.mtime_ns) {
         /* written to since, or restored by a CI cache with new times: only
@@ -418,7 +478,7 @@ int ng_cache_lock(const struct ng_cache *c, const char *key, double timeout_s)
 {
     struct ng_buf p = NG_BUF_INIT;
     entry_path(c, key, ".lock", &p);
-    int fd = open(p.data, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    int fd = open(p.data, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
     ng_buf_release(&p);
     if (fd < 0)
         return -1;
@@ -483,26 +543,80 @@ static void prune_fill(const char *root, const char *name, time_t now)
     ng_buf_release(&lock);
 }
 
-/* One name in exports/: a fill directory or an old file is dealt with at
- * once; an entry of this format is added to e for the age and size rules. */
-static void classify(const struct ng_cache *c, const char *root, const char *name, time_t now,
-                     struct aged **e, size_t *n, uint64_t *total)
+/* What the cache makes in exports/, and nothing else is ever removed:
+ * KEY.sqlite, KEY.sum and KEY.lock of its key format, the same of the
+ * earlier format (never read, so removed), the temporary file of a .sum
+ * being written (.KEY.sum.tmp.XXXXXX, .CACHEDIR.TAG.tmp.XXXXXX), its
+ * CACHEDIR.TAG, and its .fill.XXXXXX directories. */
+enum own { OWN_NONE, OWN_ENTRY, OWN_EARLIER, OWN_TEMP, OWN_FILL, OWN_TAG };
+
+static int random_part(const char *p, size_t n)
+{
+    if (n != 6)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+              (p[i] >= '0' && p[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+/* The length of name without its entry extension, or 0 when it has none. */
+static size_t entry_base(const char *name, size_t len, int *is_sqlite)
+{
+    static const char *const exts[] = { ".sqlite", ".sum", ".lock" };
+    for (size_t i = 0; i < 3; i++)
+        if (has_ext(name, len, exts[i])) {
+            *is_sqlite = i == 0;
+            return len - strlen(exts[i]);
+        }
+    return 0;
+}
+
+static enum own own_name(const char *root, const char *name)
+{
+    size_t len = strlen(name), base;
+    int is_sqlite = 0, want_dir = 0;
+    enum own kind = OWN_NONE;
+    struct ng_buf p = NG_BUF_INIT;
+    struct stat st;
+
+    if (strncmp(name, ".fill.", 6) == 0 && random_part(name + 6, len - 6)) {
+        kind = OWN_FILL;
+        want_dir = 1;
+    } else if (strcmp(name, TAG_NAME) == 0) {
+        kind = OWN_TAG;
+    } else if (name[0] == '.' && len > 1 + 11 && strncmp(name + len - 11, ".tmp.", 5) == 0 &&
+               random_part(name + len - 6, 6) &&
+               ((len - 12 == strlen(TAG_NAME) && strncmp(name + 1, TAG_NAME, len - 12) == 0) ||
+                (has_ext(name, len - 11, ".sum") &&
+                 key_of_format(name + 1, len - 16, HASH_HEX)))) {
+        kind = OWN_TEMP;
+    } else if ((base = entry_base(name, len, &is_sqlite)) > 0) {
+        kind = key_of_format(name, base, HASH_HEX) ? OWN_ENTRY
+               : key_of_format(name, base, 64)     ? OWN_EARLIER
+                                                   : OWN_NONE;
+    }
+    /* and of the kind it made: a file, or a fill directory (never a link) */
+    ng_buf_addf(&p, "%s/%s", root, name);
+    if (kind != OWN_NONE && lstat(p.data, &st) == 0 &&
+        (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+        kind = OWN_NONE;   /* (gone meanwhile: nothing to refuse, nothing to do) */
+    ng_buf_release(&p);
+    return kind;
+}
+
+/* An entry of this format: a .sqlite is added to e for the age and size
+ * rules; a .sum or .lock without its export is removed once nobody uses it. */
+static void classify_entry(const struct ng_cache *c, const char *root, const char *name,
+                           time_t now, struct aged **e, size_t *n, uint64_t *total)
 {
     size_t len = strlen(name);
     struct ng_buf p = NG_BUF_INIT, key = NG_BUF_INIT;
     struct stat st, sum_st;
 
     ng_buf_addf(&p, "%s/%s", root, name);
-    if (strncmp(name, ".fill.", 6) == 0) {
-        prune_fill(root, name, now);
-    } else if (name[0] == '.') {
-        if (stat(p.data, &st) == 0 && S_ISREG(st.st_mode) && difftime(now, st.st_mtime) > STALE_S)
-            unlink(p.data);   /* a temporary file of a crashed write */
-    } else if (!valid_key(name, len)) {
-        if (has_ext(name, len, ".sqlite") || has_ext(name, len, ".sum") ||
-            has_ext(name, len, ".lock"))
-            unlink(p.data);   /* the earlier format: never read, so never kept */
-    } else if (has_ext(name, len, ".sqlite")) {
+    if (has_ext(name, len, ".sqlite")) {
         ng_buf_add(&key, name, len - 7);
         struct ng_buf sum = NG_BUF_INIT;
         entry_path(c, key.data, ".sum", &sum);
@@ -517,7 +631,7 @@ static void classify(const struct ng_cache *c, const char *root, const char *nam
             }
         }
         ng_buf_release(&sum);
-    } else if (has_ext(name, len, ".sum") || has_ext(name, len, ".lock")) {
+    } else {
         int is_sum = has_ext(name, len, ".sum");
         ng_buf_add(&key, name, len - (is_sum ? 4 : 5));
         struct ng_buf db = NG_BUF_INIT;
@@ -527,7 +641,7 @@ static void classify(const struct ng_cache *c, const char *root, const char *nam
                 if (stat(p.data, &st) == 0 && difftime(now, st.st_mtime) > STALE_S)
                     unlink(p.data);   /* its export never came */
             } else {
-                int fd = open(p.data, O_RDWR | O_CLOEXEC);
+                int fd = open(p.data, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
                 if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
                     unlink(p.data);   /* nobody is filling it */
                 if (fd >= 0)
@@ -540,26 +654,68 @@ static void classify(const struct ng_cache *c, const char *root, const char *nam
     ng_buf_release(&key);
 }
 
+static void classify(const struct ng_cache *c, const char *root, const char *name,
+                     enum own kind, time_t now, struct aged **e, size_t *n, uint64_t *total)
+{
+    struct ng_buf p = NG_BUF_INIT;
+    struct stat st;
+
+    ng_buf_addf(&p, "%s/%s", root, name);
+    if (kind == OWN_FILL)
+        prune_fill(root, name, now);
+    else if (kind == OWN_TEMP && lstat(p.data, &st) == 0 && difftime(now, st.st_mtime) > STALE_S)
+        unlink(p.data);   /* a temporary file of a crashed write */
+    else if (kind == OWN_EARLIER)
+        unlink(p.data);   /* the earlier format: never read, so never kept */
+    else if (kind == OWN_ENTRY)
+        classify_entry(c, root, name, now, e, n, total);
+    ng_buf_release(&p);
+}
+
 /* Stale fill directories and earlier-format entries go; then entries over
- * the age limit, then the least recently used until under the size cap. */
-static void prune(const struct ng_cache *c, const char *keep)
+ * the age limit, then the least recently used until under the size cap.
+ * Nothing at all when exports/ holds a name the cache did not make (it is
+ * not only the cache's, e.g. --cache-dir pointed at a project): 1 with
+ * why saying which. */
+static int prune(const struct ng_cache *c, const char *keep, struct ng_err *why)
 {
     struct ng_buf root = NG_BUF_INIT;
     struct aged *e = NULL;
-    size_t n = 0;
+    size_t n = 0, n_names = 0;
     uint64_t total = 0;
     time_t now = time(NULL);
+    char **names = NULL;
+    enum own *kinds = NULL;
+    int foreign = 0;
     DIR *d;
     struct dirent *de;
 
     ng_buf_addf(&root, "%s/" SUB, c->dir);
     d = opendir(root.data);
     while (d && (de = readdir(d))) {
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-            classify(c, root.data, de->d_name, now, &e, &n, &total);
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        enum own kind = own_name(root.data, de->d_name);
+        if (kind == OWN_NONE && !foreign) {
+            foreign = 1;
+            ng_err_set(why, "export cache '%s' not pruned: '%s/%s' was not made by the cache "
+                       "(a cache directory holds only what nsys-gate puts there)", c->dir,
+                       root.data, de->d_name);
+        }
+        names = ng_xgrow(names, n_names, sizeof *names);
+        kinds = ng_xgrow(kinds, n_names, sizeof *kinds);
+        kinds[n_names] = kind;
+        names[n_names++] = ng_xstrdup(de->d_name);
     }
     if (d)
         closedir(d);
+    for (size_t i = 0; i < n_names; i++) {
+        if (!foreign)
+            classify(c, root.data, names[i], kinds[i], now, &e, &n, &total);
+        free(names[i]);
+    }
+    free(names);
+    free(kinds);
     qsort(e, n, sizeof *e, by_age);
     for (size_t i = 0; i < n; i++) {
         int old = c->max_age_days > 0 && difftime(now, e[i].used) > c->max_age_days * 86400.0;
@@ -573,6 +729,7 @@ static void prune(const struct ng_cache *c, const char *keep)
     }
     free(e);
     ng_buf_release(&root);
+    return foreign;
 }
 
 /* ---- store ---- */
@@ -611,8 +768,7 @@ int ng_cache_store(const struct ng_cache *c, const char *key, const char *export
         unlink(sum.data);
         goto out;
     }
-    prune(c, key);
-    ret = 0;
+    ret = prune(c, key, err);
 out:
     ng_buf_release(&db);
     ng_buf_release(&sum);

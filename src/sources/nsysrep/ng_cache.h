@@ -30,6 +30,14 @@
  * Entries of the earlier format (64-hex SHA-256 keys, a .sum without the
  * format line) are never read: they are removed by the next prune.
  *
+ * Only what the cache made is ever removed: names of its exact key format,
+ * its temporary files and its .fill directories.  An exports/ holding any
+ * other name is not pruned at all (a warning says which).  DIR holds a
+ * CACHEDIR.TAG, so backup tools skip it.  DIR and DIR/exports are used
+ * only when owned by the user and writable by no one else, and entries
+ * are opened without following symlinks: no other local user can plant
+ * an entry.
+ *
  * Ownership: a struct ng_cache is the caller's, and its strings are
  * borrowed.  A struct ng_cache_work owns its directory and lock until
  * ng_cache_work_end(). */
@@ -88,7 +96,8 @@ void ng_cache_unlock(int fd);
 
 /* Keeps the export at export_path (inside a work directory; it stays
  * there too) as key's entry, then prunes.  Call it only for an export that
- * was read successfully. */
+ * was read successfully.  0; 1 stored but not pruned, err says why (for a
+ * warning: exports/ holds a file the cache did not make); -1 not stored. */
 int ng_cache_store(const struct ng_cache *c, const char *key, const char *export_path,
                    struct ng_err *err);
 

@@ -369,8 +369,9 @@ static int export_into(struct job *j, struct ng_err *err)
     }
     /* only an export that was read, of bytes that did not change, is kept */
     if (ret == 0 && j->cache && !report_changed(j)) {
-        struct ng_err ignored;
-        (void)ng_cache_store(j->cache, j->key.data, out.data, &ignored);
+        struct ng_err why;
+        if (ng_cache_store(j->cache, j->key.data, out.data, &why) == 1)
+            note(j, &why);   /* stored, but not pruned */
     }
     ng_buf_release(&out);
     return ret;
