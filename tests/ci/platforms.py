@@ -135,6 +135,9 @@ def run_action(d, inputs, extra_env=None):
         if rc != 0:
             break
     outputs = {k: evaluate(v["value"], values, steps) for k, v in action["outputs"].items()}
+    # every output the gate's step wrote is one a workflow can read
+    extra = set(steps.get("gate", {})) - set(action["outputs"])
+    check(not extra, f"action.yml: outputs the gate writes but the action does not declare: {extra}")
     return rc, outputs, stdout
 
 
@@ -150,7 +153,13 @@ def test_action():
             "name": "x: y,%z", "json": "v.json", "junit": "j.xml",
             "args": "--metrics 'm m.prom' --top 2"})
         check(rc == 1, f"action, regression: exit {rc}, expected 1")
-        check(out == {"verdict": "fail", "ratio": "1.20000001", "bin": GATE}, f"action outputs: {out}")
+        want = {"verdict": "fail", "ratio": "1.20000001", "bin": GATE, "name": "x: y,%z",
+                "epochs": "10", "threshold": "1.2", "p_value": "", "gates": ""}
+        check(all(out.get(k) == v for k, v in want.items()), f"action outputs: {out}")
+        check(out.get("message", "").startswith("FAIL: per-epoch regression 1.20x exceeds"),
+              f"action output message: {out.get('message')!r}")
+        check(float(out["current_ms_per_epoch"]) / float(out["baseline_ms_per_epoch"])
+              == float(out["ratio"]), f"action outputs: ms per epoch and ratio disagree: {out}")
         check("::error title=nsys-gate%3A x%3A y%2C%25z::FAIL:" in stdout,
               "action: the ::error annotation, title escaped")
         for f in ("v.json", "j.xml", "m m.prom", "summary.md"):
@@ -180,6 +189,28 @@ def test_action():
         rc, out, stdout = run_action(d, {"baseline": "a.csv", "current": "b.csv"},
                                      {"NSYS_GATE_BIN": os.path.join(d, "a.csv")})
         check(rc == 2 and "is not an executable" in stdout, f"action, bad NSYS_GATE_BIN: {rc}")
+
+
+def test_action_batch_outputs():
+    """A batch's outputs ($GITHUB_OUTPUT of --manifest) are all declared by the action."""
+    action = load("action.yml")
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(os.path.join(FIXTURES, "kern2023_base.csv"), os.path.join(d, "a.csv"))
+        shutil.copy(os.path.join(FIXTURES, "kern2023_cur120plus1.csv"), os.path.join(d, "b.csv"))
+        with open(os.path.join(d, "m.json"), "w") as f:
+            json.dump({"gates": [{"name": "one", "baseline": "a.csv", "current": "b.csv"},
+                                 {"name": "two", "baseline": "a.csv", "current": "a.csv"}]}, f)
+        out_file = os.path.join(d, "out")
+        env = dict(os.environ, GITHUB_ACTIONS="true", GITHUB_OUTPUT=out_file,
+                   GITHUB_STEP_SUMMARY=os.path.join(d, "summary.md"))
+        p = subprocess.run([GATE, "--manifest", "m.json", "--epochs", "10"], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1, f"batch through --github: exit {p.returncode}: {p.stderr}")
+        got = validate_output.runner_outputs(open(out_file, encoding="utf-8").read())
+        check(got.get("gates") == "2" and got.get("failed") == "1" and got.get("passed") == "1",
+              f"batch outputs: {got}")
+        extra = set(got) - set(action["outputs"])
+        check(not extra, f"action.yml: batch outputs not declared: {extra}")
 
 
 # ---- GitLab: the template ----
@@ -335,4 +366,4 @@ def walk_steps(y):
 
 
 if __name__ == "__main__":
-    run_tests([test_action, test_gitlab, test_workflow, test_examples])
+    run_tests([test_action, test_action_batch_outputs, test_gitlab, test_workflow, test_examples])
