@@ -25,6 +25,7 @@ struct reader {
     unsigned long long start;    /* where it starts in the file */
     size_t unsaid;               /* warnings past NG_HISTORY_WARNINGS_MAX */
     int stop;
+    int document;                /* the file is one JSON document over many lines */
 };
 
 static void skip(struct reader *r, size_t line, const char *fmt, ...)
@@ -70,6 +71,17 @@ static int blank(const char *p, size_t n)
     return 1;
 }
 
+/* Whether the file's first line opens a JSON document written over many
+ * lines ("{" or "[" alone, or "[{" as a batch report starts): a --json
+ * verdict given where a history belongs.  Read as lines, it would be a
+ * hundred skipped lines and no runs; it is one clear error instead. */
+static int opens_document(const char *p, size_t n)
+{
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+        n--;
+    return (n == 1 && (p[0] == '{' || p[0] == '[')) || (n == 2 && memcmp(p, "[{", 2) == 0);
+}
+
 /* One whole line (without its newline); `torn`: the file ended inside it. */
 static void take_line(struct reader *r, const char *p, size_t n, int torn)
 {
@@ -83,6 +95,11 @@ static void take_line(struct reader *r, const char *p, size_t n, int torn)
     }
     if (blank(p, n))
         return;
+    if (r->start == 0 && opens_document(p, n)) {
+        r->document = 1;
+        r->stop = 1;
+        return;
+    }
     struct ng_history_line l = { p, n, line, r->start };
     struct ng_err err;
     int ret = r->fn(&l, r->ctx, &err);
@@ -187,6 +204,10 @@ int ng_history_read_chunks(struct ng_history *h, ng_history_chunk_fn next, void 
         feed(&r, chunk, n);
     if (!r.stop && got < 0)
         ret = ng_err_set(err, "unable to read '%s': %s", r.shown, strerror(errno));
+    if (r.document)
+        ret = ng_err_set(err, "'%s' is not a history: it is one JSON document over many lines "
+                              "(a --json verdict?), where a history (--history) holds one "
+                              "verdict a line", r.shown);
     reader_finish(&r, ret == 0);
     return ret;
 }
