@@ -9,7 +9,8 @@
 #                        nothing; a binary already built earlier in the job is reused.
 #   ci/action.sh gate    runs NSYS_GATE_BIN with the action's inputs, given as
 #                        INPUT_BASELINE, INPUT_CURRENT (a path, or one path a line for
-#                        repeat runs), INPUT_THRESHOLD, INPUT_EPOCHS, INPUT_EPOCH_RANGE,
+#                        repeat runs), INPUT_THRESHOLD, INPUT_EPOCHS, INPUT_BASELINE_EPOCHS,
+#                        INPUT_CURRENT_EPOCHS, INPUT_EPOCH_RANGE,
 #                        INPUT_NAME, INPUT_JUNIT, INPUT_JSON, INPUT_ARGS.  An empty input
 #                        is not set: the gate's NSYS_GATE_* variable or default applies.
 #                        The gate writes the step summary, the outputs (verdict, ratio,
@@ -121,6 +122,8 @@ gate() {
     add_each_line --current "${INPUT_CURRENT:-}"
     add_if_set --threshold "${INPUT_THRESHOLD:-}"
     add_if_set --epochs "${INPUT_EPOCHS:-}"
+    add_if_set --baseline-epochs "${INPUT_BASELINE_EPOCHS:-}"
+    add_if_set --current-epochs "${INPUT_CURRENT_EPOCHS:-}"
     add_if_set --epoch-range "${INPUT_EPOCH_RANGE:-}"
     add_if_set --name "${INPUT_NAME:-}"
     add_if_set --junit "${INPUT_JUNIT:-}"

@@ -168,7 +168,20 @@ int ng_cli_parse_threshold(const char *text, double *out, const char **problem)
 
 static int p_epochs(struct ng_settings *s, const char *v, const char **problem)
 {
+    s->epochs_given = 1;
     return parse_positive_int(v, &s->compare.epochs, problem);
+}
+
+static int p_baseline_epochs(struct ng_settings *s, const char *v, const char **problem)
+{
+    s->epochs_given = 1;
+    return parse_positive_int(v, &s->compare.baseline_epochs, problem);
+}
+
+static int p_current_epochs(struct ng_settings *s, const char *v, const char **problem)
+{
+    s->epochs_given = 1;
+    return parse_positive_int(v, &s->compare.current_epochs, problem);
 }
 
 static int p_threshold(struct ng_settings *s, const char *v, const char **problem)
@@ -515,6 +528,12 @@ static int *f_print_profile(struct ng_settings *s) { return &s->print_profile; }
 static const struct opt_spec specs[] = {
     { "epochs", "NSYS_GATE_EPOCHS", 1, p_epochs, NULL, "N",
       "epochs both runs made (total mode); default 5", NG_CLI_GATE , NG_HELP_EPOCHS },
+    { "baseline-epochs", "NSYS_GATE_BASELINE_EPOCHS", 1, p_baseline_epochs, NULL, "N",
+      "epochs each baseline run made, for captures of different lengths (total mode); "
+      "default --epochs", NG_CLI_GATE , NG_HELP_EPOCHS },
+    { "current-epochs", "NSYS_GATE_CURRENT_EPOCHS", 1, p_current_epochs, NULL, "N",
+      "epochs each current run made (total mode); default --epochs", NG_CLI_GATE ,
+      NG_HELP_EPOCHS },
     { "threshold", "NSYS_GATE_THRESHOLD", 1, p_threshold, NULL, "R",
       "largest allowed current/baseline ratio: 1.2, 1.20x or 20% (a bare 20 is refused: "
       "20%? 20x?); default 1.20", NG_CLI_GATE , NG_HELP_DECISION },

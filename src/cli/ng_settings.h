@@ -27,6 +27,10 @@ struct ng_settings {
     double nsys_timeout;              /* seconds */
     int quiet;
     const char *epoch_range;          /* NULL: total mode; "auto" or a regex */
+    int epochs_given;                 /* --epochs or a side's count was set (NVTX mode
+                                         says they are not used: the ranges are the
+                                         epochs; a manifest's total-mode gates may
+                                         share them with its NVTX ones) */
     int fail_inconclusive;
     int verbose;
     /* the profiles of each side: the two operands, or --baseline/--current

@@ -61,15 +61,27 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
     v->metric = ng_metric_name(opts->metric);
     ng_work_format(opts->work ? opts->work : NG_WORK_DEFAULT, v->work, sizeof v->work);
     v->threshold = opts->threshold;
-    v->epochs = opts->nvtx ? 0 : opts->epochs;
     v->alpha = opts->alpha;
     v->policy = &opts->policy;
     v->top = opts->top;
     side_begin(&v->baseline, baseline, nb);
     side_begin(&v->current, current, nc);
+    if (!opts->nvtx) {
+        v->baseline.run_epochs = ng_compare_side_epochs(opts, 0);
+        v->current.run_epochs = ng_compare_side_epochs(opts, 1);
+        /* as in NVTX mode: the smaller side's count */
+        v->epochs = v->baseline.run_epochs < v->current.run_epochs ? v->baseline.run_epochs
+                                                                   : v->current.run_epochs;
+    }
 }
 
 /* ---- samples ---- */
+
+long ng_compare_side_epochs(const struct ng_compare_opts *o, int current)
+{
+    long own = current ? o->current_epochs : o->baseline_epochs;
+    return own > 0 ? own : o->epochs;
+}
 
 /* Total mode: each run's measured time (the metric over its counted work;
  * kernel-sum: the kernel total) per epoch, computed exactly as the
@@ -85,7 +97,8 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     s->samples = ng_xcalloc(count, sizeof *s->samples);
     for (size_t i = 0; i < n; i++) {
         if (!o->nvtx) {
-            s->samples[s->n_samples++] = (double)p[i].measured_ns / 1000000.0 / (double)o->epochs;
+            s->samples[s->n_samples++] = (double)p[i].measured_ns / 1000000.0 /
+                                         (double)s->run_epochs;
             continue;
         }
         for (size_t e = 0; e < p[i].n_epochs; e++)
@@ -97,7 +110,7 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     s->min_ms = sum.min;
     s->max_ms = sum.max;
     s->mean_ms = sum.mean;
-    s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)o->epochs * (double)n;
+    s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)s->run_epochs * (double)n;
     /* lost overlap is what gpu-busy catches: say how much there was */
     if (o->metric == NG_METRIC_GPU_BUSY && s->n_samples > 0) {
         double work = (double)s->total_ns / 1e6 / s->epochs_counted;
@@ -222,7 +235,7 @@ static int by_contribution(const void *a, const void *b, void *grows_first)
  * every run (0 where it did not run), total mode one per run.  rows: its
  * row in each profile of the side (NULL where it has none). */
 static double *item_samples(const struct ng_work_row *const *rows, const struct ng_profile *p,
-                            size_t np, const struct ng_compare_opts *o, size_t *n)
+                            size_t np, const struct ng_compare_opts *o, int current, size_t *n)
 {
     size_t count = 0;
     for (size_t i = 0; i < np; i++)
@@ -232,7 +245,8 @@ static double *item_samples(const struct ng_work_row *const *rows, const struct 
     for (size_t i = 0; i < np; i++) {
         const struct ng_work_row *r = rows[i];
         if (!o->nvtx) {
-            x[at++] = r ? (double)r->total_ns / 1e6 / (double)o->epochs : 0;
+            x[at++] = r ? (double)r->total_ns / 1e6 / (double)ng_compare_side_epochs(o, current)
+                        : 0;
             continue;
         }
         for (size_t c = 0; r && r->cells && c < r->cells->n; c++)
@@ -261,8 +275,8 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
     if (!(d->ratio > o->policy.kernel_threshold) || cur - base <= v->kernel_floor_ms)
         return;
     size_t nx, ny;
-    double *x = item_samples(rows, b, nb, o, &nx);
-    double *y = item_samples(rows + nb, c, nc, o, &ny);
+    double *x = item_samples(rows, b, nb, o, 0, &nx);
+    double *y = item_samples(rows + nb, c, nc, o, 1, &ny);
     if (o->alpha > 0 && nx >= MIN_TEST_SAMPLES && ny >= MIN_TEST_SAMPLES) {
         d->has_p = 1;
         d->p_value = ng_stats_mwu_greater(x, nx, y, ny, NULL);
@@ -377,6 +391,21 @@ static void item_delta(struct ng_kernel_delta *d, const struct agg *a, const dou
     d->current_instances_per_epoch = (double)a->inst[1] / div[1];
 }
 
+static void places_compared(struct ng_comparability *c, const struct ng_verdict_side *b,
+                            const struct ng_verdict_side *cur)
+{
+    c->has_places = b->has_places && cur->has_places;
+    c->baseline_devices = b->n_devices;
+    c->current_devices = cur->n_devices;
+    c->baseline_processes = b->n_processes;
+    c->current_processes = cur->n_processes;
+}
+
+static void warn_line(void *ctx, const char *text)
+{
+    ng_verdict_warn(ctx, "%s", text);
+}
+
 /* Per-epoch figures divide by the epochs each side counted: total mode
  * --epochs per run, NVTX mode the counted epochs of all runs.  Two passes
  * over the items: the total change (for the shares and the order), then
@@ -400,16 +429,23 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
         item_delta(&d, &g.a[i], div);
         total_delta += d.delta_ms_per_epoch;
     }
+    struct ng_comparability_acc cmp;
+    ng_comparability_begin(&cmp, &v->comparability);
     size_t top = (size_t)o->top;
     struct keep k = { ng_xcalloc(top + 1, sizeof *k.best), ng_xcalloc(top + 1, sizeof *k.busiest),
                       0, 0, top, NULL, 0, total_delta >= 0 };
     for (size_t i = 0; i < g.n; i++) {
         item_delta(&d, &g.a[i], div);
         d.share = total_delta != 0 ? d.delta_ms_per_epoch / total_delta : 0;
+        ng_comparability_add(&cmp, d.name, d.kind, g.a[i].seen, d.baseline_ms_per_epoch,
+                             d.current_ms_per_epoch, d.baseline_instances_per_epoch,
+                             d.current_instances_per_epoch);
         if (gates)
             gate_item(v, &d, rows + i * (nb + nc), b, nb, c, nc, o);
         keep_item(&k, &d, gates);
     }
+    ng_comparability_finish(&cmp);
+    places_compared(&v->comparability, &v->baseline, &v->current);
     v->n_top = g.n < top ? g.n : top;
     v->kernels = kept_items(&k, &v->n_kernels);
     free(k.best);
@@ -853,6 +889,8 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
                          ? opts->policy.kernel_min_delta_ms
                          : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;
     attribute(v, baseline, nb, current, nc, opts);
+    ng_comparability_warn(&v->comparability, opts->nvtx, v->baseline.path, v->current.path,
+                          warn_line, v);
     /* the human headline is the reporters' (ng_verdict_headline), from these fields */
     decide_total(v, opts);
     check_stale(v, opts);

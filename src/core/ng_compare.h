@@ -23,6 +23,9 @@ struct ng_compare_opts {
     const char *name;
     double threshold;    /* >= 1; FAIL when ratio > threshold */
     long epochs;         /* total mode: epochs each run made, >= 1 */
+    /* total mode: the epochs of each run of one side, for captures of
+     * different lengths; 0: `epochs` */
+    long baseline_epochs, current_epochs;
     int nvtx;            /* per-epoch samples from NVTX epoch ranges */
     enum ng_metric metric;
     unsigned work;       /* the kinds counted (NG_WORK_BIT); 0: NG_WORK_DEFAULT */
@@ -42,6 +45,10 @@ void ng_driver_show(const char *v, char *buf, size_t size);
 void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                       const struct ng_profile *current, size_t nc,
                       const struct ng_compare_opts *opts);
+
+/* Total mode: what one side's runs each divide by (current: 1 for the
+ * current side), the side's own count or the shared one. */
+long ng_compare_side_epochs(const struct ng_compare_opts *o, int current);
 
 /* Decides: every profile must be loaded (nb, nc >= 1). */
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,

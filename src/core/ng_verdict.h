@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/ng_comparability.h"
 #include "core/ng_context.h"
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
@@ -71,6 +72,7 @@ struct ng_verdict_side {
     size_t n_samples;
     double ms_per_epoch;       /* the median of the samples */
     double min_ms, max_ms, mean_ms;
+    long run_epochs;           /* total mode: the epochs each run of this side made */
     double epochs_counted;     /* what per-epoch figures divide by: epochs x runs in
                                   total mode, the counted epochs in NVTX mode */
     /* the counted time by kind, and the work --work left out, over the runs */
@@ -170,6 +172,7 @@ struct ng_verdict {
     double p_value;
     double alpha;              /* 0: test off */
     struct ng_verdict_side baseline, current;
+    struct ng_comparability comparability;   /* known with the figures */
     /* the attribution, by contribution to the change: the first n_top are
      * the top --top; with per-kernel gates the items JUnit lists follow (the
      * top --top by current time, and every item the gates did not pass) */

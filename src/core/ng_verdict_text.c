@@ -163,14 +163,18 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     gated_lines(out, v);
 }
 
-/* "epochs=10"; in NVTX mode with sides of different sizes, both counts
- * ("epochs=9/10"), since the verdict's epochs is the smaller one. */
+/* "epochs=10"; with sides of different sizes (NVTX mode, or total mode
+ * with --baseline-epochs / --current-epochs), both counts ("epochs=9/10"),
+ * since the verdict's epochs is the smaller one. */
 static void headline_epochs(const struct ng_verdict *v, struct ng_buf *out)
 {
-    if (strcmp(v->mode, "nvtx") != 0 || v->baseline.n_samples == v->current.n_samples)
-        ng_buf_addf(out, "%ld", v->epochs);
-    else
+    int nvtx = strcmp(v->mode, "nvtx") == 0;
+    if (nvtx && v->baseline.n_samples != v->current.n_samples)
         ng_buf_addf(out, "%zu/%zu", v->baseline.n_samples, v->current.n_samples);
+    else if (!nvtx && v->baseline.run_epochs != v->current.run_epochs)
+        ng_buf_addf(out, "%ld/%ld", v->baseline.run_epochs, v->current.run_epochs);
+    else
+        ng_buf_addf(out, "%ld", v->epochs);
 }
 
 /* A commit as people quote it: its first 7 characters. */

@@ -174,6 +174,8 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
         r->rank = get_num(it, "rank", &ms) ? whole(ms) : -1;
         r->world_size = get_num(it, "world_size", &ms) ? whole(ms) : -1;
     }
+    /* total mode: each run's epochs, for the headline's "epochs=10/9" */
+    s->run_epochs = s->n_runs ? (long)whole(s->epochs_counted / (double)s->n_runs) : 0;
     if (cJSON_IsArray(samples))
         s->samples = read_samples(samples, &s->n_samples);
 }
@@ -305,6 +307,36 @@ static void read_policy(struct ng_verdict_doc *d, const cJSON *root)
         v->top = (long)x;
 }
 
+/* The comparability object (null or absent: not known, as in lines from
+ * before it). */
+static void read_comparability(struct ng_verdict_doc *d, struct ng_comparability *c,
+                               const cJSON *o)
+{
+    const cJSON *largest = cJSON_GetObjectItemCaseSensitive(o, "one_side_largest"), *it;
+    double x;
+
+    if (!cJSON_IsObject(o))
+        return;
+    c->known = 1;
+    c->launch_ratio = get_num(o, "launch_ratio", &x) ? x : 1.0;
+    c->items_both = (size_t)whole(num_or_0(o, "items_both"));
+    c->one_side_share = num_or_0(o, "one_side_share");
+    c->has_places = get_num(o, "baseline_devices", &x);
+    c->baseline_devices = (size_t)whole(num_or_0(o, "baseline_devices"));
+    c->current_devices = (size_t)whole(num_or_0(o, "current_devices"));
+    c->baseline_processes = (size_t)whole(num_or_0(o, "baseline_processes"));
+    c->current_processes = (size_t)whole(num_or_0(o, "current_processes"));
+    cJSON_ArrayForEach(it, largest) {
+        if (c->n_largest == NG_COMPARABILITY_LARGEST)
+            break;
+        struct ng_one_side_item *e = &c->largest[c->n_largest++];
+        e->name = keep(d, str_or_empty(it, "name"));
+        e->kind = kind_of(get_str(it, "kind"));
+        e->current = strcmp(str_or_empty(it, "side"), "current") == 0;
+        e->ms_per_epoch = num_or_0(it, "ms_per_epoch");
+    }
+}
+
 static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 {
     struct ng_verdict *v = &d->v;
@@ -336,6 +368,8 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     if (outcome_of(get_str(root, "total_verdict"), &v->total_outcome) < 0)
         v->total_outcome = v->outcome;   /* lines from before per-kernel gates */
     v->stale_baseline = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stale_baseline"));
+    read_comparability(d, &v->comparability, cJSON_GetObjectItemCaseSensitive(root,
+                                                                             "comparability"));
     cJSON_ArrayForEach(it, warnings)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);

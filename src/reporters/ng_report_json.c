@@ -212,6 +212,33 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures, const stru
     return o;
 }
 
+/* Whether the captures measured the same work (ng_comparability); null
+ * before the figures. */
+static cJSON *comparability_json(const struct ng_comparability *c, const struct limits *lim)
+{
+    if (!c->known)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *largest = cJSON_CreateArray();
+    add_number_or_null(o, "launch_ratio", c->items_both > 0, c->launch_ratio);
+    add_number_or_null(o, "items_both", 1, (double)c->items_both);
+    add_number_or_null(o, "one_side_share", 1, c->one_side_share);
+    for (size_t i = 0; i < c->n_largest; i++) {
+        const struct ng_one_side_item *it = &c->largest[i];
+        cJSON *e = cJSON_CreateObject();
+        add_cut(e, "name", it->name, lim->name, 1);
+        cJSON_AddStringToObject(e, "kind", ng_work_kind_name(it->kind));
+        cJSON_AddStringToObject(e, "side", it->current ? "current" : "baseline");
+        add_number_or_null(e, "ms_per_epoch", 1, it->ms_per_epoch);
+        cJSON_AddItemToArray(largest, e);
+    }
+    cJSON_AddItemToObject(o, "one_side_largest", largest);
+    add_number_or_null(o, "baseline_devices", c->has_places, (double)c->baseline_devices);
+    add_number_or_null(o, "current_devices", c->has_places, (double)c->current_devices);
+    add_number_or_null(o, "baseline_processes", c->has_places, (double)c->baseline_processes);
+    add_number_or_null(o, "current_processes", c->has_places, (double)c->current_processes);
+    return o;
+}
+
 static cJSON *kernel_json(const struct ng_kernel_delta *k, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
@@ -399,6 +426,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
                             ng_outcome_name(v->has_figures ? v->total_outcome : v->outcome));
     cJSON_AddBoolToObject(root, "under_floor", v->under_floor);
     cJSON_AddBoolToObject(root, "stale_baseline", v->stale_baseline);
+    cJSON_AddItemToObject(root, "comparability", comparability_json(&v->comparability, lim));
     cJSON_AddItemToObject(root, "baseline", side_json(&v->baseline, v->has_figures, lim));
     cJSON_AddItemToObject(root, "baseline_history", baseline_history_json(&v->history, lim));
     cJSON_AddItemToObject(root, "current", side_json(&v->current, v->has_figures, lim));

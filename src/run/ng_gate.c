@@ -248,6 +248,9 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_verdict_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
         ng_verdict_fail_with(&g->verdict, err.msg);
     }
+    if (s->compare.nvtx && s->epochs_given)
+        ng_verdict_warn(&g->verdict, "--epochs, --baseline-epochs and --current-epochs are "
+                        "not used with --epoch-range: the NVTX ranges are the epochs");
     /* what the exports had to say (e.g. the cache was not used), once */
     for (size_t i = 0; i < ng_exports_n_notes(g->exports); i++)
         ng_verdict_warn(&g->verdict, "%s", ng_exports_note_at(g->exports, i));

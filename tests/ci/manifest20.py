@@ -179,7 +179,7 @@ def test_batches(d):
     check_batch(d, PASS, {"pass": 8, "fail": 0, "inconclusive": 0, "error": 0}, 0, 0)
 
 
-SAMPLES = {"epochs": 3, "threshold": "20%", "epoch_range": "auto", "metric": "kernel-sum",
+SAMPLES = {"epochs": 3, "baseline_epochs": 4, "current_epochs": 5, "threshold": "20%", "epoch_range": "auto", "metric": "kernel-sum",
            "skip_epochs": 0, "alpha": 0.05, "fail_inconclusive": True, "top": 3,
            "verbose": False, "nsys": "nsys", "nsys_timeout": 60, "work": "kernels,memory",
            "kernels": ["^k", "gemm"], "exclude_kernels": "^nccl", "min_delta_ms": 0.5,

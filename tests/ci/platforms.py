@@ -66,8 +66,8 @@ def check_action_keys(action):
     check(action.get("name") and action.get("description"), "action.yml: name and description")
     runs = action.get("runs", {})
     check(runs.get("using") == "composite", "action.yml: runs.using must be composite")
-    want = {"baseline", "current", "threshold", "epochs", "epoch-range", "name", "junit", "json",
-            "args"}
+    want = {"baseline", "current", "threshold", "epochs", "baseline-epochs", "current-epochs",
+            "epoch-range", "name", "junit", "json", "args"}
     check(set(action.get("inputs", {})) == want, f"action.yml: inputs are {sorted(want)}")
     ids = [s.get("id") for s in runs.get("steps", [])]
     for s in runs.get("steps", []):
@@ -179,6 +179,14 @@ def test_action():
         v = open(os.path.join(d, "v.json")).read()
         check('"epochs":\t10' in v and v.count('"path":\t"b.csv"') == 3,
               "action: NSYS_GATE_EPOCHS or the second current run not used")
+
+        # captures of different lengths: 100 ms over 10 epochs against 120 ms over 12 is
+        # 10 ms an epoch on both sides
+        rc, out, _ = run_action(d, {"baseline": "a.csv", "current": "b.csv",
+                                    "baseline-epochs": "10", "current-epochs": "12"})
+        check(rc == 0 and out["ratio"] == "1" and out["epochs"] == "10"
+              and out["message"].endswith("(epochs=10/12)"),
+              f"action, per-side epochs: exit {rc}, {out}")
 
         rc, out, stdout = run_action(d, {"current": "b.csv"})
         check(rc == 2 and out["verdict"] == "error" and "input 'baseline' is required" in stdout,

@@ -136,6 +136,7 @@ static void test_json(void **state)
         "\t\"total_verdict\":\t\"pass\",\n"
         "\t\"under_floor\":\tfalse,\n"
         "\t\"stale_baseline\":\tfalse,\n"
+        "\t\"comparability\":\tnull,\n"
         "\t\"baseline\":\t{\n"
         "\t\t\"path\":\t\"b.sqlite\",\n"
         "\t\t\"format\":\t\"sqlite\",\n"
