@@ -245,7 +245,7 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
             ng_trend_scan_of_verdict(&p->scan, &doc.v);
         ng_verdict_doc_release(&doc);
         if (ret < 0)
-            return -1;
+            return ret;   /* -2: a figure out of range, said so without "torn" */
     }
     pthread_mutex_lock(p->lock);
     take_run(p->s, &p->scan, l, p->index, p->seekable);

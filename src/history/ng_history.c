@@ -103,7 +103,9 @@ static void take_line(struct reader *r, const char *p, size_t n, int torn)
     struct ng_history_line l = { p, n, line, r->start };
     struct ng_err err;
     int ret = r->fn(&l, r->ctx, &err);
-    if (ret < 0) {
+    if (ret == -2) {   /* whole, but with a figure no gate writes */
+        skip(r, line, "%s; skipped", err.msg);
+    } else if (ret < 0) {
         skip(r, line, "%s (%s); skipped", err.msg,
              torn ? "the file ends inside it: a torn line" : "a torn or garbage line");
     } else {
@@ -249,12 +251,16 @@ static int read_verdict_line(const struct ng_history_line *l, void *ctx, struct 
 {
     struct verdicts *v = ctx;
     struct ng_history_entry e = { .line = l->line };
-    int ret = 0;
+    int ret = ng_verdict_doc_read(&e.doc, l->text, l->len, err);
 
-    if (ng_verdict_doc_read(&e.doc, l->text, l->len, err) < 0)
-        ret = -1;
-    else if (v->fn)
+    /* a figure no gate writes, where a baseline would compute with it: the
+     * line is skipped for every reader of runs (--baseline-history, changes) */
+    if (ret == 0 && e.doc.has_out_of_range) {
+        *err = e.doc.out_of_range;
+        ret = -2;
+    } else if (ret == 0 && v->fn) {
         ret = v->fn(&e, v->ctx) != 0;
+    }
     ng_verdict_doc_release(&e.doc);
     return ret;
 }

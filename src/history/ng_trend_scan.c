@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/ng_context.h"
+#include "history/ng_verdict_read.h"
 #include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 
@@ -210,6 +211,7 @@ static const struct key side_keys[SIDE_FIELDS] = { KEY("median_ms"), KEY("min_ms
 struct side {
     unsigned seen;
     double v[SIDE_FIELDS];     /* 0 unless a number */
+    int is[SIDE_FIELDS];
 };
 
 static int side_member(struct cur *c, const struct span *key, void *ctx, int depth)
@@ -221,7 +223,9 @@ static int side_member(struct cur *c, const struct span *key, void *ctx, int dep
     if (f < 0 || (s->seen & (1u << f)))
         return skip_value(c, depth);
     s->seen |= 1u << f;
-    return number_or_skip(c, &s->v[f], &is, depth);
+    int ret = number_or_skip(c, &s->v[f], &is, depth);
+    s->is[f] = is;
+    return ret;
 }
 
 /* "context": each string member is set in turn (ng_context_set()), so
@@ -368,6 +372,14 @@ static int figures(struct ng_trend_scan *s, const struct root *r)
     s->current_ms = r->is_num[F_CURRENT_MS] ? r->num[F_CURRENT_MS] : r->sides[1].v[SIDE_MEDIAN];
     s->current_min_ms = r->sides[1].v[SIDE_MIN];
     s->current_max_ms = r->sides[1].v[SIDE_MAX];
+    /* a figure out of range: the full reader refuses the line and says why */
+    for (int f = F_RATIO; f < F_NUMBERS; f++)
+        if (r->is_num[f] && !ng_verdict_figure_ok(r->num[f]))
+            return -1;
+    for (int k = 0; k < 2; k++)
+        for (int f = 0; f < SIDE_FIELDS; f++)
+            if ((r->sides[k].is[f]) && !ng_verdict_figure_ok(r->sides[k].v[f]))
+                return -1;
     return 0;
 }
 

@@ -385,6 +385,82 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     read_baseline_history(&v->history, cJSON_GetObjectItemCaseSensitive(root, "baseline_history"));
 }
 
+/* ---- figures in range ---- */
+
+int ng_verdict_figure_ok(double x)
+{
+    return x >= 0 && x <= NG_VERDICT_FIGURE_MAX;   /* NaN fails both */
+}
+
+/* The member key of o, when a number out of range: its name into why. */
+static int member_bad(const cJSON *o, const char *where, const char *key, struct ng_err *why)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(it) || ng_verdict_figure_ok(it->valuedouble))
+        return 0;
+    ng_err_set(why, "%s%s%s is %g, not a figure a gate writes (negative, infinite or past "
+               "64 bits of ns)", where, *where ? "." : "", key, it->valuedouble);
+    return 1;
+}
+
+/* The figures the trend scanner reads too (ng_trend_scan.c checks the
+ * same ones, so both readers refuse the same lines). */
+static int scanned_bad(const cJSON *root, struct ng_err *why)
+{
+    static const char *const top[] = { "ratio", "p_value", "threshold", "baseline_ms_per_epoch",
+                                       "current_ms_per_epoch" };
+    static const char *const side[] = { "median_ms", "min_ms", "max_ms" };
+    static const char *const sides[] = { "baseline", "current" };
+
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        if (member_bad(root, "", top[i], why))
+            return 1;
+    for (size_t k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, sides[k]);
+        for (size_t i = 0; cJSON_IsObject(o) && i < sizeof side / sizeof *side; i++)
+            if (member_bad(o, sides[k], side[i], why))
+                return 1;
+    }
+    return 0;
+}
+
+static int each_bad(const cJSON *a, const char *where, const char *key, struct ng_err *why)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a) {
+        if (key ? member_bad(it, where, key, why)
+                : cJSON_IsNumber(it) && !ng_verdict_figure_ok(it->valuedouble) &&
+                      ng_err_set(why, "a sample of %s is %g, not a figure a gate writes", where,
+                                 it->valuedouble) < 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The rest, which a baseline from history computes with: totals, runs,
+ * samples, per-kernel and per-row times. */
+static int deep_bad(const cJSON *root, struct ng_err *why)
+{
+    static const char *const sides[] = { "baseline", "current" };
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
+
+    for (size_t k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, sides[k]);
+        if (cJSON_IsObject(o) &&
+            (member_bad(o, sides[k], "total_gpu_ms", why) ||
+             member_bad(o, sides[k], "mean_ms", why) ||
+             each_bad(cJSON_GetObjectItemCaseSensitive(o, "runs"), "run", "total_gpu_ms", why)))
+            return 1;
+        if (each_bad(cJSON_GetObjectItemCaseSensitive(samples, sides[k]), sides[k], NULL, why))
+            return 1;
+    }
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+    return each_bad(kernels, "kernel", "baseline_ms_per_epoch", why) ||
+           each_bad(kernels, "kernel", "current_ms_per_epoch", why) ||
+           each_bad(cJSON_GetObjectItemCaseSensitive(rows, "items"), "row", "ms_per_epoch", why);
+}
+
 /* Only whitespace after the value: two verdicts glued on one line (a
  * writer that lost its newline) are not one verdict. */
 static int only_space(const char *p, const char *end)
@@ -411,8 +487,12 @@ int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
              !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "name")) ||
              outcome_of(get_str(root, "verdict"), &d->v.outcome) < 0)
         ret = ng_err_set(err, "not a JSON verdict");
+    else if (scanned_bad(root, err))
+        ret = -2;
     else
         read_verdict(d, root);
+    if (ret == 0 && deep_bad(root, &d->out_of_range))
+        d->has_out_of_range = 1;
     cJSON_Delete(root);
     return ret;
 }

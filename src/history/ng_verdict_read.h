@@ -23,11 +23,25 @@ struct ng_verdict_doc {
     char **strings;
     size_t n_strings;
     struct ng_policy *policy;  /* v.policy points here (allocated: a doc may be moved) */
+    /* a total, run, sample, kernel or row time out of range: read, but not
+     * a run to compute a baseline with (ng_history skips the line) */
+    int has_out_of_range;
+    struct ng_err out_of_range;
 };
+
+/* The largest figure a verdict writes: a time in ms whose ns fit 64 bits. */
+#define NG_VERDICT_FIGURE_MAX 9.2e12
+
+/* Whether x is a figure a gate writes: not negative, not infinite or NaN,
+ * at most NG_VERDICT_FIGURE_MAX.  Both readers of a line hold its figures
+ * to it (the full reader and the trend scanner). */
+int ng_verdict_figure_ok(double x);
 
 /* The text must be one JSON value: -1 with err "not valid JSON", "more
  * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"
- * that is not pass, fail, inconclusive or error). */
+ * that is not pass, fail, inconclusive or error), or a figure out of range
+ * (the ratio, threshold, p, ms/epoch, a side's median, min or max): -2,
+ * a whole line that is no torn one. */
 int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
                         struct ng_err *err);
 void ng_verdict_doc_release(struct ng_verdict_doc *d);
