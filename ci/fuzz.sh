@@ -3,7 +3,7 @@
 # build-fuzz/ and runs each for SECONDS (default 60), one after another.
 #
 #   ci/fuzz.sh [SECONDS]          fuzz every target
-#   ci/fuzz.sh SECONDS TARGET...  only these (csv, sqlite, cli, manifest, history, kineto)
+#   ci/fuzz.sh SECONDS TARGET...  only these (csv, sqlite, sqlite_diff, cli, manifest, history, kineto)
 #   ci/fuzz.sh --merge ...        afterwards, add the new inputs that reach
 #                                 new code to tests/fuzz/corpus/ (review
 #                                 and commit them)
@@ -25,7 +25,7 @@ fi
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv sqlite cli manifest history kineto)
+[ ${#targets[@]} -gt 0 ] || targets=(csv sqlite sqlite_diff cli manifest history kineto)
 case $seconds in
 '' | *[!0-9]*) echo "usage: ci/fuzz.sh [--merge] [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
@@ -46,7 +46,7 @@ ninja -C "$builddir" $(printf 'tests/fuzz/fuzz_%s ' "${targets[@]}") >/dev/null
 max_len() {
     case $1 in
     csv) echo 4096 ;;
-    sqlite) echo 16384 ;;
+    sqlite | sqlite_diff) echo 16384 ;;
     cli) echo 1024 ;;
     manifest) echo 4096 ;;
     history) echo 16384 ;;
@@ -70,7 +70,9 @@ for t in "${targets[@]}"; do
     log=$builddir/fuzz-$t.log
     mkdir -p "$work" "$artifacts"
     dict=()
-    [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+    # the differential target reads the same files as sqlite: its dictionary
+    d=tests/fuzz/${t%_diff}.dict
+    [ -f "$d" ] && dict=(-dict="$d")
     echo "fuzz $t: ${seconds}s (log: $log)"
     set +e
     "$exe" -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 \

@@ -6,6 +6,8 @@
 #            columns the gate reads, 512-byte pages: a few KB each) and
 #            hand-made schema variants: view, _V2 table, TEXT durations, NUL
 #            in names, int64-sized durations, no StringIds, WAL header
+#   sqlite_diff/ the same exports framed for the differential target, in
+#            each mode, with a -wal of committed pages or a hot -journal
 #   cli/     argv/environment encodings (see fuzz_cli.c for the layout)
 #   manifest/ batch manifests: every field, bad values, wrong types, escapes
 #   history/ --history files: the golden cases' lines, torn, glued, blank,
@@ -100,6 +102,45 @@ variant null_text_ranges 'UPDATE NVTX_EVENTS SET text = NULL, "end" = NULL WHERE
 variant wal 'PRAGMA journal_mode = WAL' >/dev/null
 sqlite3 "$work/tiny.sqlite" 'PRAGMA page_size = 512; CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, "end" INT, demangledName INT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 10, 1), (5, 20, 2), (7, 9, 1); CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, "a"), (2, "b");'
 cp "$work/tiny.sqlite" "$corpus/sqlite/seed-tiny.sqlite"
+
+# ---- sqlite_diff: a flags byte, the lengths of a -journal and a -wal when
+# its bits 0 and 1 ask for them, the database, the journal, the WAL (see
+# fuzz_sqlite_diff.c): the exports above in each mode, a WAL database with
+# committed pages in its -wal, a hot journal, and each with the header of
+# the other ----
+mkdir -p "$corpus/sqlite_diff"
+rm -f "$corpus"/sqlite_diff/seed-*
+python3 - "$work" "$corpus/sqlite_diff" <<'PY'
+import shutil, sqlite3, struct, sys
+work, out = sys.argv[1], sys.argv[2]
+def seed(name, flags, db, journal=None, wal=None):
+    head = bytes([flags | (1 if journal is not None else 0) | (2 if wal is not None else 0)])
+    if journal is not None:
+        head += struct.pack("<H", len(journal))
+    if wal is not None:
+        head += struct.pack("<H", len(wal))
+    open(f"{out}/seed-{name}", "wb").write(head + db + (journal or b"") + (wal or b""))
+for name in ("nested", "ranks", "nonvtx", "driverapi"):
+    db = open(f"{work}/{name}.sqlite", "rb").read()
+    for flags, mode in ((0, "total"), (16, "all"), (8, "gpu-busy"), (12, "nvtx"), (20, "nvtx-busy")):
+        seed(f"{name}-{mode}", flags, db)
+# committed rows in a -wal (no checkpoint), and a writer stopped mid-transaction
+shutil.copy(f"{work}/nonvtx.sqlite", f"{work}/w.sqlite")
+c = sqlite3.connect(f"{work}/w.sqlite"); c.execute("pragma journal_mode=wal"); c.close()
+c = sqlite3.connect(f"{work}/w.sqlite"); c.execute("pragma wal_autocheckpoint=0")
+c.execute('update CUPTI_ACTIVITY_KIND_KERNEL set "end" = "end" + 1000'); c.commit()
+db, wal = open(f"{work}/w.sqlite", "rb").read(), open(f"{work}/w.sqlite-wal", "rb").read()
+c.close()
+seed("wal-pending", 0, db, wal=wal)
+seed("wal-header-rollback", 0, db[:18] + b"\1\1" + db[20:], wal=wal)
+shutil.copy(f"{work}/nonvtx.sqlite", f"{work}/h.sqlite")
+c = sqlite3.connect(f"{work}/h.sqlite", isolation_level=None); c.execute("pragma cache_size=1")
+c.execute("begin"); c.execute('update CUPTI_ACTIVITY_KIND_KERNEL set "end" = "end" + 1000')
+db, journal = open(f"{work}/h.sqlite", "rb").read(), open(f"{work}/h.sqlite-journal", "rb").read()
+seed("hot-journal", 0, db, journal=journal)
+seed("hot-journal-wal-header", 0, db[:18] + b"\2\2" + db[20:], journal=journal)
+c.execute("rollback"); c.close()
+PY
 
 # ---- cli: NUL-separated pieces; \001 + variable byte + value = env ----
 cli() {   # NAME PIECE...

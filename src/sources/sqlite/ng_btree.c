@@ -12,6 +12,7 @@
 #define MAX_DEPTH 20            /* pages on a path from the root: SQLite's cursors' limit
                                    (BTCURSOR_MAX_DEPTH), past which it says corrupt */
 #define RUN_BYTES (1 << 20)     /* side-by-side leaves read at once */
+#define MAX_HEADER 98307        /* the longest record header SQLite reads (OP_Column) */
 #define MAX_FIELDS 256          /* the widest record field a query may ask for, + 1 */
 #define PAGE_INTERIOR 0x05
 #define PAGE_LEAF 0x0d
@@ -340,8 +341,9 @@ static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t 
         return 0;
     if ((!s->head_ok || !same_head(s, h, n)) && !lay_out(s, h, n))
         return 0;
-    if (s->head_need > (uint64_t)(end - data))
-        return 0;
+    if (s->head_need > (uint64_t)(end - data) ||
+        ((size_t)(hend - h) == n && s->head_need != (uint64_t)(end - data)))
+        return 0;   /* the general walk says what is wrong */
     /* then only the wanted fields, all inside the record: integers (the
      * common case) decoded here, the rest as field() does */
     for (size_t k = 0; k < s->n_wanted; k++) {
@@ -380,7 +382,7 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
     uint64_t hsize, type;
     size_t n = varint1(p, end, &hsize);
 
-    if (!n || hsize > size || hsize < n)
+    if (!n || hsize > size || hsize < n || hsize > MAX_HEADER)
         return malformed(s, pgno, "a record header past its record");
     /* the fast path sets every cell of a field; the rowid and constants here */
     for (size_t j = 0; j < s->n_fixed; j++)
@@ -403,6 +405,10 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
             return malformed(s, pgno, "a field past its record");
         data += sz;
     }
+    /* SQLite's rule once it has read the whole header: the fields fill the
+     * record exactly (a record with bytes no field holds is corrupt) */
+    if (h == hend && s->max_field >= 0 && data != end)
+        return malformed(s, pgno, "a record longer than its fields");
     return 0;
 }
 

@@ -1921,7 +1921,7 @@ static int has_wal(const char *real)
  * read version) is 2, and byte 18 (the write version) 2 says a writer means
  * WAL too: either way it would make -shm and -wal files even read-only, so
  * it is opened immutable, and only when no -wal exists (everything is in the
- * main file).  A hot journal is refused in every mode: immutable would read
+ * main file).  A -wal beside a rollback-journal header is refused too.  A hot journal is refused in every mode: immutable would read
  * past it, and a WAL header does not make a stopped writer's pages vanish. */
 static int open_uri(const char *real, const char *shown, const char *beside,
                     struct ng_buf *uri, struct ng_err *err)
@@ -1940,6 +1940,13 @@ static int open_uri(const char *real, const char *shown, const char *beside,
         return ng_err_set(err, "'%s' is an SQLite database in WAL mode with a -wal file "
                           "beside it ('%s-wal': still being written?); checkpoint it or copy "
                           "it first", shown, beside);
+    /* SQLite opens a -wal it finds whatever the header says (a crash may
+     * leave a header behind its WAL): it would read through it, and make a
+     * -shm beside it */
+    if (has_wal(real))
+        return ng_err_set(err, "'%s' has a -wal file beside it ('%s-wal'): SQLite reads a "
+                          "database through its -wal whatever its header says (still being "
+                          "written?); checkpoint it or copy it first", shown, beside);
     /* a URI, with every byte that could be read as URI syntax escaped */
     ng_buf_adds(uri, "file:");
     for (const unsigned char *p = (const unsigned char *)real; *p; p++) {
