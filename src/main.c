@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "changes/ng_changes.h"
 #include "cli/ng_cli.h"
 #include "cli/ng_outputs.h"
 #include "dashboard/ng_dashboard.h"
@@ -181,6 +182,41 @@ static int dashboard(int argc, char **argv)
     return ret < 0 ? 2 : 0;
 }
 
+/* `nsys-gate changes ...`: the change points of histories.  The report
+ * goes to stdout, warnings and the one ERROR to stderr. */
+static int changes(int argc, char **argv)
+{
+    struct ng_changes_opts o;
+    struct ng_changes_result r;
+    struct ng_err err;
+
+    if (ng_changes_parse(&o, argc, argv, &err) < 0) {
+        print_line("ERROR: ", err.msg);
+        ng_changes_opts_release(&o);
+        return 2;
+    }
+    if (o.show_help) {
+        ng_changes_help(stdout);
+        ng_changes_opts_release(&o);
+        return 0;
+    }
+    int ret = ng_changes_run(&o, &r, &err);
+    for (size_t i = 0; i < r.n_warnings; i++)
+        print_line("WARNING: ", r.warnings[i]);
+    if (ret < 0)
+        print_line("ERROR: ", err.msg);
+    else
+        for (char *line = r.text, *nl; line && *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            *nl = 0;
+            print_cleaned("%s\n", line);
+        }
+    int status = ng_changes_exit_code(&r, ret < 0);
+    ng_changes_result_release(&r);
+    ng_changes_opts_release(&o);
+    return status;
+}
+
 /* Enough to write every report of an ERROR verdict. */
 #define OOM_RESERVE (8u << 20)
 
@@ -197,6 +233,8 @@ int main(int argc, char **argv)
     /* a subcommand comes first, before any option */
     if (argc > 1 && strcmp(argv[1], "dashboard") == 0)
         return dashboard(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "changes") == 0)
+        return changes(argc - 1, argv + 1);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {

@@ -5,7 +5,8 @@
 
 By name:
   *.json            JSON Schema 2020-12: schemas/verdict.schema.json, or
-                    batch.schema.json (an object with "gates"), or
+                    batch.schema.json (an object with "gates"),
+                    changes.schema.json (an object with "changes"), or
                     benchmark.schema.json (an array)
   *.jsonl           JSON Lines: each line a history line
                     (schemas/history.schema.json: a verdict with its rows), at
@@ -50,6 +51,8 @@ def check_json_doc(srcdir, path, doc, line=False):
         s = schema(srcdir, "history.schema.json")
     elif isinstance(doc, list):
         s = schema(srcdir, "benchmark.schema.json")
+    elif isinstance(doc, dict) and "changes" in doc:
+        s = schema(srcdir, "changes.schema.json")
     elif isinstance(doc, dict) and "gates" in doc:
         s = schema(srcdir, "batch.schema.json")
     else:

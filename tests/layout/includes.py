@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The include direction of src/, as src/README.md states it:
 
-    main -> run -> cli -> reporters, dashboard -> sources, history, html -> core -> util
+    main -> run -> cli -> reporters, dashboard, changes -> sources, history, html -> core -> util
 
 A file may include a header of its own folder's role (a role is the first
 folder under src/: sources/sqlite is sources) or of a role further down
-the line; never one above it, nor a sibling's (reporters and dashboard,
+the line; never one above it, nor a sibling's (reporters, dashboard and changes,
 or sources, history and html, know nothing of each other).  Inside a role
 the modules (a .c and its .h) must not include each other in a circle.
 Every include of a project header names its folder ("core/ng_verdict.h").
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard"],
+LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard", "changes"],
           ["sources", "history", "html"], ["core"], ["util"]]
 LEVEL = {role: i for i, roles in enumerate(LEVELS) for role in roles}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,0 +1,595 @@
+#include "changes/ng_changes.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ng_changepoint.h"
+#include "core/ng_context.h"
+#include "history/ng_accept.h"
+#include "history/ng_history.h"
+#include "html/ng_html_escape.h"
+#include "util/ng_file.h"
+#include "util/ng_text.h"
+#include "util/ng_util.h"
+#include "util/ng_version.h"
+
+/* ---- options ---- */
+
+enum { O_P, O_MIN, O_WINDOW, O_JSON, O_JUNIT, O_ACCEPT, O_MATCH, O_HELP };
+
+struct changes_opt {
+    const char *flag;
+    const char *env;
+    const char *meta;          /* NULL: a switch */
+    const char *help;
+};
+
+static const struct changes_opt changes_opts[] = {
+    [O_P] = { "change-p", "NSYS_GATE_CHANGE_P", "P",
+              "the significance a change needs (default 0.001)" },
+    [O_MIN] = { "min-change", "NSYS_GATE_MIN_CHANGE", "PCT",
+                "the smallest change reported, in percent of the level (default 5)" },
+    [O_WINDOW] = { "window", "NSYS_GATE_CHANGE_WINDOW", "N",
+                   "runs either side of a split that its test compares (default 50)" },
+    [O_JSON] = { "json", "NSYS_GATE_CHANGES_JSON", "FILE", "the changes as JSON" },
+    [O_JUNIT] = { "junit", "NSYS_GATE_CHANGES_JUNIT", "FILE",
+                  "a testcase per gate, failed on a standing regression" },
+    [O_ACCEPT] = { "accept", "NSYS_GATE_ACCEPT", "FILE",
+                   "acknowledged changes (JSON Lines; repeatable, or comma-separated)" },
+    [O_MATCH] = { "history-match", "NSYS_GATE_HISTORY_MATCH", "KEY=VALUE",
+                  "only runs whose context holds KEY=VALUE (repeatable)" },
+    [O_HELP] = { "help", NULL, NULL, "this text" },
+};
+
+#define N_CHANGES_OPTS (sizeof changes_opts / sizeof changes_opts[0])
+
+void ng_changes_help(FILE *out)
+{
+    fprintf(out, "usage: %s changes [OPTIONS] HISTORY.jsonl...\n\n"
+                 "Finds the change points of every gate's history; exits 1 when a gate's latest\n"
+                 "runs follow a regression nobody acknowledged.\n\n",
+            NG_TOOL_NAME);
+    for (size_t i = 0; i < N_CHANGES_OPTS; i++) {
+        const struct changes_opt *d = &changes_opts[i];
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", d->flag, d->meta ? " " : "", d->meta ? d->meta : "");
+        fprintf(out, "  %-26s %s%s%s%s\n", left, d->help, d->env ? " [" : "", d->env ? d->env : "",
+                d->env ? "]" : "");
+    }
+}
+
+static int bad_value(const char *where, const char *v, const char *what, struct ng_err *err)
+{
+    char *shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "%s='%s' is not %s", where, shown, what);
+    free(shown);
+    return -1;
+}
+
+static int parse_number(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= lo && d <= hi))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int push(const char **list, size_t *n, const char *v, const char *where, struct ng_err *err)
+{
+    if (*n >= NG_CHANGES_MAX_FILES || (list != NULL && *n >= NG_CHANGES_MAX_FILES)) {
+        ng_err_set(err, "%s: too many (at most %d)", where, NG_CHANGES_MAX_FILES);
+        return -1;
+    }
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int set_value(struct ng_changes_opts *o, size_t i, const char *where, const char *v,
+                     struct ng_err *err)
+{
+    double d;
+    switch (i) {
+    case O_P:
+        if (parse_number(v, 1e-300, 1, &d) < 0)
+            return bad_value(where, v, "a probability in (0, 1]", err);
+        o->p_max = d;
+        return 0;
+    case O_MIN: {
+        size_t len = strlen(v);
+        char num[64];
+        if (len && len < sizeof num && v[len - 1] == '%')
+            len--;
+        snprintf(num, sizeof num, "%.*s", (int)len, v);
+        if (len >= sizeof num || parse_number(num, 0, 1000, &d) < 0)
+            return bad_value(where, v, "a percentage from 0 to 1000", err);
+        o->min_change = d / 100;
+        return 0;
+    }
+    case O_WINDOW:
+        if (parse_number(v, NG_CP_MIN_SIDE, 100000, &d) < 0 || d != floor(d))
+            return bad_value(where, v, "a whole number of runs from 4 to 100000", err);
+        o->window = (long)d;
+        return 0;
+    case O_JSON: o->json = v; return 0;
+    case O_JUNIT: o->junit = v; return 0;
+    case O_ACCEPT: return push(o->accept, &o->n_accept, v, where, err);
+    case O_MATCH:
+        if (o->n_match >= NG_CHANGES_MAX_MATCH) {
+            ng_err_set(err, "%s: at most %d pairs", where, NG_CHANGES_MAX_MATCH);
+            return -1;
+        }
+        if (!strchr(v, '=') || v[0] == '=')
+            return bad_value(where, v, "KEY=VALUE", err);
+        o->match[o->n_match++] = v;
+        return 0;
+    }
+    return 0;
+}
+
+/* A comma-separated environment value, one item at a time (the options
+ * point into their own copy of it). */
+static int set_env_list(struct ng_changes_opts *o, size_t i, const char *env, const char *v,
+                        struct ng_err *err)
+{
+    char *copy = o->env_lists[i == O_MATCH] = ng_xstrdup(v), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (set_value(o, i, env, t, err) < 0)
+            return -1;
+    return 0;
+}
+
+void ng_changes_opts_release(struct ng_changes_opts *o)
+{
+    free(o->env_lists[0]);
+    free(o->env_lists[1]);
+    o->env_lists[0] = o->env_lists[1] = NULL;
+}
+
+int ng_changes_parse(struct ng_changes_opts *o, int argc, char **argv, struct ng_err *err)
+{
+    int given[N_CHANGES_OPTS] = { 0 };
+    int only_files = 0;
+
+    memset(o, 0, sizeof *o);
+    o->p_max = NG_CP_DEFAULT_P;
+    o->min_change = NG_CP_DEFAULT_MIN_CHANGE;
+    o->window = NG_CP_DEFAULT_WINDOW;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (only_files || arg[0] != '-' || !arg[1]) {
+            if (push(o->histories, &o->n_histories, arg, "changes: HISTORY", err) < 0)
+                return -1;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_files = 1;
+            continue;
+        }
+        size_t i, len = strcspn(arg + 2, "=");
+        for (i = 0; i < N_CHANGES_OPTS; i++)
+            if (arg[1] == '-' && strlen(changes_opts[i].flag) == len &&
+                strncmp(arg + 2, changes_opts[i].flag, len) == 0)
+                break;
+        if (i == N_CHANGES_OPTS || (strcmp(arg, "-h") == 0 && (i = O_HELP, 0))) {
+            char *shown = ng_text_cleaned(arg, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "changes: unknown option '%s' (see nsys-gate changes --help)", shown);
+            free(shown);
+            return -1;
+        }
+        const char *v = arg[2 + len] == '=' ? arg + 3 + len : NULL;
+        if (!changes_opts[i].meta) {
+            if (v) {
+                ng_err_set(err, "--%s takes no value", changes_opts[i].flag);
+                return -1;
+            }
+            o->show_help = 1;
+            continue;
+        }
+        if (!v && (v = a + 1 < argc ? argv[++a] : NULL) == NULL) {
+            ng_err_set(err, "--%s needs a value (%s)", changes_opts[i].flag, changes_opts[i].meta);
+            return -1;
+        }
+        char where[64];
+        snprintf(where, sizeof where, "--%s", changes_opts[i].flag);
+        if (set_value(o, i, where, v, err) < 0)
+            return -1;
+        given[i] = 1;
+    }
+    for (size_t i = 0; i < N_CHANGES_OPTS; i++) {
+        const char *env = changes_opts[i].env;
+        const char *v = env ? getenv(env) : NULL;
+        if (given[i] || !v || !*v)
+            continue;
+        if ((i == O_ACCEPT || i == O_MATCH ? set_env_list(o, i, env, v, err)
+                                           : set_value(o, i, env, v, err)) < 0)
+            return -1;
+    }
+    if (!o->show_help && o->n_histories == 0) {
+        ng_err_set(err, "changes: no history file given (nsys-gate changes HISTORY.jsonl...)");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the series ---- */
+
+struct run {
+    double ms;
+    char *commit, *run_url;
+    time_t timestamp;
+    size_t position;           /* its line in its file */
+    const char *file;
+};
+
+struct series {
+    char *name;
+    char *setup;               /* "mode total, metric kernel-sum, work kernels,graphs" */
+    struct run *runs;
+    size_t n, cap;
+};
+
+struct reading {
+    const struct ng_changes_opts *o;
+    struct ng_context match;
+    struct ng_strmap keys;
+    struct series *series;
+    size_t n_series;
+    const char *file;
+};
+
+static const char *or_default(const char *s, const char *d)
+{
+    return s && *s ? s : d;
+}
+
+static int holds_match(const struct reading *rd, const struct ng_verdict *v)
+{
+    for (size_t i = 0; i < rd->match.n; i++) {
+        const char *got = ng_context_get(&v->context, rd->match.items[i].key);
+        if (!got || strcmp(got, rd->match.items[i].value) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int take_run(struct ng_history_entry *e, void *ctx)
+{
+    struct reading *rd = ctx;
+    const struct ng_verdict *v = &e->doc.v;
+    struct ng_buf key = NG_BUF_INIT;
+    int added;
+
+    if (v->outcome == NG_OUTCOME_ERROR || !v->has_figures || !isfinite(v->current.ms_per_epoch) ||
+        !holds_match(rd, v))
+        return 0;
+    ng_buf_addf(&key, "%s\n%s\n%s\n%s", v->name, or_default(v->mode, "total"),
+                or_default(v->metric, "kernel-sum"), or_default(v->work, "kernels,graphs"));
+    size_t i = ng_strmap_get(&rd->keys, key.data, key.len, rd->n_series, &added);
+    if (added) {
+        rd->series = ng_xgrow(rd->series, rd->n_series, sizeof *rd->series);
+        struct series *s = &rd->series[rd->n_series++];
+        memset(s, 0, sizeof *s);
+        s->name = ng_xstrdup(v->name);
+        struct ng_buf setup = NG_BUF_INIT;
+        ng_buf_addf(&setup, "mode %s, metric %s, work %s", or_default(v->mode, "total"),
+                    or_default(v->metric, "kernel-sum"), or_default(v->work, "kernels,graphs"));
+        s->setup = ng_buf_detach(&setup);
+    }
+    ng_buf_release(&key);
+    struct series *s = &rd->series[i];
+    if (s->n == s->cap)
+        s->cap = s->cap ? 2 * s->cap : 64, s->runs = ng_xrealloc(s->runs, s->cap * sizeof *s->runs);
+    const char *commit = ng_context_get(&v->context, "commit");
+    const char *url = ng_context_get(&v->context, "run_url");
+    s->runs[s->n++] = (struct run){ v->current.ms_per_epoch, commit ? ng_xstrdup(commit) : NULL,
+                                    url ? ng_xstrdup(url) : NULL, v->timestamp, e->line,
+                                    rd->file };
+    return 0;
+}
+
+static void series_release(struct series *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->runs[i].commit), free(s->runs[i].run_url);
+    free(s->runs);
+    free(s->name);
+    free(s->setup);
+}
+
+/* ---- the changes ---- */
+
+struct change {
+    const struct series *s;
+    struct ng_cp cp;
+    const struct run *good, *bad;
+    const struct ng_ack *ack;
+    int expired;
+    int standing;
+};
+
+static int newest_first(const void *pa, const void *pb)
+{
+    const struct change *a = pa, *b = pb;
+    if (a->bad->timestamp != b->bad->timestamp)
+        return a->bad->timestamp > b->bad->timestamp ? -1 : 1;
+    int c = strcmp(a->s->name, b->s->name);
+    if (c)
+        return c;
+    return a->cp.at > b->cp.at ? -1 : a->cp.at < b->cp.at;
+}
+
+static int is_regression(const struct ng_cp *c)
+{
+    return c->magnitude > 1;
+}
+
+/* An acknowledgement's commit must name one commit of the gate's runs. */
+static int check_prefixes(const struct ng_accept *acc, const struct series *s, size_t n_series,
+                          struct ng_err *err)
+{
+    for (size_t k = 0; k < acc->n; k++) {
+        const struct ng_ack *a = &acc->acks[k];
+        size_t len = strlen(a->commit);
+        for (size_t i = 0; i < n_series; i++) {
+            const char *first = NULL;
+            if (strcmp(s[i].name, a->gate) != 0)
+                continue;
+            for (size_t r = 0; r < s[i].n; r++) {
+                const char *c = s[i].runs[r].commit;
+                if (!c || strncmp(c, a->commit, len) != 0)
+                    continue;
+                if (first && strcmp(first, c) != 0) {
+                    ng_err_set(err, "--accept '%s' line %zu: commit '%s' names more than one "
+                                    "commit of '%s' (%.12s, %.12s); give more of it",
+                               a->path, a->line, a->commit, a->gate, first, c);
+                    return -1;
+                }
+                first = c;
+            }
+        }
+    }
+    return 0;
+}
+
+static void short_commit(char *buf, size_t size, const char *c)
+{
+    snprintf(buf, size, "%.7s", c ? c : "(no commit)");
+}
+
+static void day_of(char *buf, size_t size, time_t t)
+{
+    if (t > 0) {
+        ng_fmt_utc(buf, size, t, 0);
+        buf[size > 10 ? 10 : size - 1] = 0;
+    } else
+        snprintf(buf, size, "(no date)");
+}
+
+static void human_line(struct ng_buf *b, const struct change *c)
+{
+    char bad[16], good[16], day[32];
+    short_commit(bad, sizeof bad, c->bad->commit);
+    short_commit(good, sizeof good, c->good->commit);
+    day_of(day, sizeof day, c->bad->timestamp);
+    ng_buf_addf(b, "%s: %s %.2fx at %s (%s, line %zu; last good %s)  %.1f -> %.1f ms/epoch  p=%.1e",
+                c->s->name, is_regression(&c->cp) ? "regression" : "improvement", c->cp.magnitude,
+                bad, day, c->bad->position, good, c->cp.before, c->cp.after, c->cp.p_value);
+    if (c->ack)
+        ng_buf_addf(b, "  acknowledged by %s until %s: %s", c->ack->author, c->ack->expires,
+                    c->ack->reason);
+    else if (is_regression(&c->cp))
+        ng_buf_addf(b, "  %s%s", c->expired ? "acknowledgement expired; " : "",
+                    c->standing ? "STANDING (not acknowledged)" : "not acknowledged");
+    ng_buf_adds(b, "\n");
+}
+
+static cJSON *run_json(const struct run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    char ts[32];
+    cJSON_AddItemToObject(o, "commit", r->commit ? cJSON_CreateString(r->commit) : cJSON_CreateNull());
+    if (r->timestamp > 0) {
+        ng_fmt_utc(ts, sizeof ts, r->timestamp, 1);
+        cJSON_AddStringToObject(o, "timestamp", ts);
+    } else
+        cJSON_AddNullToObject(o, "timestamp");
+    cJSON_AddItemToObject(o, "run_url", r->run_url ? cJSON_CreateString(r->run_url) : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "file", r->file);
+    cJSON_AddNumberToObject(o, "position", (double)r->position);
+    return o;
+}
+
+static char *json_report(const struct change *c, size_t n, const struct series *s, size_t n_series,
+                         const int *standing)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "changes");
+    cJSON_AddStringToObject(root, "tool", NG_TOOL_NAME);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "gate", c[i].s->name);
+        cJSON_AddStringToObject(o, "setup", c[i].s->setup);
+        cJSON_AddItemToObject(o, "last_good", run_json(c[i].good));
+        cJSON_AddItemToObject(o, "first_bad", run_json(c[i].bad));
+        cJSON_AddStringToObject(o, "direction", is_regression(&c[i].cp) ? "regression" : "improvement");
+        cJSON_AddNumberToObject(o, "magnitude", c[i].cp.magnitude);
+        cJSON_AddNumberToObject(o, "before_ms", c[i].cp.before);
+        cJSON_AddNumberToObject(o, "after_ms", c[i].cp.after);
+        cJSON_AddNumberToObject(o, "p_value", c[i].cp.p_value);
+        cJSON_AddBoolToObject(o, "acknowledged", c[i].ack != NULL);
+        if (c[i].ack) {
+            cJSON_AddStringToObject(o, "reason", c[i].ack->reason);
+            cJSON_AddStringToObject(o, "author", c[i].ack->author);
+            cJSON_AddStringToObject(o, "expires", c[i].ack->expires);
+        }
+        cJSON_AddBoolToObject(o, "ack_expired", c[i].expired && !c[i].ack);
+        cJSON_AddBoolToObject(o, "standing", c[i].standing);
+        cJSON_AddItemToArray(arr, o);
+    }
+    cJSON *gates = cJSON_AddArrayToObject(root, "gates");
+    for (size_t i = 0; i < n_series; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "gate", s[i].name);
+        cJSON_AddStringToObject(o, "setup", s[i].setup);
+        cJSON_AddNumberToObject(o, "runs", (double)s[i].n);
+        cJSON_AddBoolToObject(o, "standing_regression", standing[i]);
+        cJSON_AddItemToArray(gates, o);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+static char *junit_report(const struct change *c, size_t n, const struct series *s,
+                          size_t n_series, const int *standing)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    size_t failures = 0;
+    for (size_t i = 0; i < n_series; i++)
+        failures += standing[i] != 0;
+    char ts[32];
+    ng_fmt_utc(ts, sizeof ts, ng_report_time(), 0);
+    ng_buf_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nsys-gate changes\" "
+                    "timestamp=\"%s\" hostname=\"localhost\" tests=\"%zu\" failures=\"%zu\" "
+                    "errors=\"0\" skipped=\"0\" time=\"0.000\">\n  <properties/>\n",
+                ts, n_series, failures);
+    for (size_t i = 0; i < n_series; i++) {
+        ng_buf_adds(&b, "  <testcase classname=\"nsys-gate.changes\" name=\"");
+        ng_html_attr(&b, s[i].name);
+        ng_buf_adds(&b, "\"");
+        if (!standing[i]) {
+            ng_buf_adds(&b, " time=\"0.000\"/>\n");
+            continue;
+        }
+        ng_buf_adds(&b, " time=\"0.000\">\n    <failure type=\"regression\" message=\"");
+        for (size_t k = 0; k < n; k++)
+            if (c[k].s == &s[i] && c[k].standing) {
+                struct ng_buf line = NG_BUF_INIT;
+                human_line(&line, &c[k]);
+                line.data[line.len - 1] = 0;
+                ng_html_attr(&b, line.data);
+                ng_buf_release(&line);
+            }
+        ng_buf_adds(&b, "\"/>\n  </testcase>\n");
+    }
+    ng_buf_adds(&b, "  <system-out/>\n  <system-err/>\n</testsuite>\n");
+    return ng_buf_detach(&b);
+}
+
+static int write_reports(const struct ng_changes_opts *o, const struct change *c, size_t n,
+                         const struct series *s, size_t n_series, const int *standing,
+                         struct ng_err *err)
+{
+    int ret = 0;
+    if (o->json) {
+        char *t = json_report(c, n, s, n_series, standing);
+        struct ng_buf b = NG_BUF_INIT;
+        ng_buf_adds(&b, t);
+        ng_buf_adds(&b, "\n");
+        free(t);
+        ret |= ng_write_file_atomic(o->json, b.data, b.len, err);
+        ng_buf_release(&b);
+    }
+    if (o->junit) {
+        char *t = junit_report(c, n, s, n_series, standing);
+        struct ng_err e2;
+        if (ng_write_file_atomic(o->junit, t, strlen(t), ret ? &e2 : err) < 0)
+            ret = -1;
+        free(t);
+    }
+    return ret < 0 ? -1 : 0;
+}
+
+int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
+                   struct ng_err *err)
+{
+    struct reading rd = { o, { NULL, 0 }, NG_STRMAP_INIT, NULL, 0, NULL };
+    struct ng_accept acc = NG_ACCEPT_INIT;
+    struct change *ch = NULL;
+    size_t n_ch = 0;
+    int *standing = NULL;
+    int ret = 0;
+    struct ng_cp_opts co = { o->p_max, o->min_change, (size_t)o->window };
+    time_t now = ng_report_time();
+
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < o->n_match; i++) {
+        const char *eq = strchr(o->match[i], '=');
+        char *key = ng_xstrndup(o->match[i], (size_t)(eq - o->match[i]));
+        ng_context_set(&rd.match, key, eq + 1);
+        free(key);
+    }
+    for (size_t i = 0; ret == 0 && i < o->n_accept; i++)
+        ret = ng_accept_read(&acc, o->accept[i], err);
+    for (size_t i = 0; ret == 0 && i < o->n_histories; i++) {
+        struct ng_history h = NG_HISTORY_INIT;
+        rd.file = o->histories[i];
+        ret = ng_history_read(&h, o->histories[i], take_run, &rd, err);
+        for (size_t k = 0; k < h.n_warnings; k++)
+            ng_strv_push(&r->warnings, &r->n_warnings, ng_xstrdup(h.warnings[k]));
+        ng_history_release(&h);
+    }
+    if (ret == 0)
+        ret = check_prefixes(&acc, rd.series, rd.n_series, err);
+    standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
+    for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
+        struct series *s = &rd.series[i];
+        double *x = ng_xmalloc((s->n + 1) * sizeof *x);
+        struct ng_cp *cp = ng_xmalloc((s->n / NG_CP_MIN_SIDE + 2) * sizeof *cp);
+        for (size_t k = 0; k < s->n; k++)
+            x[k] = s->runs[k].ms;
+        size_t found = ng_cp_detect(x, s->n, &co, cp);
+        ch = ng_xrealloc(ch, (n_ch + found + 1) * sizeof *ch);
+        for (size_t k = 0; k < found; k++) {
+            struct change *c = &ch[n_ch++];
+            memset(c, 0, sizeof *c);
+            c->s = s;
+            c->cp = cp[k];
+            c->good = &s->runs[cp[k].at - 1];
+            c->bad = &s->runs[cp[k].at];
+            c->ack = ng_accept_find(&acc, s->name, c->bad->commit, now, &c->expired);
+            if (k + 1 == found && is_regression(&cp[k]) && !c->ack)
+                c->standing = standing[i] = 1;
+        }
+        r->standing += standing[i] != 0;
+        free(x);
+        free(cp);
+    }
+    if (ret == 0) {
+        struct ng_buf b = NG_BUF_INIT;
+        qsort(ch, n_ch, sizeof *ch, newest_first);
+        for (size_t k = 0; k < n_ch; k++)
+            human_line(&b, &ch[k]);
+        ng_buf_addf(&b, "%zu change%s in %zu gate%s; %zu standing regression%s\n", n_ch,
+                    n_ch == 1 ? "" : "s", rd.n_series, rd.n_series == 1 ? "" : "s", r->standing,
+                    r->standing == 1 ? "" : "s");
+        r->text = ng_buf_detach(&b);
+        r->gates = rd.n_series;
+        r->changes = n_ch;
+        ret = write_reports(o, ch, n_ch, rd.series, rd.n_series, standing, err);
+    }
+    free(ch);
+    free(standing);
+    for (size_t i = 0; i < rd.n_series; i++)
+        series_release(&rd.series[i]);
+    free(rd.series);
+    ng_strmap_release(&rd.keys);
+    ng_context_release(&rd.match);
+    ng_accept_release(&acc);
+    return ret;
+}
+
+int ng_changes_exit_code(const struct ng_changes_result *r, int failed)
+{
+    return failed ? 2 : r->standing ? 1 : 0;
+}
+
+void ng_changes_result_release(struct ng_changes_result *r)
+{
+    free(r->text);
+    ng_strv_free(&r->warnings, &r->n_warnings);
+    r->text = NULL;
+}
