@@ -133,9 +133,14 @@ def github_night(root, origin, night, scale):
         if uses.startswith("actions/checkout@") or not condition(step, failed):
             continue
         if "run" in step:
-            p = run_step(step, ws, env, ctx)
+            out_file = os.path.join(root, f"night{night}", "github_output")
+            open(out_file, "w").close()
+            p = run_step(step, ws, dict(env, GITHUB_OUTPUT=out_file), ctx)
             check(p.returncode == 0, f"github night {night}: step {step.get('name')}: {p.stderr.strip()}")
             failed |= p.returncode != 0
+            if "id" in step:   # KEY=VALUE lines, as the runner reads $GITHUB_OUTPUT
+                with open(out_file) as f:
+                    ctx["steps"][step["id"]] = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l)
         elif re.fullmatch(r"[\w.-]+/nsys-gate@v\d+", uses):
             inputs = {k: evaluate(v, ctx) for k, v in step["with"].items()}
             rc, outputs, _ = platforms.run_action(ws, inputs, {k: env[k] for k in
