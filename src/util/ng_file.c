@@ -373,6 +373,10 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
         return write_in_place(path, data, len, O_APPEND, err);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return write_in_place(path, data, len, 0, err);
+    /* (rename() onto "." says "Device or resource busy") */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return ng_err_set(err, "unable to write '%s': it is a directory (give a file name)",
+                          path);
 
     /* A symlink stays a link: the report replaces its target.  The
      * temporary file lives beside the target so rename() is atomic. */
