@@ -116,16 +116,17 @@ static void print_run(const struct ng_batch_run *r)
 static int finish_run(struct ng_batch_run *r)
 {
     struct ng_report_request reqs[NG_OUTPUTS_MAX];
-    struct ng_err werr;
+    struct ng_err werr[NG_OUTPUTS_MAX];
 
     print_run(r);
     int status = r->exit_code;
-    if (ng_report_write_batch(&r->batch, reqs, ng_outputs_requests(&r->outputs, reqs),
-                              &werr) < 0) {
-        if (!r->error[0])   /* one ERROR line: a run that errored has said its own */
-            print_line("ERROR: ", werr.msg);
+    size_t failed = ng_report_write_batch(&r->batch, reqs,
+                                          ng_outputs_requests(&r->outputs, reqs), werr);
+    /* each failed report named, unless the run errored: it has said its own */
+    for (size_t i = 0; i < failed && !r->error[0]; i++)
+        print_line("ERROR: ", werr[i].msg);
+    if (failed)
         status = 2;
-    }
     ng_batch_run_release(r);
     return status;
 }

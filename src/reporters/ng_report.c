@@ -128,21 +128,21 @@ static int written_first(const struct ng_report_request *q)
     return stat(q->path, &st) < 0 || S_ISREG(st.st_mode);
 }
 
-int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
-                          size_t n, struct ng_err *err)
+size_t ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                             size_t n, struct ng_err *errs)
 {
-    size_t first_failed = n;   /* the failure reported is the first in request order */
+    unsigned char failed[NG_REPORT_MAX] = { 0 };
+    struct ng_err *one = ng_xcalloc(n ? n : 1, sizeof *one);
+    size_t n_failed = 0;
 
-    for (int pass = 1; pass >= 0; pass--) {
-        for (size_t i = 0; i < n; i++) {
-            struct ng_err one;
-            if (written_first(&reqs[i]) != pass || write_one(b, &reqs[i], &one) == 0)
-                continue;
-            if (i < first_failed) {
-                first_failed = i;
-                *err = one;
-            }
-        }
-    }
-    return first_failed < n ? -1 : 0;
+    for (int pass = 1; pass >= 0; pass--)
+        for (size_t i = 0; i < n && i < NG_REPORT_MAX; i++)
+            if (written_first(&reqs[i]) == pass && write_one(b, &reqs[i], &one[i]) < 0)
+                failed[i] = 1;
+    /* each failure named, in request order (a full disk fails them all) */
+    for (size_t i = 0; i < n && i < NG_REPORT_MAX; i++)
+        if (failed[i])
+            errs[n_failed++] = one[i];
+    free(one);
+    return n_failed;
 }

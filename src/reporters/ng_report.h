@@ -35,10 +35,12 @@ struct ng_report_request {
  * document, file or line set for all its gates; a batch without a
  * manifest is one gate, written as that verdict alone.  Files are written
  * before the streams (a closed or stalled pipe must not cost a report);
- * EPIPE on stdout or stderr ends that stream silently.  Returns -1 if any
- * failed, with err describing the first failure in request order. */
-int ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
-                          size_t n, struct ng_err *err);
+ * EPIPE on stdout or stderr ends that stream silently.  Returns how many
+ * failed, each described in errs (room for n, at most NG_REPORT_MAX), in
+ * request order. */
+#define NG_REPORT_MAX 64
+size_t ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+                             size_t n, struct ng_err *errs);
 
 /* Renders one format into out (for tests and callers that want bytes). */
 int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_buf *out,
