@@ -247,14 +247,29 @@ struct pending {
     int slot;                  /* tmp's in the signal cleanup */
 };
 
+/* --output without its trailing slashes: "site/" names the directory
+ * "site" (the temporary one beside it is "site.tmp.XXXXXX", not inside). */
+static char *site_name(const char *out_dir)
+{
+    size_t n = strlen(out_dir);
+    while (n > 1 && out_dir[n - 1] == '/')
+        n--;
+    char *name = ng_xmalloc(n + 1);
+    memcpy(name, out_dir, n);
+    name[n] = '\0';
+    return name;
+}
+
 /* The site written at pd->tmp, removed on a signal until it is swapped in. */
 static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
 {
-    char *key = ng_file_key(s->o->out_dir);
+    char *name = site_name(s->o->out_dir);
+    char *key = ng_file_key(name);
     char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
     int ret = -1;
 
-    pd->dir = ng_file_target(s->o->out_dir);
+    pd->dir = ng_file_target(name);
+    free(name);
     if (!pd->dir) {
         ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
         goto out;
