@@ -29,6 +29,7 @@ struct ng_compare_opts {
     int nvtx;            /* per-epoch samples from NVTX epoch ranges */
     enum ng_metric metric;
     unsigned work;       /* the kinds counted (NG_WORK_BIT); 0: NG_WORK_DEFAULT */
+    int work_given;      /* --work was set (flag, variable or manifest), not defaulted */
     long skip_epochs;    /* NVTX mode: warm-up epochs dropped from each run */
     double alpha;        /* significance level; 0 = no test */
     long top;            /* kernels kept in the attribution */
