@@ -92,18 +92,30 @@ static void name_line(struct ng_buf *out, const char *name)
     ng_buf_adds(out, len > NAME_SHOWN_MAX ? "...\n" : "\n");
 }
 
+const char *ng_count_text(char *buf, size_t size, double n)
+{
+    snprintf(buf, size, "%.3f", n);
+    char *end = buf + strlen(buf);
+    while (end > buf && end[-1] == '0')
+        *--end = '\0';
+    if (end > buf && end[-1] == '.')
+        *--end = '\0';
+    return buf;
+}
+
 /* What --kernels / --exclude-kernels left out, per epoch. */
 static void excluded_line(struct ng_buf *out, const struct ng_verdict *v)
 {
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
     if (b->excluded_launches == 0 && c->excluded_launches == 0)
         return;
-    ng_buf_addf(out, "  left out by the kernel filters, per epoch: baseline %.3f ms (%.1f "
-                     "launches), current %.3f ms (%.1f launches)\n",
+    char bn[32], cn[32];
+    ng_buf_addf(out, "  left out by the kernel filters, per epoch: baseline %.3f ms (%s "
+                     "launches), current %.3f ms (%s launches)\n",
                 (double)b->excluded_ns / 1e6 / b->epochs_counted,
-                (double)b->excluded_launches / b->epochs_counted,
+                ng_count_text(bn, sizeof bn, (double)b->excluded_launches / b->epochs_counted),
                 (double)c->excluded_ns / 1e6 / c->epochs_counted,
-                (double)c->excluded_launches / c->epochs_counted);
+                ng_count_text(cn, sizeof cn, (double)c->excluded_launches / c->epochs_counted));
 }
 
 /* The items the per-kernel gates did not pass. */
@@ -137,6 +149,13 @@ int ng_verdict_only_kernels(const struct ng_verdict *v)
     return 1;
 }
 
+const char *ng_kernel_status_shown(const struct ng_kernel_delta *k)
+{
+    if (k->status == NG_KERNEL_CHANGED && fabs(k->delta_ms_per_epoch) < 0.0005)
+        return "unchanged";
+    return ng_kernel_status_name(k->status);
+}
+
 void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
 {
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
@@ -154,10 +173,12 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
                 ng_verdict_only_kernels(v) ? "kernels" : "work items");
     for (size_t i = 0; i < v->n_top && i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
-        ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %-7s %.3f -> %.3f ms, %.1f -> %.1f launches  ",
-                    k->delta_ms_per_epoch, k->share * 100.0, ng_kernel_status_name(k->status),
+        char bn[32], cn[32];
+        ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %-7s %.3f -> %.3f ms, %s -> %s launches  ",
+                    k->delta_ms_per_epoch, k->share * 100.0, ng_kernel_status_shown(k),
                     k->baseline_ms_per_epoch, k->current_ms_per_epoch,
-                    k->baseline_instances_per_epoch, k->current_instances_per_epoch);
+                    ng_count_text(bn, sizeof bn, k->baseline_instances_per_epoch),
+                    ng_count_text(cn, sizeof cn, k->current_instances_per_epoch));
         name_line(out, k->name);
     }
     gated_lines(out, v);

@@ -56,4 +56,13 @@ void ng_batch_line(const struct ng_batch *b, struct ng_buf *out);
  * out is the caller's to release. */
 void ng_batch_context(const struct ng_batch *b, struct ng_context *out);
 
+/* A count per epoch with the decimals it needs: "200", "12.5", "0.333"
+ * (at most three), never "200.0"; written into buf, which is returned. */
+const char *ng_count_text(char *buf, size_t size, double n);
+
+/* An item's status in words: "unchanged" for one in both profiles whose
+ * time per epoch did not move as shown (to the microsecond), not "changed"
+ * with +0.000; else ng_kernel_status_name(). */
+const char *ng_kernel_status_shown(const struct ng_kernel_delta *k);
+
 #endif

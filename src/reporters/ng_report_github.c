@@ -170,10 +170,12 @@ static void md_kernels(struct md *m, const struct ng_verdict *v)
             ng_buf_addf(&b, " | %s", ng_work_kind_name(k->kind));
         if (gates)
             ng_buf_addf(&b, " | %s", k->gated ? ng_outcome_title(k->verdict) : EM_DASH);
-        ng_buf_addf(&b, " | %s | %.3f | %.3f | %+.3f | %.1f%% | %.1f " ARROW " %.1f |\n",
-                    ng_kernel_status_name(k->status), k->baseline_ms_per_epoch,
+        char bn[32], cn[32];
+        ng_buf_addf(&b, " | %s | %.3f | %.3f | %+.3f | %.1f%% | %s " ARROW " %s |\n",
+                    ng_kernel_status_shown(k), k->baseline_ms_per_epoch,
                     k->current_ms_per_epoch, k->delta_ms_per_epoch, k->share * 100.0,
-                    k->baseline_instances_per_epoch, k->current_instances_per_epoch);
+                    ng_count_text(bn, sizeof bn, k->baseline_instances_per_epoch),
+                    ng_count_text(cn, sizeof cn, k->current_instances_per_epoch));
         md_add(m, &b);
     }
 }

@@ -81,8 +81,8 @@ static void test_human(void **state)
         "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
         "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
-        "    +90.000 ms ( 90.0%) changed 150.000 -> 240.000 ms, 10.0 -> 10.0 launches  gemm<\\x1B[1m&>\n"
-        "    +10.000 ms ( 10.0%) new     0.000 -> 10.000 ms, 0.0 -> 2.0 launches  fresh_kernel\n");
+        "    +90.000 ms ( 90.0%) changed 150.000 -> 240.000 ms, 10 -> 10 launches  gemm<\\x1B[1m&>\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -> 10.000 ms, 0 -> 2 launches  fresh_kernel\n");
     free(s);
     v.outcome = NG_OUTCOME_ERROR;
     s = render("human", &v);
@@ -324,8 +324,8 @@ static void test_junit(void **state)
         "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
         "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
-        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10.0 -&gt; 10.0 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
-        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0.0 -&gt; 2.0 launches  fresh_kernel\n"
+        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10 -&gt; 10 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0 -&gt; 2 launches  fresh_kernel\n"
         "</failure>\n"
         "  </testcase>\n"
         "  <system-out>FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
@@ -333,8 +333,8 @@ static void test_junit(void **state)
         "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
         "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
-        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10.0 -&gt; 10.0 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
-        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0.0 -&gt; 2.0 launches  fresh_kernel\n"
+        "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10 -&gt; 10 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
+        "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0 -&gt; 2 launches  fresh_kernel\n"
         "</system-out>\n"
         "  <system-err></system-err>\n"
         "</testsuite>\n");
