@@ -353,6 +353,11 @@ static int p_exclude_kernels(struct ng_settings *s, const char *v, const char **
     return p_pattern(v, s->compare.policy.exclude, &s->compare.policy.n_exclude, problem);
 }
 
+static int p_comm_kernels(struct ng_settings *s, const char *v, const char **problem)
+{
+    return p_pattern(v, s->compare.policy.comm, &s->compare.policy.n_comm, problem);
+}
+
 static int p_min_delta(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_ms(&s->compare.policy.min_delta_ms, v, problem);
@@ -488,6 +493,7 @@ static size_t *c_baselines(struct ng_settings *s) { return &s->n_baselines; }
 static size_t *c_currents(struct ng_settings *s) { return &s->n_currents; }
 static size_t *c_kernels(struct ng_settings *s) { return &s->compare.policy.n_kernels; }
 static size_t *c_exclude(struct ng_settings *s) { return &s->compare.policy.n_exclude; }
+static size_t *c_comm(struct ng_settings *s) { return &s->compare.policy.n_comm; }
 
 static int p_cache_dir(struct ng_settings *s, const char *v, const char **problem)
 {
@@ -596,6 +602,9 @@ static const struct opt_spec specs[] = {
     { "exclude-kernels", "NSYS_GATE_EXCLUDE_KERNELS", REPEATABLE_LINES,
       p_exclude_kernels, NULL, "REGEX",
       "leave out work items whose name matches (repeatable), e.g. '^nccl'", NG_CLI_GATE, NG_HELP_COUNTED },
+    { "comm-kernels", "NSYS_GATE_COMM_KERNELS", REPEATABLE_LINES, p_comm_kernels, NULL, "REGEX",
+      "kernels whose name matches are communication too, beside the built-in table (POSIX "
+      "extended; repeatable)", NG_CLI_GATE, NG_HELP_COUNTED },
     { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
       "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
       NG_CLI_GATE, NG_HELP_DECISION },
@@ -996,6 +1005,7 @@ static const struct {
     { p_current, c_currents },
     { p_kernels, c_kernels },
     { p_exclude_kernels, c_exclude },
+    { p_comm_kernels, c_comm },
 };
 
 void ng_cli_clear_list(struct ng_settings *s, const char *flag)

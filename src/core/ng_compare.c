@@ -24,8 +24,14 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
     s->format = p[0].format;
     s->loaded = 1;
     s->has_places = 1;
+    s->has_breakdown = 1;
     for (size_t i = 0; i < n; i++) {
         s->has_places &= p[i].has_places;
+        s->has_breakdown &= p[i].has_breakdown;
+        if (ng_breakdown_merge(&s->bd_devices, &s->n_bd_devices, p[i].bd_devices,
+                               p[i].n_bd_devices) < 0 ||
+            ng_breakdown_add(&s->breakdown, &p[i].breakdown) < 0)
+            s->has_breakdown = 0;   /* beyond 64 bits over the runs: not shown */
         s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
                                               p[i].total_ns, p[i].launches, p[i].rank,
                                               p[i].world_size };

@@ -6,53 +6,22 @@
 
 #include "util/ng_util.h"
 
-/* ---- kernel-sum ---- */
-
-static int sum_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end)
-{
-    (void)device;
-    return __builtin_add_overflow(a->sum, end - start, &a->sum) ? -1 : 0;
-}
-
-static int64_t sum_value(const struct ng_acc *a)
-{
-    return a->sum;
-}
-
-/* ---- gpu-span ---- */
-
-static int span_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end)
-{
-    int64_t unused;
-    (void)device;
-    if (a->launches == 0 || start < a->first)
-        a->first = start;
-    if (a->launches == 0 || end > a->last)
-        a->last = end;
-    return __builtin_sub_overflow(a->last, a->first, &unused) ? -1 : 0;
-}
-
-static int64_t span_value(const struct ng_acc *a)
-{
-    return a->launches ? a->last - a->first : 0;
-}
-
-/* ---- gpu-busy ---- */
+/* ---- the devices ---- */
 
 /* The device's state: usually the one used last; a few devices are
  * searched, more (a crafted file) found by an index built then. */
-#define BUSY_SEARCH 8
+#define DEV_SEARCH 8
 
-static struct ng_acc_dev *busy_device(struct ng_acc *a, int64_t device)
+static struct ng_acc_dev *acc_device(struct ng_acc *a, int64_t device)
 {
     if (a->last_dev < a->n_dev && a->dev[a->last_dev].device == device)
         return &a->dev[a->last_dev];
     size_t i = 0;
-    if (a->n_dev <= BUSY_SEARCH) {
+    if (a->n_dev <= DEV_SEARCH) {
         while (i < a->n_dev && a->dev[i].device != device)
             i++;
     } else {
-        if (a->index.cap == 0)   /* past BUSY_SEARCH: every device so far indexed */
+        if (a->index.cap == 0)   /* past DEV_SEARCH: every device so far indexed */
             for (size_t k = 0; k < a->n_dev; k++)
                 ng_idmap_set(&a->index, a->dev[k].device, 0, k);
         i = ng_idmap_get(&a->index, device, 0, a->n_dev, NULL);
@@ -66,24 +35,61 @@ static struct ng_acc_dev *busy_device(struct ng_acc *a, int64_t device)
         a->dev = ng_xrealloc(a->dev, a->cap_dev * sizeof *a->dev);
     }
     a->last_dev = a->n_dev;
-    a->dev[a->n_dev] = (struct ng_acc_dev){ device, 0, 0, -1 };   /* -1: nothing open yet */
+    a->dev[a->n_dev] = (struct ng_acc_dev){ .device = device, .closed = -1,
+                                            .k_start = INT64_MIN, .k_end = INT64_MIN,
+                                            .c_start = INT64_MIN, .c_end = INT64_MIN };
     return &a->dev[a->n_dev++];
 }
 
-/* Intervals in order of start: each one either extends the open interval
- * or closes it and opens the next, so memory stays one interval a device. */
-static int busy_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end)
+static int64_t max64(int64_t x, int64_t y)
 {
-    struct ng_acc_dev *d = busy_device(a, device);
+    return x > y ? x : y;
+}
 
+static int64_t min64(int64_t x, int64_t y)
+{
+    return x < y ? x : y;
+}
+
+/* The communication time in [mark, t) with no compute: the coverage there
+ * is final once an interval starting at t has come. */
+static int64_t exposed_until(const struct ng_acc_dev *d, int64_t t)
+{
+    int64_t lo = max64(d->c_start, d->mark), hi = min64(d->c_end, t);
+    if (hi <= lo)
+        return 0;
+    int64_t hlo = max64(lo, d->k_start), hhi = min64(hi, d->k_end);
+    return (hi - lo) - (hhi > hlo ? hhi - hlo : 0);
+}
+
+/* [start, end] into a union's last component (*s, *e): extends it, or
+ * (a gap) replaces it, the old one being wholly before start. */
+static void extend(int64_t *s, int64_t *e, int64_t start, int64_t end)
+{
+    if (*e < start) {
+        *s = start;
+        *e = end;
+    } else if (end > *e) {
+        *e = end;
+    }
+}
+
+/* Intervals in order of start: each one either extends the open busy
+ * interval or closes it and opens the next, so memory stays one interval
+ * a device. */
+static int add_busy(struct ng_acc_dev *d, int64_t start, int64_t end)
+{
+    int64_t unused;
     if (d->closed < 0) {
-        *d = (struct ng_acc_dev){ device, start, end, 0 };
+        d->open_start = d->first = d->mark = start;
+        d->open_end = d->last = end;
+        d->closed = 0;
         return 0;
     }
-    if (start < d->open_start) {
-        a->disordered = 1;   /* the union so far would be wrong: the caller reorders */
-        return 0;
-    }
+    if (end > d->last)
+        d->last = end;
+    if (__builtin_sub_overflow(d->last, d->first, &unused))
+        return -1;
     if (start <= d->open_end) {
         if (end > d->open_end)
             d->open_end = end;
@@ -96,24 +102,78 @@ static int busy_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end
     return 0;
 }
 
+int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
+               enum ng_work_class cls)
+{
+    int64_t unused, dur = end - start;
+
+    a->launches++;
+    if (__builtin_add_overflow(a->sum, dur, &a->sum))
+        return -1;
+    if (a->launches == 1 || start < a->first)
+        a->first = start;
+    if (a->launches == 1 || end > a->last)
+        a->last = end;
+    if (__builtin_sub_overflow(a->last, a->first, &unused))
+        return -1;
+    struct ng_acc_dev *d = acc_device(a, device);
+    if (d->closed >= 0 && start < d->open_start) {
+        a->disordered = 1;   /* the unions so far would be wrong: the caller reorders */
+        return 0;
+    }
+    if (d->c_end > d->mark)
+        d->exposed += exposed_until(d, start);
+    if (start > d->mark)
+        d->mark = start;
+    if (add_busy(d, start, end) < 0 || __builtin_add_overflow(d->ns[cls], dur, &d->ns[cls]))
+        return -1;
+    if (cls == NG_CLASS_COMPUTE)
+        extend(&d->k_start, &d->k_end, start, end);
+    else if (cls == NG_CLASS_COMM)
+        extend(&d->c_start, &d->c_end, start, end);
+    return 0;
+}
+
+static int64_t dev_busy(const struct ng_acc_dev *d)
+{
+    return d->closed < 0 ? 0 : d->closed + (d->open_end - d->open_start);
+}
+
+/* Exposure counted so far, and after the mark (nothing more will come). */
+static int64_t dev_exposed(const struct ng_acc_dev *d)
+{
+    return d->exposed + exposed_until(d, INT64_MAX);
+}
+
+/* ---- the metrics ---- */
+
+static int64_t sum_value(const struct ng_acc *a)
+{
+    return a->sum;
+}
+
+static int64_t span_value(const struct ng_acc *a)
+{
+    return a->launches ? a->last - a->first : 0;
+}
+
 static int64_t busy_value(const struct ng_acc *a)
 {
     int64_t total = 0;
     for (size_t i = 0; i < a->n_dev; i++)
-        if (a->dev[i].closed >= 0)
-            total += a->dev[i].closed + (a->dev[i].open_end - a->dev[i].open_start);
+        total += dev_busy(&a->dev[i]);
     return total;
 }
 
 const struct ng_metric_info ng_metrics[] = {
     { NG_METRIC_KERNEL_SUM, "kernel-sum",
-      "the sum of the durations of the counted work (default)", 0, sum_add, sum_value },
+      "the sum of the durations of the counted work (default)", 0, sum_value },
     { NG_METRIC_GPU_SPAN, "gpu-span",
       "last end minus first start of the epoch's counted work (NVTX mode)",
-      NG_METRIC_NEEDS_NVTX, span_add, span_value },
+      NG_METRIC_NEEDS_NVTX, span_value },
     { NG_METRIC_GPU_BUSY, "gpu-busy",
       "time the GPU had counted work running: the union of the work intervals per device, "
-      "summed over devices", NG_METRIC_NEEDS_ORDER, busy_add, busy_value },
+      "summed over devices", 0, busy_value },
 };
 const size_t ng_n_metrics = sizeof ng_metrics / sizeof ng_metrics[0];
 
@@ -145,6 +205,71 @@ void ng_metric_choices(char *buf, size_t size)
 int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m)
 {
     return ng_metric_info(m)->value(a);
+}
+
+int ng_breakdown_add(struct ng_breakdown *to, const struct ng_breakdown *from)
+{
+    return __builtin_add_overflow(to->compute, from->compute, &to->compute) ||
+                   __builtin_add_overflow(to->comm, from->comm, &to->comm) ||
+                   __builtin_add_overflow(to->exposed, from->exposed, &to->exposed) ||
+                   __builtin_add_overflow(to->memory, from->memory, &to->memory) ||
+                   __builtin_add_overflow(to->idle, from->idle, &to->idle)
+               ? -1 : 0;
+}
+
+int ng_breakdown_merge(struct ng_breakdown **devs, size_t *n, const struct ng_breakdown *add,
+                       size_t n_add)
+{
+    struct ng_breakdown *out = ng_xcalloc(*n + n_add + 1, sizeof *out);
+    size_t i = 0, j = 0, k = 0;
+    int ret = 0;
+
+    while (i < *n || j < n_add) {
+        if (j == n_add || (i < *n && (*devs)[i].device < add[j].device)) {
+            out[k++] = (*devs)[i++];
+        } else if (i == *n || add[j].device < (*devs)[i].device) {
+            out[k++] = add[j++];
+        } else {
+            out[k] = (*devs)[i++];
+            if (ng_breakdown_add(&out[k++], &add[j++]) < 0)
+                ret = -1;
+        }
+    }
+    free(*devs);
+    *devs = out;
+    *n = k;
+    return ret;
+}
+
+static int by_device(const void *a, const void *b)
+{
+    const struct ng_breakdown *x = a, *y = b;
+    return (x->device > y->device) - (x->device < y->device);
+}
+
+int ng_acc_breakdown(const struct ng_acc *a, struct ng_breakdown **devs, size_t *n,
+                     struct ng_breakdown *sum)
+{
+    struct ng_breakdown *mine = ng_xcalloc(a->n_dev + 1, sizeof *mine);
+    size_t m = 0;
+    int ret = 0;
+
+    for (size_t i = 0; i < a->n_dev; i++) {
+        const struct ng_acc_dev *d = &a->dev[i];
+        if (d->closed < 0)
+            continue;
+        mine[m] = (struct ng_breakdown){ d->device, d->ns[NG_CLASS_COMPUTE],
+                                         d->ns[NG_CLASS_COMM], dev_exposed(d),
+                                         d->ns[NG_CLASS_MEMORY],
+                                         (d->last - d->first) - dev_busy(d) };
+        if (ng_breakdown_add(sum, &mine[m++]) < 0)
+            ret = -1;
+    }
+    qsort(mine, m, sizeof *mine, by_device);   /* a device is one entry of an accumulator */
+    if (ng_breakdown_merge(devs, n, mine, m) < 0)
+        ret = -1;
+    free(mine);
+    return ret;
 }
 
 void ng_acc_reset(struct ng_acc *a)

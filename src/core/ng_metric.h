@@ -10,10 +10,24 @@
  *   gpu-busy    the time the GPU had counted work running: per device the
  *               length of the union of the work intervals, summed over
  *               devices, so concurrent work counts once
+ *   exposed-comm the time a communication kernel ran on a device while no
+ *               compute kernel ran on it, summed over devices: an
+ *               all-reduce that stops overlapping compute shows here
+ *               even when the kernel sum stays
  *
- * An accumulator (struct ng_acc) takes work intervals one at a time.
- * gpu-busy needs them in order of start per device, and says when they
+ * An accumulator (struct ng_acc) takes work intervals one at a time, each
+ * of a class (compute, communication, memory), and keeps every metric's
+ * figure and the breakdown of the time per device (ng_acc_breakdown) in
+ * the same pass: the sums by class, the busy union, the exposed
+ * communication and the idle time inside the device's span.  It needs the
+ * intervals in order of start per device (any metric), and says when they
  * were not (ng_acc.disordered): the reader then feeds them again in order.
+ *
+ * Exposed communication is settled as the intervals arrive: once an
+ * interval starting at t is seen, no later one covers a point before t,
+ * so the coverage of both unions before t is final.  A device keeps the
+ * last component of its compute union and of its communication union and
+ * the point `mark` up to which their difference is counted.
  *
  * Ownership: an accumulator owns its per-device array and index;
  * ng_acc_release() frees them.  The table is static. */
@@ -32,23 +46,46 @@ enum ng_metric {
 };
 
 #define NG_METRIC_NEEDS_NVTX 1u    /* per epoch only: a whole trace's span gates nothing */
-#define NG_METRIC_NEEDS_ORDER 2u   /* intervals in order of start, per device */
 
-/* One device's merged intervals so far (gpu-busy). */
+/* What a work interval is, for the breakdown. */
+enum ng_work_class {
+    NG_CLASS_COMPUTE = 0,   /* kernels that are not communication, graph launches */
+    NG_CLASS_COMM,          /* communication kernels (ng_comm) */
+    NG_CLASS_MEMORY,        /* memcpy, memset */
+};
+#define NG_CLASSES 3
+
+/* One device's state so far. */
 struct ng_acc_dev {
     int64_t device;
-    int64_t open_start, open_end;   /* the interval still growing */
-    int64_t closed;                 /* the length of the intervals before it */
+    int64_t open_start, open_end;   /* busy: the union's interval still growing */
+    int64_t closed;                 /* busy: the length of the intervals before it;
+                                       -1: nothing added yet */
+    int64_t first, last;            /* the span: first start, last end */
+    int64_t k_start, k_end;         /* the compute union's last component (INT64_MIN: none) */
+    int64_t c_start, c_end;         /* the communication union's last component */
+    int64_t mark;                   /* exposure before it is counted in `exposed` */
+    int64_t exposed;
+    int64_t ns[NG_CLASSES];         /* the durations by class */
+};
+
+/* Where the time of counted work went, in ns: on one device, or summed
+ * over devices (and epochs, runs).  The sums by class count concurrent
+ * work twice; exposed and idle come from the unions.  idle is the span of
+ * the device's counted work minus its busy time. */
+struct ng_breakdown {
+    int64_t device;         /* in a per-device list */
+    int64_t compute, comm, exposed, memory, idle;
 };
 
 struct ng_acc {
     int64_t sum;              /* kernel-sum */
     int64_t first, last;      /* gpu-span: over every interval added */
     int64_t launches;         /* intervals added */
-    struct ng_acc_dev *dev;   /* gpu-busy */
+    struct ng_acc_dev *dev;   /* per device: busy, breakdown */
     size_t n_dev, cap_dev, last_dev;
     struct ng_idmap index;    /* device -> dev[], once there are more than a few */
-    int disordered;           /* gpu-busy: an interval started before an earlier one */
+    int disordered;           /* an interval started before an earlier one on its device */
 };
 
 struct ng_metric_info {
@@ -56,9 +93,6 @@ struct ng_metric_info {
     const char *name;
     const char *help;
     unsigned needs;
-    /* adds [start, end] of `device` (end >= start); -1 when a figure would
-     * overflow 64 bits */
-    int (*add)(struct ng_acc *a, int64_t device, int64_t start, int64_t end);
     int64_t (*value)(const struct ng_acc *a);
 };
 
@@ -78,16 +112,23 @@ const char *ng_metric_name(enum ng_metric m);
 /* "kernel-sum, gpu-span, gpu-busy" into buf. */
 void ng_metric_choices(char *buf, size_t size);
 
-/* Adds an interval under metric m (the counts every metric keeps, and the
- * metric's own figure).  Inline: it runs once a work row. */
-static inline int ng_acc_add(struct ng_acc *a, enum ng_metric m, int64_t device, int64_t start,
-                             int64_t end)
-{
-    int ret = ng_metric_info(m)->add(a, device, start, end);
-    a->launches++;
-    return ret;
-}
+/* Adds [start, end] (end >= start) of `device`, of class cls: every
+ * metric's figure and the breakdown.  -1 when a figure would overflow 64
+ * bits.  Runs once a work row. */
+int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
+               enum ng_work_class cls);
 int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m);
+/* Adds each device's breakdown to the list (*devs, *n: sorted by device,
+ * merged with what is there) and to *sum.  -1 when a sum would overflow. */
+int ng_acc_breakdown(const struct ng_acc *a, struct ng_breakdown **devs, size_t *n,
+                     struct ng_breakdown *sum);
+/* Merges the list `add` (sorted by device) into *devs (sorted): entries
+ * of one device add up.  Linear, so 200,000 devices cost no more than
+ * their sort.  -1 when a sum would overflow. */
+int ng_breakdown_merge(struct ng_breakdown **devs, size_t *n, const struct ng_breakdown *add,
+                       size_t n_add);
+/* to += from (not the device); -1 on overflow. */
+int ng_breakdown_add(struct ng_breakdown *to, const struct ng_breakdown *from);
 /* Empties the accumulator for a fresh pass (keeps its allocation). */
 void ng_acc_reset(struct ng_acc *a);
 void ng_acc_release(struct ng_acc *a);

@@ -494,7 +494,7 @@ static int add_cell(struct ng_nvtx *pj, size_t epoch, size_t item, int64_t ns)
 }
 
 int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t device,
-                        int64_t start, int64_t end, size_t item)
+                        int64_t start, int64_t end, size_t item, enum ng_work_class cls)
 {
     size_t first, last;
     int n = 0;
@@ -505,7 +505,7 @@ int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t dev
         struct ng_acc *a = pj->range_acc[i];
         if (!a)
             continue;   /* a warm-up epoch */
-        if (ng_acc_add(a, pj->metric, device, start, end) < 0)
+        if (ng_acc_add(a, device, start, end, cls) < 0)
             return -1;
         if (pj->track_items && item != SIZE_MAX &&
             add_cell(pj, pj->r[i].epoch, item, end - start) < 0)
@@ -597,6 +597,17 @@ struct ng_nvtx_result *ng_nvtx_results(const struct ng_nvtx *pj, size_t *n,
                                                   e->acc.launches };
     }
     return out;
+}
+
+int ng_nvtx_breakdown(const struct ng_nvtx *pj, struct ng_breakdown **devs, size_t *n,
+                      struct ng_breakdown *sum)
+{
+    for (size_t k = (size_t)pj->skip; k < pj->n_epochs; k++) {
+        const struct ng_nvtx_epoch *e = &pj->epochs[pj->order[k]];
+        if (e->acc.launches && ng_acc_breakdown(&e->acc, devs, n, sum) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int ng_nvtx_over_budget(const struct ng_nvtx *pj)

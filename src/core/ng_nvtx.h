@@ -133,7 +133,7 @@ void ng_nvtx_track_items(struct ng_nvtx *pj);
  * launched by call `corr` of process gpid: the number of counted epochs it
  * went into (0: none), or -1 when a figure would overflow 64 bits. */
 int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t device,
-                        int64_t start, int64_t end, size_t item);
+                        int64_t start, int64_t end, size_t item, enum ng_work_class cls);
 
 /* How many counted epochs a call of process gpid lies in, without adding
  * anything (work the kernel filters leave out). */
@@ -159,6 +159,12 @@ int64_t ng_nvtx_taken(const struct ng_nvtx *pj);
  * from pj). */
 struct ng_nvtx_result *ng_nvtx_results(const struct ng_nvtx *pj, size_t *n,
                                              size_t *empty);
+
+/* The breakdown of the counted epochs with work, added up (per device
+ * into *devs, *n; over devices into *sum): ng_acc_breakdown's figures.
+ * -1 when a sum would overflow. */
+int ng_nvtx_breakdown(const struct ng_nvtx *pj, struct ng_breakdown **devs, size_t *n,
+                      struct ng_breakdown *sum);
 
 /* The pattern spent its CPU budget on the range texts (the matching
  * stopped: the result would be partial). */
@@ -202,16 +208,17 @@ static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
 }
 
 static inline int ng_nvtx_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
-                                  int64_t device, int64_t start, int64_t end, size_t item)
+                                  int64_t device, int64_t start, int64_t end, size_t item,
+                                  enum ng_work_class cls)
 {
     const uint16_t *slot = pj->track_items ? NULL
                            : ng_nvtx_hot_slot(pj, gpid & NG_NVTX_GPID_MASK, corr);
     if (!slot || !*slot)
-        return ng_nvtx_work_any(pj, gpid, corr, device, start, end, item);
+        return ng_nvtx_work_any(pj, gpid, corr, device, start, end, item, cls);
     struct ng_acc *a = pj->range_acc[*slot - 1];
     if (!a)
         return 0;   /* a warm-up epoch */
-    if (ng_acc_add(a, pj->metric, device, start, end) < 0)
+    if (ng_acc_add(a, device, start, end, cls) < 0)
         return -1;
     pj->taken++;
     return 1;

@@ -53,6 +53,7 @@ void ng_profile_release(struct ng_profile *p)
     free(p->epochs);
     ng_strv_free(&p->warnings, &p->n_warnings);
     free(p->devices);
+    free(p->bd_devices);
     free(p->processes);
     free(p->graph_mode);
     free(p->gpu);

@@ -131,6 +131,13 @@ struct ng_profile {
     size_t n_devices;
     struct ng_place *processes;
     size_t n_processes;
+    /* where the time of the counted work went (in NVTX mode, of the
+     * counted epochs), summed over devices and per device (sorted by
+     * device); has_breakdown: the source measured it (saved text cannot) */
+    int has_breakdown;
+    struct ng_breakdown breakdown;
+    struct ng_breakdown *bd_devices;
+    size_t n_bd_devices;
     /* CUDA graphs: the trace mode the capture recorded ("Graph", "Node",
      * NULL when it says nothing), and kernels that carry a graph id (traced
      * per node) */

@@ -74,6 +74,9 @@ void ng_verdict_release(struct ng_verdict *v)
     free(v->current.samples);
     free(v->baseline.devices);
     free(v->current.devices);
+    free(v->baseline.bd_devices);
+    free(v->current.bd_devices);
+    v->baseline.bd_devices = v->current.bd_devices = NULL;
     free(v->baseline.processes);
     free(v->current.processes);
     v->baseline.devices = v->current.devices = NULL;

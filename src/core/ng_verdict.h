@@ -32,6 +32,8 @@ struct ng_policy {
     size_t n_kernels;
     const char *exclude[NG_POLICY_PATTERNS];    /* --exclude-kernels */
     size_t n_exclude;
+    const char *comm[NG_POLICY_PATTERNS];       /* --comm-kernels: communication too */
+    size_t n_comm;
     double min_delta_ms;          /* --min-delta-ms: a FAIL also needs this much more; 0: none */
     double kernel_threshold;      /* --kernel-threshold: per-item gates; 0: off */
     double kernel_min_delta_ms;   /* --kernel-min-delta-ms; < 0: NG_KERNEL_FLOOR_SHARE */
@@ -86,6 +88,13 @@ struct ng_verdict_side {
      * sum of its durations minus the busy time), per epoch */
     int has_overlap;
     double overlap_ms_per_epoch;
+    /* where the counted time went (ng_breakdown, ns over the runs: per
+     * epoch divided by epochs_counted), summed over devices and per device
+     * (owned); has_breakdown: every run's source measured it */
+    int has_breakdown;
+    struct ng_breakdown breakdown;
+    struct ng_breakdown *bd_devices;
+    size_t n_bd_devices;
     /* where the counted work ran, over the runs (owned); has_places: every
      * run's source measured it */
     int has_places;

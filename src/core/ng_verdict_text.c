@@ -61,9 +61,25 @@ static void places_line(struct ng_buf *out, const char *label, const char *what,
     ng_buf_adds(out, "\n");
 }
 
+/* "  baseline time per epoch: compute 1.000 ms, communication 0.500 ms
+ * (0.100 ms exposed), memory 0.000 ms, idle 0.200 ms" */
+static void breakdown_line(struct ng_buf *out, const char *label, const struct ng_verdict_side *s)
+{
+    if (!s->has_breakdown || !(s->epochs_counted > 0))
+        return;
+    double per = s->epochs_counted * 1e6;
+    const struct ng_breakdown *b = &s->breakdown;
+    ng_buf_addf(out, "  %s time per epoch: compute %.3f ms, communication %.3f ms (%.3f ms "
+                "exposed), memory %.3f ms, idle %.3f ms\n", label, (double)b->compute / per,
+                (double)b->comm / per, (double)b->exposed / per, (double)b->memory / per,
+                (double)b->idle / per);
+}
+
 static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
 {
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    breakdown_line(out, "baseline", b);
+    breakdown_line(out, "current ", c);
     if (b->has_overlap && c->has_overlap)
         ng_buf_addf(out, "  work running alongside other work, per epoch: baseline %.3f ms, "
                     "current %.3f ms\n", b->overlap_ms_per_epoch, c->overlap_ms_per_epoch);

@@ -294,6 +294,7 @@ static void read_policy(struct ng_verdict_doc *d, const cJSON *root)
     if (!cJSON_IsObject(o))
         return;
     read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "kernels"), p->kernels, &p->n_kernels);
+    read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "comm_kernels"), p->comm, &p->n_comm);
     read_patterns(d, cJSON_GetObjectItemCaseSensitive(o, "exclude_kernels"), p->exclude,
                   &p->n_exclude);
     p->min_delta_ms = num_or_0(o, "min_delta_ms");

@@ -170,6 +170,39 @@ static cJSON *places_json(const struct ng_place *p, size_t n, const char *id, do
     return a;
 }
 
+static void breakdown_fields(cJSON *o, const struct ng_breakdown *b, double per)
+{
+    add_number_or_null(o, "compute_ms", 1, (double)b->compute / 1e6 / per);
+    add_number_or_null(o, "comm_ms", 1, (double)b->comm / 1e6 / per);
+    add_number_or_null(o, "exposed_comm_ms", 1, (double)b->exposed / 1e6 / per);
+    add_number_or_null(o, "memory_ms", 1, (double)b->memory / 1e6 / per);
+    add_number_or_null(o, "idle_ms", 1, (double)b->idle / 1e6 / per);
+}
+
+/* {"compute_ms": .., ..., "n_devices": 2, "devices": [{"device": 0,
+ * "compute_ms": .., ...}]}: per epoch, over devices and per device, the
+ * first BREAKDOWN_DEVICES of them (a crafted file's 200,000 devices would
+ * add 60 MB to say nothing; a line that must be cut keeps as many as runs) */
+#define BREAKDOWN_DEVICES 1024
+static cJSON *breakdown_json(const struct ng_verdict_side *s, int figures,
+                             const struct limits *lim)
+{
+    if (!figures || !s->has_breakdown || !(s->epochs_counted > 0))
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *devs = cJSON_CreateArray();
+    breakdown_fields(o, &s->breakdown, s->epochs_counted);
+    add_number_or_null(o, "n_devices", 1, (double)s->n_bd_devices);
+    size_t shown = upto(s->n_bd_devices, lim->n_runs ? lim->n_runs : BREAKDOWN_DEVICES);
+    for (size_t i = 0; i < upto(shown, BREAKDOWN_DEVICES); i++) {
+        cJSON *d = cJSON_CreateObject();
+        add_number_or_null(d, "device", 1, (double)s->bd_devices[i].device);
+        breakdown_fields(d, &s->bd_devices[i], s->epochs_counted);
+        cJSON_AddItemToArray(devs, d);
+    }
+    cJSON_AddItemToObject(o, "devices", devs);
+    return o;
+}
+
 static cJSON *side_json(const struct ng_verdict_side *s, int figures, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
@@ -197,6 +230,7 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures, const stru
     add_number_or_null(o, "excluded_launches", s->loaded, (double)s->excluded_launches);
     add_number_or_null(o, "overlap_ms_per_epoch", figures && s->has_overlap,
                        s->overlap_ms_per_epoch);
+    cJSON_AddItemToObject(o, "breakdown", breakdown_json(s, figures, lim));
     double per = figures ? s->epochs_counted : 0;
     if (s->has_places) {
         cJSON_AddItemToObject(o, "devices", places_json(s->devices, s->n_devices, "device", per));
@@ -282,6 +316,7 @@ static cJSON *policy_json(const struct ng_verdict *v, const struct limits *lim)
     cJSON_AddBoolToObject(o, "fail_inconclusive", v->fail_inconclusive);
     cJSON_AddItemToObject(o, "kernels", string_array(p->kernels, p->n_kernels, lim));
     cJSON_AddItemToObject(o, "exclude_kernels", string_array(p->exclude, p->n_exclude, lim));
+    cJSON_AddItemToObject(o, "comm_kernels", string_array(p->comm, p->n_comm, lim));
     add_number_or_null(o, "min_delta_ms", 1, p->min_delta_ms);
     add_number_or_null(o, "kernel_threshold", p->kernel_threshold > 0, p->kernel_threshold);
     /* the floor applied (the default is a share of the baseline epoch) */

@@ -212,6 +212,10 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
                             pol->n_exclude, &err) == 0;
         g->have_filter = ok;
     }
+    if (ok) {
+        ok = ng_comm_init(&g->comm, pol->comm, pol->n_comm, &err) == 0;
+        g->have_comm = ok;
+    }
 
     struct ng_source_opts src = {
         .nsys = s->nsys,
@@ -223,6 +227,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .skip_epochs = s->compare.skip_epochs,
         .cache = s->cache.dir ? &s->cache : NULL,
         .filter = g->have_filter ? &g->filter : NULL,
+        .comm = g->have_comm ? &g->comm : NULL,
         .base_names = pol->base_names,
         .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
         .sql_only = s->sql_only,
@@ -282,6 +287,9 @@ void ng_gate_release(struct ng_gate *g)
     if (g->have_filter)
         ng_filter_release(&g->filter);
     g->have_filter = 0;
+    if (g->have_comm)
+        ng_comm_release(&g->comm);
+    g->have_comm = 0;
     g->nb = g->nc = 0;
     g->have_re = 0;
 }

@@ -9,6 +9,7 @@
 #define NG_GATE_H
 
 #include "cli/ng_cli.h"
+#include "core/ng_comm.h"
 #include "core/ng_filter.h"
 #include "core/ng_profile.h"
 #include "core/ng_verdict.h"
@@ -26,6 +27,8 @@ struct ng_gate {
     int have_re;
     struct ng_filter filter;   /* --kernels, --exclude-kernels */
     int have_filter;
+    struct ng_comm comm;       /* communication kernels: the table and --comm-kernels */
+    int have_comm;
     struct ng_verdict verdict;
     struct ng_exports *exports;   /* while the profiles load */
 };

@@ -12,6 +12,7 @@
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
 
+#include "core/ng_comm.h"
 #include "core/ng_filter.h"
 #include "core/ng_metric.h"
 #include "sources/nsysrep/ng_cache.h"
@@ -31,6 +32,7 @@ struct ng_source_opts {
     long skip_epochs;
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
     const struct ng_filter *filter;   /* --kernels / --exclude-kernels; NULL: every item */
+    const struct ng_comm *comm;       /* which kernels are communication; NULL: none */
     int base_names;            /* --kernel-names base */
     int item_samples;          /* NVTX mode: keep each item's time per epoch (per-kernel
                                   gates test them) */

@@ -286,6 +286,7 @@ struct item {
     int64_t total_ns, count;
     size_t merged;           /* the item of its shown name (--kernel-names base) */
     int state;               /* 1 counted, -1 left out by the kernel filters */
+    enum ng_work_class cls;  /* for the breakdown */
 };
 
 /* One GPU operation kept for the projection or gpu-busy. */
@@ -339,7 +340,7 @@ struct reader {
     size_t n_items;
     struct ng_buf names;      /* NUL-terminated names of the items */
     struct ng_buf scratch;    /* a name with its escapes undone, a key */
-    /* the rows kept (keep_rows: an epoch projection, gpu-busy, filters) */
+    /* the rows kept (every one: the breakdown replays them in order) */
     int keep_rows;
     struct work *works;
     size_t n_works;
@@ -365,6 +366,7 @@ struct reader {
     struct ng_buf gpus;       /* "\n"-separated device names */
     int64_t rank, world_size;
     struct ng_filter_account account;
+    double comm_cpu;          /* CPU seconds the communication patterns took */
 };
 
 struct cur {
@@ -753,7 +755,7 @@ static uint32_t item_of(struct reader *rd, const struct ng_buf *key)
     if (added) {
         rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
         rd->items[rd->n_items] = (struct item){ (enum ng_work_kind)(key->data[0] - '0'),
-                                                rd->names.len, 0, 0, rd->n_items, 0 };
+                                                rd->names.len, 0, 0, rd->n_items, 0, NG_CLASS_COMPUTE };
         ng_buf_add(&rd->names, key->data + 1, key->len - 1);
         ng_buf_add(&rd->names, "", 1);
         rd->n_items++;
@@ -1179,6 +1181,21 @@ static const char *item_name(const struct reader *rd, const struct item *it)
     return rd->names.data + it->name_at;
 }
 
+/* An item's class for the breakdown: kernels by their shown name. */
+static int classify(struct reader *rd, struct item *it)
+{
+    int comm = 0;
+    if (it->kind == NG_WORK_KERNEL && it->state > 0)
+        comm = ng_comm_is(rd->opts->comm, item_name(rd, it), &rd->comm_cpu);
+    if (comm < 0)
+        return ng_err_set(rd->err, "the communication kernel patterns took more than %.0f s "
+                          "of CPU time on the names of '%s'; use simpler --comm-kernels "
+                          "patterns", NG_REGEX_CPU_BUDGET, rd->shown);
+    it->cls = it->kind == NG_WORK_MEMCPY || it->kind == NG_WORK_MEMSET ? NG_CLASS_MEMORY
+              : comm ? NG_CLASS_COMM : NG_CLASS_COMPUTE;
+    return 0;
+}
+
 /* Each item's shown name (--kernel-names base derives it), items of one
  * shown name merged, and the kernel filters' choice for each. */
 static int choose_items(struct reader *rd)
@@ -1213,9 +1230,13 @@ static int choose_items(struct reader *rd)
                              "than %.0f s of CPU time on the names of '%s'; use simpler "
                              "patterns", NG_REGEX_CPU_BUDGET, rd->shown);
         it->state = sel > 0 ? 1 : -1;
+        if (ret == 0 && classify(rd, it) < 0)
+            ret = -1;
     }
-    for (size_t i = 0; i < rd->n_items; i++)
+    for (size_t i = 0; i < rd->n_items; i++) {
         rd->items[i].state = rd->items[rd->items[i].merged].state;
+        rd->items[i].cls = rd->items[rd->items[i].merged].cls;
+    }
     ng_strmap_release(&shown);
     ng_buf_release(&key);
     ng_buf_release(&base);
@@ -1268,14 +1289,13 @@ static int replay_one(struct reader *rd, const struct work *w)
         }
         int64_t gpid = proc_tid(call->proc);
         int taken = counted ? ng_nvtx_work(rd->pj, gpid, w->corr, w->device, w->start, w->end,
-                                           (size_t)(it - rd->items))
+                                           (size_t)(it - rd->items), it->cls)
                             : ng_nvtx_epochs_of(rd->pj, gpid, w->corr);
         if (taken < 0)
             return -1;
         if (taken == 0)
             return 0;
-    } else if (counted && rd->metric == NG_METRIC_GPU_BUSY &&
-               ng_acc_add(&rd->whole, rd->metric, w->device, w->start, w->end) < 0) {
+    } else if (counted && ng_acc_add(&rd->whole, w->device, w->start, w->end, it->cls) < 0) {
         return -1;
     }
     if (__builtin_add_overflow(it->total_ns, dur, &it->total_ns))
@@ -1286,16 +1306,25 @@ static int replay_one(struct reader *rd, const struct work *w)
 
 static int replay(struct reader *rd)
 {
-    if (rd->n_works && (ng_metric_info(rd->metric)->needs & NG_METRIC_NEEDS_ORDER))
+    /* the breakdown's unions need each device's intervals in order of start */
+    if (rd->n_works)
         qsort(rd->works, rd->n_works, sizeof *rd->works, by_start);
     for (size_t i = 0; i < rd->n_works; i++)
         if (replay_one(rd, &rd->works[i]) < 0)
             return ng_err_set(rd->err, "'%s' has GPU work whose time overflows 64 bits",
                               rd->shown);
-    if (!rd->pj && rd->metric == NG_METRIC_GPU_BUSY) {
+    if (!rd->pj && rd->metric != NG_METRIC_KERNEL_SUM) {
         rd->p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
         rd->p->measured = 1;
     }
+    struct ng_profile *p = rd->p;
+    int r = rd->pj ? ng_nvtx_breakdown(rd->pj, &p->bd_devices, &p->n_bd_devices, &p->breakdown)
+                   : ng_acc_breakdown(&rd->whole, &p->bd_devices, &p->n_bd_devices,
+                                      &p->breakdown);
+    if (r < 0)
+        return ng_err_set(rd->err, "'%s': the breakdown of its GPU time overflows 64 bits",
+                          rd->shown);
+    p->has_breakdown = 1;
     return 0;
 }
 
@@ -1531,7 +1560,7 @@ static int kineto_read(struct reader *rd, struct ng_nvtx *pj)
         if (o->item_samples)
             ng_nvtx_track_items(pj);
     }
-    rd->keep_rows = rd->pj || rd->metric == NG_METRIC_GPU_BUSY || !ng_filter_empty(o->filter);
+    rd->keep_rows = 1;   /* replayed in order of start, for the breakdown */
     if (input_open(&rd->in, rd->p->path, rd->err) < 0 || read_document(rd) < 0)
         return -1;
     if (rd->n_items == 0)

@@ -26,7 +26,7 @@ static int64_t measure(enum ng_metric m, const struct iv *iv, size_t n, int *dis
     struct ng_acc a;
     memset(&a, 0, sizeof a);
     for (size_t i = 0; i < n; i++)
-        assert_int_equal(ng_acc_add(&a, m, iv[i].device, iv[i].start, iv[i].end), 0);
+        assert_int_equal(ng_acc_add(&a, iv[i].device, iv[i].start, iv[i].end, NG_CLASS_COMPUTE), 0);
     int64_t v = ng_acc_value(&a, m);
     if (disordered)
         *disordered = a.disordered;
@@ -192,7 +192,7 @@ static void launch(struct fixture *f, int64_t tid, int64_t corr, int64_t t, int6
                    int64_t start, int64_t end)
 {
     ng_nvtx_call(&f->pj, tid, corr, t, t + 1);
-    (void)ng_nvtx_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end, SIZE_MAX);
+    (void)ng_nvtx_work(&f->pj, tid & ~(int64_t)0xFFFFFF, corr, device, start, end, SIZE_MAX, NG_CLASS_COMPUTE);
 }
 
 static void test_repeated_steps_are_occurrences(void **state)
@@ -243,12 +243,12 @@ static void test_outermost_boundary_and_thread(void **state)
     ng_nvtx_range(&f.pj, 100, 200, TID(1, 0), "e1");       /* touches e0 */
     assert_int_equal(ng_nvtx_index(&f.pj), 2);
     ng_nvtx_call(&f.pj, TID(1, 0), 1, 100, 100);   /* zero-length, on the boundary */
-    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 1, 0, 0, 4, SIZE_MAX), 2);
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 1, 0, 0, 4, SIZE_MAX, NG_CLASS_COMPUTE), 2);
     ng_nvtx_call(&f.pj, TID(1, 1), 2, 20, 30);     /* another thread: no range of its own */
-    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 2, 0, 0, 100, SIZE_MAX), 0);
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 2, 0, 0, 100, SIZE_MAX, NG_CLASS_COMPUTE), 0);
     ng_nvtx_call(&f.pj, TID(1, 0), 3, 90, 110);    /* straddles two ranges: in neither */
-    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 3, 0, 0, 100, SIZE_MAX), 0);
-    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 99, 0, 0, 100, SIZE_MAX), 0);   /* no such call */
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 3, 0, 0, 100, SIZE_MAX, NG_CLASS_COMPUTE), 0);
+    assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), 99, 0, 0, 100, SIZE_MAX, NG_CLASS_COMPUTE), 0);   /* no such call */
     expect_results(&f, "e0=4/1;e1=4/1", 0);
     end(&f);
 }
@@ -319,7 +319,7 @@ static void test_overlapping_ranges_linear(void **state)
     assert_int_equal(ng_nvtx_index(&f.pj), (size_t)k);
     for (int64_t c = 0; c < 200; c++) {
         ng_nvtx_call(&f.pj, TID(1, 0), c, k + c, k + c);
-        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), c, 0, 0, 1, SIZE_MAX), (int)k);
+        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), c, 0, 0, 1, SIZE_MAX, NG_CLASS_COMPUTE), (int)k);
     }
     assert_int_equal(ng_nvtx_taken(&f.pj), 200 * k);
     end(&f);
@@ -382,7 +382,7 @@ static void test_call_order_does_not_matter(void **state)
             ng_nvtx_call(&f.pj, TID(pid, t), c, when, when);
         }
         for (int64_t c = 0; c < n; c++)
-            (void)ng_nvtx_work(&f.pj, GPID(1 + c % 2), c, 0, 0, 1 + c % 3, SIZE_MAX);
+            (void)ng_nvtx_work(&f.pj, GPID(1 + c % 2), c, 0, 0, 1 + c % 3, SIZE_MAX, NG_CLASS_COMPUTE);
         size_t nr, empty;
         struct ng_nvtx_result *r = ng_nvtx_results(&f.pj, &nr, &empty);
         char got[1024] = "";
@@ -438,7 +438,7 @@ static void test_cached_calls_match_every_range(void **state)
             want += s[t][i] <= start && end <= e[t][i];
         spanned += want > 1;
         ng_nvtx_call(&f.pj, TID(1, t), corr, start, end);
-        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), corr, 0, 0, 1, SIZE_MAX), want);
+        assert_int_equal(ng_nvtx_work(&f.pj, GPID(1), corr, 0, 0, 1, SIZE_MAX, NG_CLASS_COMPUTE), want);
     }
     assert_true(spanned > 0);   /* some calls lay in two ranges */
     end(&f);

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "core/ng_comm.h"
 #include "core/ng_compare.h"
 #include "core/ng_filter.h"
 #include "reporters/ng_reporter.h"
@@ -148,6 +149,35 @@ static int has_row(const struct ng_work_row *rows, size_t n, enum ng_work_kind k
         if (rows[i].kind == kind)
             return 1;
     return 0;
+}
+
+/* Every row of the communication table matches its example; compute
+ * kernels and look-alikes do not; --comm-kernels adds to the table. */
+static void test_comm_table(void **state)
+{
+    (void)state;
+    struct ng_comm c;
+    struct ng_err err;
+    double cpu = 0;
+    static const char *const user[] = { "^my_allreduce$" };
+    static const char *const not_comm[] = {
+        "void at::native::reduce_kernel<(int)512>(T3)", "ampere_sgemm_128x64_nn",
+        "myncclKernel_x", "[CUDA memcpy Device-to-Device]", "my_allreduce_fused",
+    };
+
+    assert_int_equal(ng_comm_init(&c, user, 1, &err), 0);
+    for (size_t i = 0; i < ng_n_comm_patterns; i++)
+        assert_int_equal(ng_comm_is(&c, ng_comm_patterns[i].example, &cpu), 1);
+    assert_int_equal(ng_comm_is(&c, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm *)",
+                                &cpu), 1);
+    assert_int_equal(ng_comm_is(&c, "my_allreduce", &cpu), 1);
+    for (size_t i = 0; i < sizeof not_comm / sizeof not_comm[0]; i++)
+        assert_int_equal(ng_comm_is(&c, not_comm[i], &cpu), 0);
+    assert_int_equal(ng_comm_is(NULL, "ncclDevKernel_SendRecv", &cpu), 0);
+    ng_comm_release(&c);
+    static const char *const bad[] = { "(" };
+    assert_int_equal(ng_comm_init(&c, bad, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "--comm-kernels='('"));
 }
 
 static void test_filter_every_kind(void **state)
@@ -466,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_base_names),
         cmocka_unit_test(test_base_name_edges),
         cmocka_unit_test(test_filter_every_kind),
+        cmocka_unit_test(test_comm_table),
         cmocka_unit_test(test_floor_boundary),
         cmocka_unit_test(test_kernel_rule_total),
         cmocka_unit_test(test_kernel_rule_u_test),

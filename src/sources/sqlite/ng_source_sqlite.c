@@ -74,6 +74,7 @@ struct item {
     int64_t key;
     int64_t total_ns, count;
     int state;               /* the filter's choice: 0 not asked yet, 1 counted, -1 left out */
+    enum ng_work_class cls;  /* for the breakdown, chosen with state */
 };
 
 /* Where work ran: one (process, device) pair, summed row by row; the
@@ -92,17 +93,6 @@ struct pair {
 
 struct dense_index {
     uint32_t **pages;        /* item index + 1; 0: none yet */
-    size_t n_pages;
-};
-
-/* The plain total-mode pass sums straight into pages of per-key totals
- * (one array read and two adds a row), folded into the items after it. */
-#define SUM_PAGE_BITS 9
-struct sum_slot {
-    int64_t total_ns, count;
-};
-struct dense_sums {
-    struct sum_slot **pages;
     size_t n_pages;
 };
 
@@ -129,14 +119,11 @@ struct reader {
     unsigned work;
     enum ng_metric metric;
     struct ng_nvtx *pj;              /* NVTX mode */
-    struct ng_acc whole;                /* total mode: gpu-busy over every interval */
-    int places;                         /* devices and processes are read (not in a plain
-                                           total-mode pass: see sum_step) */
+    struct ng_acc whole;                /* total mode: every metric and the breakdown */
     const struct work_table *cur;       /* the table being read */
     int cur_graph;                      /* it has a graphId column */
     struct ng_idmap item_index;         /* (kind, key) -> item, past the dense range */
     struct dense_index dense[NG_WORK_KINDS];
-    struct dense_sums sums;             /* sum_step's, for the table being read */
     struct item *items;
     size_t n_items;
     struct pair *pairs;
@@ -158,6 +145,7 @@ struct reader {
     const char *kernel_key;             /* demangledName, or shortName (--kernel-names base) */
     int derive_base;                    /* --kernel-names base without a shortName column */
     struct ng_filter_account account;   /* what the kernel filters matched */
+    double comm_cpu;                    /* CPU seconds the communication patterns took */
     const char *path;                   /* the file SQLite opened: real */
     char *real;                         /* where the given name leads (owned) */
     const char *beside;                 /* how files beside it are named: shown or real */
@@ -414,27 +402,40 @@ static void item_name(struct reader *rd, const struct item *it, struct ng_buf *o
  * connection, which SQLite allows). */
 static int choose(struct reader *rd, struct item *it)
 {
-    if (ng_filter_empty(rd->opts->filter)) {
+    int memory = it->kind == NG_WORK_MEMCPY || it->kind == NG_WORK_MEMSET;
+    int classify = it->kind == NG_WORK_KERNEL && rd->opts->comm;
+
+    it->cls = memory ? NG_CLASS_MEMORY : NG_CLASS_COMPUTE;
+    if (ng_filter_empty(rd->opts->filter) && !classify) {
         it->state = 1;
         return 0;
     }
     struct ng_buf name = NG_BUF_INIT;
     item_name(rd, it, &name);
-    int sel = ng_filter_selects(rd->opts->filter, name.data ? name.data : "", &rd->account);
+    const char *text = name.data ? name.data : "";
+    int sel = ng_filter_empty(rd->opts->filter)
+                  ? 1 : ng_filter_selects(rd->opts->filter, text, &rd->account);
+    int comm = sel > 0 && classify ? ng_comm_is(rd->opts->comm, text, &rd->comm_cpu) : 0;
     ng_buf_release(&name);
     if (sel < 0) {
         fail_row(rd, "kernel names the --kernels / --exclude-kernels patterns took over their "
                  "CPU budget on");
         return -1;
     }
+    if (comm < 0) {
+        fail_row(rd, "kernel names the communication kernel patterns took over their CPU "
+                 "budget on");
+        return -1;
+    }
     it->state = sel ? 1 : -1;
+    it->cls = comm ? NG_CLASS_COMM : it->cls;
     return 0;
 }
 
 static size_t new_item(struct reader *rd, int64_t key)
 {
     rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
-    rd->items[rd->n_items] = (struct item){ rd->cur->kind, key, 0, 0, 0 };
+    rd->items[rd->n_items] = (struct item){ rd->cur->kind, key, 0, 0, 0, NG_CLASS_COMPUTE };
     return rd->n_items++;
 }
 
@@ -524,14 +525,13 @@ static inline int take_row(struct reader *rd, const struct row *r)
     if (rd->pj) {
         int taken = !r->has_corr ? 0
                     : counted ? ng_nvtx_work(rd->pj, r->gpid, r->corr, r->device, r->start,
-                                                r->end, item)
+                                                r->end, item, it->cls)
                               : ng_nvtx_epochs_of(rd->pj, r->gpid, r->corr);
         if (taken < 0)
             return fail_row(rd, "epoch times that overflow 64 bits"), -1;
         if (taken == 0)
             return 0;
-    } else if (counted && rd->metric == NG_METRIC_GPU_BUSY &&
-               ng_acc_add(&rd->whole, rd->metric, r->device, r->start, r->end) < 0) {
+    } else if (counted && ng_acc_add(&rd->whole, r->device, r->start, r->end, it->cls) < 0) {
         return fail_row(rd, "GPU busy time that overflows 64 bits"), -1;
     }
     it = &rd->items[item];
@@ -578,8 +578,7 @@ static void sql_list(struct ng_buf *sql, const struct col *c, size_t n)
     }
 }
 
-/* The columns a work driver reads of table t: ng_sum's (key, start, end
- * and the graph id where there is one) without places, else all N_COLS. */
+/* The columns a work driver reads of table t: all N_COLS. */
 static int select_cols(struct reader *rd, const struct work_table *t, const char *table,
                        struct col *c, size_t *n, struct ng_err *err)
 {
@@ -608,12 +607,6 @@ static int select_cols(struct reader *rd, const struct work_table *t, const char
     c[COL_KEY] = col_or(key_col != NULL, key_col, ZERO_CELL);
     c[COL_START] = (struct col){ "start", NULL_CELL };
     c[COL_END] = (struct col){ "end", NULL_CELL };
-    if (!rd->places) {   /* ng_sum's arguments */
-        *n = 3;
-        if (graph)
-            c[(*n)++] = (struct col){ "graphId", NULL_CELL };
-        return 0;
-    }
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
@@ -680,119 +673,6 @@ static const char *cells_to_row(const struct reader *rd, const struct ng_btree_c
     r->corr = r->has_corr ? c[COL_CORR].i : 0;
     r->in_graph = rd->cur_graph && c[COL_GRAPH].type != NG_BTREE_NULL;
     return NULL;
-}
-
-/* One work row from either reader: -1 when it is bad (rd->problem). */
-static int work_cells(struct reader *rd, const struct ng_btree_cell *c)
-{
-    struct row r;
-    const char *bad = cells_to_row(rd, c, &r);
-    if (bad) {
-        rd->rows++;
-        fail_row(rd, bad);
-        return -1;
-    }
-    return take_row(rd, &r);
-}
-
-static void work_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct reader *rd = sqlite3_user_data(ctx);
-    struct ng_btree_cell c[N_COLS];
-
-    if (rd->problem)
-        return;
-    value_cells(argv, argc < N_COLS ? argc : N_COLS, c);
-    if (work_cells(rd, c) < 0)
-        sqlite3_result_error(ctx, rd->problem, -1);
-}
-
-/* Total mode without gpu-busy: what a profile's figures need is the item
- * (key) and its duration, so only key, start and end are read (and the
- * graph id, where the table has one, for graph-node kernels): every other
- * column would cost a decode per row, and this pass runs close to the
- * speed of sqlite3 summing the table.  Keys outside the dense range take
- * the general path. */
-static struct sum_slot *sum_slot(struct dense_sums *d, int64_t key)
-{
-    size_t page = (size_t)key >> SUM_PAGE_BITS;
-    if (page >= d->n_pages) {
-        d->pages = ng_xrealloc(d->pages, (page + 1) * sizeof *d->pages);
-        memset(d->pages + d->n_pages, 0, (page + 1 - d->n_pages) * sizeof *d->pages);
-        d->n_pages = page + 1;
-    }
-    if (!d->pages[page])
-        d->pages[page] = ng_xcalloc((size_t)1 << SUM_PAGE_BITS, sizeof **d->pages);
-    return &d->pages[page][(size_t)key & (((size_t)1 << SUM_PAGE_BITS) - 1)];
-}
-
-/* One row of the plain total-mode pass (key, start, end, and the graph id
- * when n is 4) from either reader: -1 when it is bad (rd->problem). */
-static int sum_cells(struct reader *rd, const struct ng_btree_cell *c, size_t n)
-{
-    int64_t dur, *total, *count;
-
-    rd->rows++;
-    if ((c[0].type != NG_BTREE_INT) | (c[1].type != NG_BTREE_INT) | (c[2].type != NG_BTREE_INT))
-        return fail_row(rd, "a row whose name id, start or end is not an integer"), -1;
-    int64_t key = c[0].i, start = c[1].i, end = c[2].i;
-    if (end < start || __builtin_sub_overflow(end, start, &dur))
-        return fail_row(rd, end < start ? "a row that ends before it starts"
-                                        : "a duration that overflows 64 bits"), -1;
-    if (key >= 0 && key < DENSE_KEYS) {
-        struct sum_slot *slot = sum_slot(&rd->sums, key);
-        total = &slot->total_ns;
-        count = &slot->count;
-    } else {
-        struct item *it = item_for(rd, key);
-        total = &it->total_ns;
-        count = &it->count;
-    }
-    if (__builtin_add_overflow(*total, dur, total))
-        return fail_row(rd, "work time that overflows 64 bits"), -1;
-    ++*count;
-    if (n > 3 && c[3].type != NG_BTREE_NULL)
-        rd->graph_node_kernels++;
-    return 0;
-}
-
-static void sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct reader *rd = sqlite3_user_data(ctx);
-    struct ng_btree_cell c[4];
-    int n = argc < 4 ? argc : 4;
-
-    value_cells(argv, n, c);
-    if (sum_cells(rd, c, (size_t)n) < 0)
-        sqlite3_result_error(ctx, rd->problem, -1);
-}
-
-static void drop_sums(struct dense_sums *d)
-{
-    for (size_t p = 0; p < d->n_pages; p++)
-        free(d->pages[p]);
-    free(d->pages);
-    *d = (struct dense_sums){ NULL, 0 };
-}
-
-/* The dense sums of the table just read, into its items. */
-static int fold_sums(struct reader *rd)
-{
-    struct dense_sums *d = &rd->sums;
-    int ret = 0;
-    for (size_t p = 0; p < d->n_pages; p++) {
-        for (size_t i = 0; d->pages[p] && i < ((size_t)1 << SUM_PAGE_BITS); i++) {
-            const struct sum_slot *slot = &d->pages[p][i];
-            if (!slot->count)
-                continue;
-            struct item *it = item_for(rd, (int64_t)(p << SUM_PAGE_BITS | i));
-            if (__builtin_add_overflow(it->total_ns, slot->total_ns, &it->total_ns))
-                ret = -1;
-            it->count += slot->count;
-        }
-    }
-    drop_sums(d);
-    return ret;
 }
 
 static void work_final(sqlite3_context *ctx)
@@ -1046,59 +926,10 @@ static int sql_scan_ok(struct reader *rd, const char *table, struct ng_err *err)
     return ret;
 }
 
-static int sum_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
-{
-    return sum_cells(rd, c, n);
-}
-
-static int work_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
-{
-    (void)n;
-    return work_cells(rd, c);
-}
-
 static int call_row(struct reader *rd, const struct ng_btree_cell *c, size_t n)
 {
     (void)n;
     return call_cells(rd, c);
-}
-
-/* The fast driver: one aggregate SELECT over the table. */
-static int aggregate_table(struct reader *rd, const struct work_table *t, const char *table,
-                           struct ng_err *err)
-{
-    struct ng_buf sql = NG_BUF_INIT;
-    struct col c[N_COLS];
-    size_t n;
-    sqlite3_stmt *st;
-    int rc = SQLITE_ROW;
-
-    if (select_cols(rd, t, table, c, &n, err) < 0)
-        return -1;
-    rd->cur = t;
-    rd->rows = 0;
-    int direct = direct_scan(rd, table, c, n, rd->places ? work_row : sum_row, err);
-    if (direct < 0 && !rd->problem)
-        return -1;   /* a malformed file */
-    if (direct == 1 && sql_scan_ok(rd, table, err) < 0)
-        return -1;
-    if (direct == 1) {
-        ng_buf_adds(&sql, rd->places ? "SELECT ng_work(" : "SELECT ng_sum(");
-        sql_list(&sql, c, n);
-        ng_buf_adds(&sql, ") FROM ");
-        add_ident(&sql, table);
-        rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
-        ng_buf_release(&sql);
-        if (rc != SQLITE_OK)
-            return rd_error(rd, err, rc);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-    }
-    if (fold_sums(rd) < 0 && !rd->problem)
-        fail_row(rd, "work time that overflows 64 bits");
-    if (rd->problem)
-        return table_problem(rd, table, err);
-    return rc == SQLITE_ROW ? 0 : rd_error(rd, err, rc);
 }
 
 /* ---- gpu-busy: every counted table in one scan, in order of start ---- */
@@ -1149,6 +980,7 @@ static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
     }
     if (bad) {
         rd->cur = s->t;
+        rd->rows++;   /* rows are numbered from 1 */
         fail_row(rd, bad);
         return table_problem(rd, s->table, err);
     }
@@ -1451,11 +1283,9 @@ static int read_work(struct reader *rd, unsigned present, struct ng_err *err)
         const struct work_table *t = &work_tables[i];
         if (!(present & rd->work & NG_WORK_BIT(t->kind)))
             continue;
-        if (rd->metric == NG_METRIC_GPU_BUSY)
-            s[n++] = (struct stream){ .t = t, .table = table_of(rd, t) };
-        else if (aggregate_table(rd, t, table_of(rd, t), err) < 0)
-            return -1;
-        rd->rows_total += rd->rows;
+        /* every table at once, merged in order of start: the breakdown's
+         * unions need a device's intervals in order, whatever the metric */
+        s[n++] = (struct stream){ .t = t, .table = table_of(rd, t) };
     }
     if (n == 0)
         return 0;
@@ -1986,12 +1816,6 @@ static int open_db(struct reader *rd, const char *given, struct ng_err *err)
     set_budget(rd, path);
     rc = sqlite3_exec(rd->db, "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY", NULL, NULL,
                       NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(rd->db, "ng_work", N_COLS, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                     rd, NULL, work_step, work_final);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_create_function(rd->db, "ng_sum", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
-                                     NULL, sum_step, work_final);
     return rc == SQLITE_OK ? 0 : rd_error(rd, err, rc);
 }
 
@@ -2005,7 +1829,6 @@ static void reader_release(struct reader *rd)
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     release_dense(rd);
-    drop_sums(&rd->sums);   /* a scan stopped by an error leaves its sums unfolded */
     free(rd->pairs);
     ng_idmap_release(&rd->pair_index);
     ng_acc_release(&rd->whole);
@@ -2074,7 +1897,7 @@ static int by_process(const void *a, const void *b)
  * order, so that even millions of them (a crafted file) add in linear time. */
 static void keep_places(struct reader *rd, struct ng_profile *p)
 {
-    p->has_places = rd->places;
+    p->has_places = 1;   /* the merged pass reads every row (see read_work) */
     if (rd->n_pairs > 0) {
         qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
         for (size_t i = 0; i < rd->n_pairs; i++)
@@ -2088,10 +1911,23 @@ static void keep_places(struct reader *rd, struct ng_profile *p)
         rd->last_pair = 0;
     }
     p->graph_node_kernels = rd->graph_node_kernels;
-    if (rd->metric == NG_METRIC_GPU_BUSY && !rd->pj) {
+    if (rd->metric != NG_METRIC_KERNEL_SUM && !rd->pj) {
         p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
         p->measured = 1;
     }
+}
+
+/* Where the counted time went: the whole pass's, or the counted epochs'. */
+static int keep_breakdown(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+{
+    int r = rd->pj ? ng_nvtx_breakdown(rd->pj, &p->bd_devices, &p->n_bd_devices, &p->breakdown)
+                   : ng_acc_breakdown(&rd->whole, &p->bd_devices, &p->n_bd_devices,
+                                      &p->breakdown);
+    if (r < 0)
+        return ng_err_set(err, "'%s': the breakdown of its GPU time overflows 64 bits",
+                          rd->shown);
+    p->has_breakdown = 1;
+    return 0;
 }
 
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
@@ -2110,7 +1946,6 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     rd.opts = opts ? opts : &defaults;
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
     rd.metric = rd.opts->metric;
-    rd.places = rd.opts->epoch_re || rd.metric == NG_METRIC_GPU_BUSY;
     if (open_db(&rd, db_path, err) < 0 || read_schema(&rd, err) < 0 ||
         find_kernel_table(&rd, p, err) < 0 || prepare_names(&rd, err) < 0 ||
         survey_work(&rd, p, &present, err) < 0)
@@ -2141,7 +1976,7 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     if (rd.pj && rd.opts->item_samples)
         attach_cells(&rd, p);
     keep_places(&rd, p);
-    if (read_machine(&rd, p, err) == 0)
+    if (keep_breakdown(&rd, p, err) == 0 && read_machine(&rd, p, err) == 0)
         ret = ng_profile_finish(p, err);
 out:
     if (rd.pj)
