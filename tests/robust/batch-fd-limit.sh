@@ -8,14 +8,14 @@
 set -u
 . "$SRCDIR/tests/robust/lib.sh"
 robust_begin batch-fd-limit
-fixtures kern2023_base.csv kern2023_cur120plus1.csv
+fixtures kern2023_base.csv kern2023_cur120.csv
 
 N=1500
 /usr/bin/python3 - "$N" >m.json <<'PY'
 import json, sys
 n = int(sys.argv[1])
 print(json.dumps({"gates": [{"name": f"gate-{i}", "baseline": "kern2023_base.csv",
-                             "current": "kern2023_cur120plus1.csv", "epochs": 10}
+                             "current": "kern2023_cur120.csv", "epochs": 10, "threshold": 1.1}
                             for i in range(n)]}))
 PY
 (ulimit -n 64 && exec "$GATE" --quiet --manifest m.json -j "$N" --json out.json --junit out.xml) 2>err.txt
