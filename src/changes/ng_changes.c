@@ -560,7 +560,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     }
     if (ret == 0) {
         struct ng_buf b = NG_BUF_INIT;
-        qsort(ch, n_ch, sizeof *ch, newest_first);
+        ng_sort(ch, n_ch, sizeof *ch, newest_first);
         for (size_t k = 0; k < n_ch; k++)
             human_line(&b, &ch[k]);
         ng_buf_addf(&b, "%zu change%s in %zu gate%s; %zu standing regression%s\n", n_ch,

@@ -107,7 +107,7 @@ double ng_cp_rank_p(const double *a, size_t na, const double *b, size_t nb)
         r[i] = (struct ranked){ a[i], 0 };
     for (size_t i = 0; i < nb; i++)
         r[na + i] = (struct ranked){ b[i], 1 };
-    qsort(r, n, sizeof *r, cmp_ranked);
+    ng_sort(r, n, sizeof *r, cmp_ranked);
     double rank_b = 0, ties = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;

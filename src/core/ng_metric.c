@@ -265,7 +265,7 @@ int ng_acc_breakdown(const struct ng_acc *a, struct ng_breakdown **devs, size_t 
         if (ng_breakdown_add(sum, &mine[m++]) < 0)
             ret = -1;
     }
-    qsort(mine, m, sizeof *mine, by_device);   /* a device is one entry of an accumulator */
+    ng_sort(mine, m, sizeof *mine, by_device);   /* a device is one entry of an accumulator */
     if (ng_breakdown_merge(devs, n, mine, m) < 0)
         ret = -1;
     free(mine);

@@ -109,7 +109,7 @@ struct ng_range_group *ng_range_groups(const struct ng_range_in *ranges, size_t 
     free(acc);
     ng_strmap_release(&map);
     if (ng)
-        qsort(g, ng, sizeof *g, by_size);
+        ng_sort(g, ng, sizeof *g, by_size);
     *n_groups = ng;
     return g;
 }

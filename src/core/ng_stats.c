@@ -22,7 +22,7 @@ void ng_stats_summary(const double *x, size_t n, struct ng_summary *out)
     double sum = 0;
 
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    ng_sort(s, n, sizeof *s, cmp_double);
     for (size_t i = 0; i < n; i++)
         sum += s[i];
     out->min = s[0];
@@ -88,7 +88,7 @@ double ng_stats_mwu_greater(const double *x, size_t nx, const double *y, size_t 
         all[i] = (struct tagged){ x[i], 0 };
     for (size_t j = 0; j < ny; j++)
         all[nx + j] = (struct tagged){ y[j], 1 };
-    qsort(all, n, sizeof *all, cmp_tagged);
+    ng_sort(all, n, sizeof *all, cmp_tagged);
     /* average ranks over runs of equal values */
     for (size_t i = 0; i < n;) {
         size_t k = i;

@@ -58,7 +58,7 @@ static struct sum *merged(const struct ng_profile *p, size_t n, size_t *count,
     ng_strmap_release(&index);
     ng_buf_release(&key);
     if (*count)
-        qsort(rows, *count, sizeof *rows, by_time);
+        ng_sort(rows, *count, sizeof *rows, by_time);
     return rows;
 }
 

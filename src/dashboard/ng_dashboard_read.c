@@ -512,10 +512,10 @@ static int gate_cmp(const void *a, const void *b)
 void ng_dash_order(struct site *s)
 {
     if (s->n_gates)   /* no gates: no array to sort (qsort takes no NULL) */
-        qsort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
+        ng_sort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
     for (size_t i = 0; i < s->n_gates; i++) {
         struct gate *g = &s->gates[i];
-        qsort(g->runs, g->n, sizeof *g->runs, run_cmp);
+        ng_sort(g->runs, g->n, sizeof *g->runs, run_cmp);
         for (size_t k = 0; k < g->n; k++)
             g->runs[k].seq = k + 1;
     }

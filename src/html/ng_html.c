@@ -377,7 +377,7 @@ void ng_html_overview(struct ng_buf *out, struct ng_html_row *rows, size_t n)
 {
     int spark = n > 0 && rows[0].spark;
 
-    qsort(rows, n, sizeof *rows, row_cmp);
+    ng_sort(rows, n, sizeof *rows, row_cmp);
     ng_buf_addf(out, "<table class=\"overview\">\n<thead><tr><th scope=\"col\">verdict</th><th scope=\"col\">gate</th>"
                      "<th scope=\"col\" class=\"n\">ratio</th><th scope=\"col\" class=\"n\">current ms/epoch</th>"
                      "<th scope=\"col\" class=\"n\">baseline</th><th scope=\"col\" class=\"n\">threshold</th><th scope=\"col\">commit</th>"

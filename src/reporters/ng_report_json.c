@@ -115,7 +115,7 @@ static cJSON *number_array(const double *x, size_t n, size_t cap)
     if (shown < n) {
         sorted = ng_xmalloc(n * sizeof *sorted);
         memcpy(sorted, x, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, by_value);
+        ng_sort(sorted, n, sizeof *sorted, by_value);
     }
     for (size_t i = 0; i < shown; i++) {
         char buf[40];

@@ -141,7 +141,7 @@ static const struct ng_kernel_delta **listed_items(const struct ng_verdict *v, s
     for (size_t i = 0; i < v->n_kernels; i++)
         if (v->kernels[i].gated)
             k[m++] = &v->kernels[i];
-    qsort(k, m, sizeof *k, ng_kernel_delta_by_current);
+    ng_sort(k, m, sizeof *k, ng_kernel_delta_by_current);
     for (size_t i = 0; i < m; i++)
         if (i < (size_t)v->top || k[i]->verdict != NG_OUTCOME_PASS)
             k[out++] = k[i];

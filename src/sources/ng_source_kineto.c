@@ -1308,7 +1308,7 @@ static int replay(struct reader *rd)
 {
     /* the breakdown's unions need each device's intervals in order of start */
     if (rd->n_works)
-        qsort(rd->works, rd->n_works, sizeof *rd->works, by_start);
+        ng_sort(rd->works, rd->n_works, sizeof *rd->works, by_start);
     for (size_t i = 0; i < rd->n_works; i++)
         if (replay_one(rd, &rd->works[i]) < 0)
             return ng_err_set(rd->err, "'%s' has GPU work whose time overflows 64 bits",
@@ -1357,7 +1357,7 @@ static int nvtx_calls(struct reader *rd)
                           "--skip-epochs %ld leaves none", rd->shown, n, n == 1 ? "" : "s",
                           o->skip_epochs);
     if (rd->n_calls)
-        qsort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
+        ng_sort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
     for (size_t i = 0; i < rd->n_calls; i++) {
         const struct call *c = &rd->calls[i];
         ng_nvtx_call(rd->pj, proc_tid(c->proc), c->corr, c->start, c->start);
@@ -1393,7 +1393,7 @@ static void attach_cells(struct reader *rd)
     size_t n = b.len / sizeof(struct cell);
     struct cell *cells = (struct cell *)(void *)b.data;
     if (n)
-        qsort(cells, n, sizeof *cells, by_item);
+        ng_sort(cells, n, sizeof *cells, by_item);
     uint32_t *epochs = ng_xcalloc(n ? n : 1, sizeof *epochs);
     int64_t *ns = ng_xcalloc(n ? n : 1, sizeof *ns);
     for (size_t i = 0, j; i < n; i = j) {
@@ -1463,7 +1463,7 @@ static void emit_machine(struct reader *rd)
         names[n++] = s;
     }
     if (n) {
-        qsort(names, n, sizeof *names, by_text);
+        ng_sort(names, n, sizeof *names, by_text);
         struct ng_buf b = NG_BUF_INIT;
         for (size_t i = 0; i < n; i++)
             if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
@@ -1480,7 +1480,7 @@ static void emit_places(struct reader *rd)
     struct ng_profile *p = rd->p;
     p->has_places = 1;
     if (rd->n_devices)
-        qsort(rd->devices, rd->n_devices, sizeof *rd->devices, by_place);
+        ng_sort(rd->devices, rd->n_devices, sizeof *rd->devices, by_place);
     for (size_t i = 0; i < rd->n_devices; i++)
         ng_profile_add_place(&p->devices, &p->n_devices, rd->devices[i].id, rd->devices[i].ns,
                              rd->devices[i].launches);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "util/ng_err.h"
@@ -62,6 +63,16 @@ void *ng_xrealloc(void *p, size_t n);
 void *ng_xgrow(void *p, size_t n, size_t size);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
+
+/* qsort() that takes an empty array as NULL: qsort(NULL, 0, ...) is
+ * undefined behaviour (glibc declares base nonnull, UBSan stops there),
+ * and an empty list is NULL all through this code. */
+static inline void ng_sort(void *base, size_t n, size_t size,
+                           int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
 
 /* Strings kept as long as their arena: copied into blocks that never move
  * and freed all at once, for many small strings that live together (a
