@@ -14,6 +14,7 @@
 #include "run/ng_batch.h"
 #include "run/ng_gate.h"
 #include "sources/ng_source.h"
+#include "util/ng_file.h"
 #include "util/ng_oom.h"
 #include "util/ng_progress.h"
 #include "util/ng_signal.h"
@@ -229,6 +230,7 @@ int main(int argc, char **argv)
     struct ng_batch_run r;
     int ok;
 
+    ng_file_guard_std_fds();
     ng_signal_init();
     ng_oom_reserve(OOM_RESERVE);
     /* a subcommand comes first, before any option */

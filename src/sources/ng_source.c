@@ -36,19 +36,19 @@ static int probe(const char *path, unsigned char *head, size_t *head_len, struct
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
     if (fstat(fd, &st) < 0) {
         int e = errno;
-        close(fd);
+        ng_file_close(fd);   /* another thread's SQLite may lock this file */
         return ng_err_set(err, "unable to stat '%s': %s", path, strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
-        close(fd);
+        ng_file_close(fd);
         return ng_err_set(err, "'%s' is a directory, not a profile", path);
     }
     if (!S_ISREG(st.st_mode)) {
-        close(fd);
+        ng_file_close(fd);
         return ng_err_set(err, "'%s' is not a regular file", path);
     }
     if (st.st_size == 0) {
-        close(fd);
+        ng_file_close(fd);
         return ng_err_set(err, "'%s' is empty", path);
     }
     ssize_t n;
@@ -56,7 +56,7 @@ static int probe(const char *path, unsigned char *head, size_t *head_len, struct
         n = read(fd, head, PROBE_LEN);
     while (n < 0 && errno == EINTR);
     int e = errno;
-    close(fd);
+    ng_file_close(fd);
     if (n < 0)
         return ng_err_set(err, "unable to read '%s': %s", path, strerror(e));
     *head_len = (size_t)n;

@@ -443,3 +443,104 @@ int ng_file_stat_changed(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
            a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec;
 }
+
+void ng_file_guard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        /* open() takes the lowest free number: fd itself */
+        int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got >= 0 && got != fd)
+            close(got);
+    }
+}
+
+/* ---- descriptors kept while SQLite locks their file ---- */
+
+struct held_file {
+    dev_t dev;
+    ino_t ino;
+    size_t holds;
+    int *fds;          /* closes put off until holds is 0 */
+    size_t n_fds;
+};
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct held_file *held;
+static size_t n_held;
+
+static struct held_file *held_find(dev_t dev, ino_t ino)
+{
+    for (size_t i = 0; i < n_held; i++)
+        if (held[i].dev == dev && held[i].ino == ino)
+            return &held[i];
+    return NULL;
+}
+
+void ng_file_hold(int fd, struct ng_file_id *id)
+{
+    struct stat st;
+
+    id->held = fd >= 0 && fstat(fd, &st) == 0;
+    if (!id->held)
+        return;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    pthread_mutex_lock(&held_lock);
+    struct held_file *h = held_find(id->dev, id->ino);
+    if (!h) {
+        held = ng_xrealloc(held, (n_held + 1) * sizeof *held);
+        h = &held[n_held++];
+        memset(h, 0, sizeof *h);
+        h->dev = id->dev;
+        h->ino = id->ino;
+    }
+    h->holds++;
+    pthread_mutex_unlock(&held_lock);
+}
+
+void ng_file_unhold(struct ng_file_id *id)
+{
+    int *fds = NULL;
+    size_t n = 0;
+
+    if (!id->held)
+        return;
+    id->held = 0;
+    pthread_mutex_lock(&held_lock);
+    struct held_file *h = held_find(id->dev, id->ino);
+    if (h && --h->holds == 0) {
+        fds = h->fds;
+        n = h->n_fds;
+        *h = held[--n_held];
+        if (n_held == 0) {
+            free(held);
+            held = NULL;
+        }
+    }
+    pthread_mutex_unlock(&held_lock);
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    free(fds);
+}
+
+void ng_file_close(int fd)
+{
+    struct stat st;
+
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0) {
+        pthread_mutex_lock(&held_lock);
+        struct held_file *h = held_find(st.st_dev, st.st_ino);
+        if (h) {
+            h->fds = ng_xgrow(h->fds, h->n_fds, sizeof *h->fds);
+            h->fds[h->n_fds++] = fd;
+        }
+        pthread_mutex_unlock(&held_lock);
+        if (h)
+            return;
+    }
+    close(fd);
+}

@@ -72,6 +72,35 @@ void ng_file_unmap(struct ng_file_window *w);
  * ends); locks must not be held over reads of the map. */
 int ng_file_guarded(void (*fn)(void *), void *arg);
 
+/* POSIX record locks belong to the process and the file, not to a
+ * descriptor: closing any descriptor of a file drops every lock the
+ * process holds on it.  SQLite reads under such a lock and keeps its own
+ * descriptors of a file open while another connection of the process
+ * holds one; the gate's own descriptors of a profile (the probe, the page
+ * reader, the cache's hashing) must do the same, or one thread's close
+ * lets a writer in under another thread's reading (the same file given
+ * twice, one report in two gates of a batch).
+ *
+ * ng_file_hold(fd) says an SQLite connection is about to lock fd's file
+ * (id receives which file); ng_file_unhold(id) that it has closed.  While
+ * a file is held, ng_file_close() of a descriptor of it keeps that
+ * descriptor open until the last hold ends.  Thread-safe. */
+struct ng_file_id {
+    dev_t dev;
+    ino_t ino;
+    int held;        /* 1 after a successful ng_file_hold */
+};
+void ng_file_hold(int fd, struct ng_file_id *id);
+void ng_file_unhold(struct ng_file_id *id);
+void ng_file_close(int fd);
+
+/* Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed
+ * (`nsys-gate ... >&-`): else the first file the run opens becomes its
+ * stdout, and a report or the human line lands in a profile or a report
+ * file.  A closed stdout then takes the human report like /dev/null does,
+ * and the exit status stays the verdict's.  Called first thing by main. */
+void ng_file_guard_std_fds(void);
+
 /* write() until all len bytes are written (EINTR retried); -1 with errno
  * on failure. */
 int ng_write_all(int fd, const void *data, size_t len);

@@ -6,6 +6,7 @@
 #   stderr a closed pipe while the gate prints an ERROR
 #   nsys-gate --verbose ... | head -1   with megabytes of detail lines
 #   a batch whose stdout is closed
+#   nsys-gate ... >&-   (no descriptor 1 at all), and 2>&-, <&-
 # The pipe is closed before the gate writes (its reader has exited), or
 # partway (head).
 #
@@ -23,6 +24,24 @@ rc_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 check "stdout closed: exit 1 (the verdict's), not $(cat rc1)" rc_is rc1 1
 check "stdout closed: the JSON verdict is written" valid_json p.json
 check "stdout closed: the JUnit report is written" valid_xml p.xml
+
+# 1b. stdout closed outright (>&-): without a descriptor 1 the first file
+# the gate opens would become its stdout; the verdict's exit stands
+"$GATE" --epochs 10 --json c.json --junit c.xml kern2023_base.csv \
+    kern2023_cur120plus1.csv >&-
+rc1b=$?
+check "stdout closed (>&-): exit 1 (the verdict's), not $rc1b" test "$rc1b" = 1
+check "stdout closed (>&-): the JSON verdict is written" valid_json c.json
+check "stdout closed (>&-): the JUnit report is written" valid_xml c.xml
+check "stdout closed (>&-): the verdict is the FAIL" grep -q '"verdict":	"fail"' c.json
+"$GATE" --json d.json missing.csv kern2023_base.csv >&- 2>&-
+rc1c=$?
+check "stdout and stderr closed, an ERROR: exit 2, not $rc1c" test "$rc1c" = 2
+check "stdout and stderr closed: the error verdict is written" \
+    grep -q '"verdict":	"error"' d.json
+"$GATE" --epochs 10 kern2023_base.csv kern2023_base.csv >&- <&-
+rc1d=$?
+check "stdin and stdout closed, a PASS: exit 0, not $rc1d" test "$rc1d" = 0
 
 # 2. stderr's reader is gone when the ERROR line is printed
 { sleep 0.3; "$GATE" --json e.json --junit e.xml missing.csv kern2023_base.csv \

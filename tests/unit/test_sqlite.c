@@ -11,27 +11,14 @@
 
 #include <cmocka.h>
 
+#include "trace_helper.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
-
-static char path[256];
 
 static int make_trace(void **state)
 {
     (void)state;
-    const char *gen = getenv("GENTRACE");
-    char cmd[1024];
-    snprintf(path, sizeof path, "/tmp/ng-test-sqlite.%d.sqlite", (int)getpid());
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' --force --kernels 20000 --names 4 --epochs 4 >/dev/null",
-             gen ? gen : "gentrace", path);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static int remove_trace(void **state)
-{
-    (void)state;
-    unlink(path);
-    return 0;
+    return trace_make("sqlite", "--kernels 20000 --names 4 --epochs 4");
 }
 
 static int read_with(int64_t budget, struct ng_err *err)
@@ -61,5 +48,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_stops_the_query),
     };
-    return cmocka_run_group_tests_name("sqlite", tests, make_trace, remove_trace);
+    return cmocka_run_group_tests_name("sqlite", tests, make_trace, trace_remove);
 }

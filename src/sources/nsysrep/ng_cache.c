@@ -231,7 +231,7 @@ static int hash_path(const char *path, char hex[HASH_HEX + 1], uint64_t *size)
     if (fd < 0)
         return -1;
     int ret = hash_fd(fd, path, hex, size, &ignored);
-    close(fd);
+    ng_file_close(fd);   /* another thread's SQLite may be reading the entry */
     return ret;
 }
 
@@ -716,7 +716,7 @@ static int prune(const struct ng_cache *c, const char *keep, struct ng_err *why)
     }
     free(names);
     free(kinds);
-    qsort(e, n, sizeof *e, by_age);
+    ng_sort(e, n, sizeof *e, by_age);
     for (size_t i = 0; i < n; i++) {
         int old = c->max_age_days > 0 && difftime(now, e[i].used) > c->max_age_days * 86400.0;
         int over = c->max_bytes > 0 && total > c->max_bytes;
@@ -748,12 +748,12 @@ int ng_cache_store(const struct ng_cache *c, const char *key, const char *export
     int fd = open(export_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) < 0 || hash_fd(fd, export_path, hex, &size, err) < 0) {
         if (fd >= 0)
-            close(fd);
+            ng_file_close(fd);
         else
             ng_err_set(err, "unable to open '%s': %s", export_path, strerror(errno));
         goto out;
     }
-    close(fd);
+    ng_file_close(fd);   /* another thread's SQLite may be reading the export */
     /* the sum first: a reader that sees the new sum with an older export
      * finds them unequal and rebuilds, it never trusts a mismatch */
     if (write_sum(sum.data, size, mtime_ns(&st), hex, err) < 0)

@@ -35,6 +35,7 @@
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "sources/sqlite/ng_btree.h"
+#include "util/ng_file.h"
 #include "util/ng_util.h"
 
 #define BUSY_TIMEOUT_MS 2000
@@ -150,6 +151,7 @@ struct reader {
     char *real;                         /* where the given name leads (owned) */
     const char *beside;                 /* how files beside it are named: shown or real */
     int fd;                             /* the file again, for ng_btree; -1: none */
+    struct ng_file_id hold;             /* rd->fd's file, held while SQLite locks it */
     int direct;                         /* 1 fd is SQLite's file, 0 not checked, -1 not */
     int64_t left_rows, left_ns;         /* a left-out table's, from the page reader */
     int left_by_sql;                    /* a value only SQL's arithmetic reads */
@@ -1758,11 +1760,11 @@ static int open_uri(const char *real, const char *shown, const char *beside,
 {
     unsigned char hdr[20];
     int wal = 0;
-    FILE *f = fopen(real, "rb");
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
 
-    if (f) {
-        wal = fread(hdr, 1, sizeof hdr, f) == sizeof hdr && (hdr[18] == 2 || hdr[19] == 2);
-        fclose(f);
+    if (fd >= 0) {
+        wal = read(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr && (hdr[18] == 2 || hdr[19] == 2);
+        ng_file_close(fd);   /* another thread's connection may lock this file */
     }
     if (hot_journal(real))
         return hot_journal_error(err, shown, beside);
@@ -1804,6 +1806,9 @@ static int open_db(struct reader *rd, const char *given, struct ng_err *err)
         return -1;
     /* before SQLite opens it: a file swapped in between shows as another inode */
     rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* SQLite's lock on the file outlives every close of the gate's own
+     * descriptors of it, this reader's and other threads' (ng_file.h) */
+    ng_file_hold(rd->fd, &rd->hold);
     /* process-wide and idempotent: SQLite's own memory, not the gate's */
     sqlite3_hard_heap_limit64(HEAP_LIMIT);
     int rc = sqlite3_open_v2(uri.data, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
@@ -1824,8 +1829,8 @@ static void reader_release(struct reader *rd)
     sqlite3_finalize(rd->string_st);
     sqlite3_close(rd->db);
     free(rd->real);
-    if (rd->fd >= 0)
-        close(rd->fd);
+    ng_file_close(rd->fd);
+    ng_file_unhold(&rd->hold);
     ng_idmap_release(&rd->item_index);
     free(rd->items);
     release_dense(rd);
@@ -1899,11 +1904,11 @@ static void keep_places(struct reader *rd, struct ng_profile *p)
 {
     p->has_places = 1;   /* the merged pass reads every row (see read_work) */
     if (rd->n_pairs > 0) {
-        qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
+        ng_sort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
         for (size_t i = 0; i < rd->n_pairs; i++)
             ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device,
                                  rd->pairs[i].ns, rd->pairs[i].launches);
-        qsort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
+        ng_sort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
         for (size_t i = 0; i < rd->n_pairs; i++)
             ng_profile_add_place(&p->processes, &p->n_processes, pid_of(rd->pairs[i].gpid),
                                  rd->pairs[i].ns, rd->pairs[i].launches);
