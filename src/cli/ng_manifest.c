@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
@@ -274,8 +275,13 @@ int ng_manifest_load(struct ng_manifest *m, const struct ng_settings *defaults,
         free(d);
     }
     cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) {
-        ng_err_set(err, "not valid JSON (near line %d)", json_line(text, cJSON_GetErrorPtr()));
+    const char *nul = root ? ng_json_nul_escape(text, len) : NULL;
+    if (!root || nul) {
+        if (nul)
+            ng_err_set(err, "a string holds a NUL (\\u0000), which would cut it (line %d)",
+                       json_line(text, nul));
+        else
+            ng_err_set(err, "not valid JSON (near line %d)", json_line(text, cJSON_GetErrorPtr()));
         ret = in_manifest(err, m);
     } else {
         ret = load_root(m, root, dir, defaults, err);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "html/ng_html_escape.h"
 #include "util/ng_text.h"
 #include "util/ng_version.h"
 
@@ -56,6 +57,20 @@ void ng_dashboard_help(FILE *out)
     }
 }
 
+/* --commit-url becomes a link's href on every page: only an http(s) URL
+ * (as for a run's own URL: a javascript: URL would run in the reader's
+ * browser), and one with {commit} in it, else every run links to one
+ * place. */
+static int commit_url_bad(const char *v, const char *where, struct ng_err *err)
+{
+    if (ng_html_url_linkable(v) && strstr(v, "{commit}"))
+        return 0;
+    char *shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "%s='%s' is not an http(s) URL with {commit} in it", where, shown);
+    free(shown);
+    return -1;
+}
+
 static int set_value(struct ng_dashboard_opts *o, size_t i, const char *where, const char *v,
                      struct ng_err *err)
 {
@@ -66,7 +81,11 @@ static int set_value(struct ng_dashboard_opts *o, size_t i, const char *where, c
     switch (i) {
     case 0: o->out_dir = v; break;
     case 1: o->title = v; break;
-    case 2: o->commit_url = v; break;
+    case 2:
+        if (*v && commit_url_bad(v, where, err))
+            return -1;
+        o->commit_url = v;
+        break;
     case 3:
         for (p = v; *p >= '0' && *p <= '9' && n < 1000000; p++)
             n = n * 10 + (*p - '0');

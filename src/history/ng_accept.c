@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
@@ -26,6 +27,8 @@ static const char *read_line(struct ng_accept *a, const char *text)
 
     if (!cJSON_IsObject(o))
         problem = "not a JSON object";
+    else if (ng_json_nul_escape(text, strlen(text)))
+        problem = "a string holds a NUL (\\u0000), which would cut it";
     for (size_t i = 0; !problem && i < 5; i++)
         if (!(got[i] = field(o, need[i])))
             problem = i == 0   ? "no \"gate\""

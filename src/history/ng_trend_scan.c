@@ -389,6 +389,9 @@ int ng_trend_scan_line(struct ng_trend_scan *s, const char *line, size_t len)
     struct root r;
 
     memset(&r, 0, sizeof r);
+    /* a \u0000 anywhere: the full reader refuses the line and says why */
+    if (ng_json_nul_escape(line, len))
+        return 1;
     skip_space(&c);
     if (!at(&c, '{') || object(&c, root_member, &r, 0) < 0)
         return 1;

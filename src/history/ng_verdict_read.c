@@ -10,6 +10,7 @@
 
 #include "core/ng_context.h"
 #include "core/ng_work_rates.h"
+#include "util/ng_json_scan.h"
 #include "util/ng_oom.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
@@ -472,6 +473,14 @@ static int only_space(const char *p, const char *end)
     return 1;
 }
 
+/* -2 (a whole line no gate writes, skipped with the reason): a string
+ * with a NUL in it would be read cut short (a run URL, a commit). */
+static int nul_refused(struct ng_err *err)
+{
+    ng_err_set(err, "a string holds a NUL (\\u0000), which would cut it");
+    return -2;
+}
+
 int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
                         struct ng_err *err)
 {
@@ -482,6 +491,8 @@ int ng_verdict_doc_read(struct ng_verdict_doc *d, const char *text, size_t len,
     memset(d, 0, sizeof *d);
     if (!root)
         ret = ng_err_set(err, "not valid JSON");
+    else if (ng_json_nul_escape(text, len))
+        ret = nul_refused(err);
     else if (!end || !only_space(end, text + len))
         ret = ng_err_set(err, "more than one JSON value");
     else if (!cJSON_IsObject(root) ||

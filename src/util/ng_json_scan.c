@@ -153,3 +153,17 @@ fail:
     *pp = p;
     return r;
 }
+
+const char *ng_json_nul_escape(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+
+    while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+        if (end - p >= 6 && p[1] == 'u' && ng_hex4(p + 2) == 0)
+            return p;
+        p += 2;   /* the escaped byte, a backslash too, is no escape's start */
+        if (p >= end)
+            break;
+    }
+    return NULL;
+}

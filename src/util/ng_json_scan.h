@@ -182,4 +182,10 @@ static inline const unsigned char *ng_json_literal_end(const unsigned char *p,
 enum ng_json_skip_result ng_json_skip(const unsigned char **p, const unsigned char *end,
                                       int depth, int depth_max, size_t number_max);
 
+/* The first \u0000 escape in the JSON text, or NULL: cJSON (and every C string)
+ * ends such a string at the NUL, so a URL or a commit would be read cut
+ * short; the readers of history lines, manifests and acknowledgements
+ * refuse it instead.  An escaped backslash (\\u0000) is no such escape. */
+const char *ng_json_nul_escape(const char *text, size_t len);
+
 #endif
