@@ -403,6 +403,20 @@ static cJSON *run_json(const struct run *r)
     return o;
 }
 
+/* A figure as the verdict's JSON writes one: ms to the nanosecond, a ratio
+ * or p in its shortest exact form, never cJSON's 17 digits of noise. */
+static void add_figure(cJSON *o, const char *key, double v, void (*fmt)(char *, size_t, double))
+{
+    char buf[40];
+
+    if (v != v || v - v != 0) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    fmt(buf, sizeof buf, v);
+    cJSON_AddRawToObject(o, key, buf);
+}
+
 static char *json_report(const struct change *c, size_t n, const struct series *s, size_t n_series,
                          const int *standing)
 {
@@ -415,10 +429,10 @@ static char *json_report(const struct change *c, size_t n, const struct series *
         cJSON_AddItemToObject(o, "last_good", run_json(c[i].good));
         cJSON_AddItemToObject(o, "first_bad", run_json(c[i].bad));
         cJSON_AddStringToObject(o, "direction", is_regression(&c[i].cp) ? "regression" : "improvement");
-        cJSON_AddNumberToObject(o, "magnitude", c[i].cp.magnitude);
-        cJSON_AddNumberToObject(o, "before_ms", c[i].cp.before);
-        cJSON_AddNumberToObject(o, "after_ms", c[i].cp.after);
-        cJSON_AddNumberToObject(o, "p_value", c[i].cp.p_value);
+        add_figure(o, "magnitude", c[i].cp.magnitude, ng_fmt_double);
+        add_figure(o, "before_ms", c[i].cp.before, ng_fmt_ms);
+        add_figure(o, "after_ms", c[i].cp.after, ng_fmt_ms);
+        add_figure(o, "p_value", c[i].cp.p_value, ng_fmt_double);
         cJSON_AddBoolToObject(o, "acknowledged", c[i].ack != NULL);
         if (c[i].ack) {
             cJSON_AddStringToObject(o, "reason", c[i].ack->reason);

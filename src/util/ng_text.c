@@ -167,9 +167,31 @@ void ng_buf_add_fixed(struct ng_buf *b, double v, int decimals)
 }
 void ng_fmt_double(char *buf, size_t size, double v)
 {
-    snprintf(buf, size, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, size, "%.17g", v);
+    /* 15 digits hold the shortest form when it is shorter still (%g drops
+     * the zeros): a double is within 1.2e-16 of its shortest decimal */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void ng_fmt_ms(char *buf, size_t size, double v)
+{
+    if (!(v > -1e15 && v < 1e15)) {   /* past the nanosecond's digits, or NaN */
+        ng_fmt_double(buf, size, v);
+        return;
+    }
+    size_t n = (size_t)snprintf(buf, size, "%.6f", v);
+    if (n >= size)
+        return;
+    while (n > 0 && buf[n - 1] == '0')
+        n--;
+    if (n > 0 && buf[n - 1] == '.')
+        n--;
+    buf[n] = '\0';
+    if (strcmp(buf, "-0") == 0)
+        strcpy(buf, "0");
 }
 /* Years of four digits (every date a history holds) are written digit by
  * digit: a chart dates each of its points twice, and strftime() costs a

@@ -46,9 +46,16 @@ long ng_hex4(const char *s);
  * 1.125, 1.333333.  Locale-independent (the process never leaves "C"). */
 void ng_fmt_threshold(char *buf, size_t size, double v);
 
-/* The shortest "%.15g"/"%.17g" form that reads back as v, e.g. 1.2, 0.1,
- * 12.345678901234567: the same digits a JSON encoder prints. */
+/* The shortest form that reads back as v ("%.15g", "%.16g" or "%.17g"),
+ * e.g. 1.2, 0.1, 0.9133684833902947: what a JSON encoder prints for
+ * ratios and p-values. */
 void ng_fmt_double(char *buf, size_t size, double v);
+
+/* Milliseconds to the nanosecond: at most six decimals, trailing zeros
+ * dropped (97.767081, not 97.767081199999993: the float noise of a
+ * division); every time the gate measures is whole nanoseconds, so
+ * nothing a check compares is lost.  buf at least 40 bytes for |v| < 1e30. */
+void ng_fmt_ms(char *buf, size_t size, double v);
 
 /* v in decimal into buf (at least 21 bytes), NUL-terminated; its length. */
 size_t ng_fmt_uint(char *buf, uint64_t v);

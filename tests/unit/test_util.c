@@ -59,9 +59,27 @@ static void test_formats(void **state)
     assert_string_equal(buf, "3.00");
     ng_fmt_double(buf, sizeof buf, 0.1);
     assert_string_equal(buf, "0.1");
+    /* the shortest exact form: 16 digits here, where "%.17g" gives 17 */
     ng_fmt_double(buf, sizeof buf, 97.767081199999993);
-    assert_string_equal(buf, "97.767081199999993");
+    assert_string_equal(buf, "97.76708119999999");
     assert_true(strtod(buf, NULL) == 97.767081199999993);
+    ng_fmt_double(buf, sizeof buf, 0.91336848339029475);
+    assert_string_equal(buf, "0.9133684833902947");
+    ng_fmt_double(buf, sizeof buf, 1.0 / 3);
+    assert_true(strtod(buf, NULL) == 1.0 / 3);
+    /* ms to the nanosecond, trailing zeros dropped */
+    ng_fmt_ms(buf, sizeof buf, 488.835406 / 5);
+    assert_string_equal(buf, "97.767081");
+    ng_fmt_ms(buf, sizeof buf, 107.04013);
+    assert_string_equal(buf, "107.04013");
+    ng_fmt_ms(buf, sizeof buf, 20.0);
+    assert_string_equal(buf, "20");
+    ng_fmt_ms(buf, sizeof buf, 0.000001);
+    assert_string_equal(buf, "0.000001");
+    ng_fmt_ms(buf, sizeof buf, -0.0000001);
+    assert_string_equal(buf, "0");
+    ng_fmt_ms(buf, sizeof buf, 1e300);
+    assert_string_equal(buf, "1e+300");
     ng_fmt_utc(buf, sizeof buf, 0, 1);
     assert_string_equal(buf, "1970-01-01T00:00:00Z");
     ng_fmt_utc(buf, sizeof buf, 1, 0);
