@@ -114,6 +114,36 @@ static void md_message(struct md *m, const struct ng_verdict *v)
     md_add(m, &b);
 }
 
+/* One side's profiles: "baseline a.sqlite (sqlite)", "and N more runs"
+ * when it pools repeats. */
+static void md_side(struct ng_buf *b, const char *label, const struct ng_verdict_side *s)
+{
+    ng_buf_addf(b, "%s ", label);
+    if (!s->path) {
+        ng_buf_adds(b, EM_DASH);
+        return;
+    }
+    md_text(b, s->path, NAME_SHOWN_MAX);
+    if (strcmp(ng_format_name(s->format), "unknown") != 0)   /* not read */
+        ng_buf_addf(b, " (%s)", ng_format_name(s->format));
+    if (s->n_runs > 1)
+        ng_buf_addf(b, " and %zu more runs", s->n_runs - 1);
+}
+
+/* What was measured and on which profiles: a reader of the summary alone
+ * (a pull request's checks tab) sees what the figures are of. */
+static void md_measured(struct md *m, const struct ng_verdict *v)
+{
+    struct ng_buf b = NG_BUF_INIT;
+
+    ng_buf_addf(&b, "\nMeasured: metric %s, %s mode, work %s; ", v->metric ? v->metric : EM_DASH,
+                v->mode ? v->mode : EM_DASH, v->work[0] ? v->work : EM_DASH);
+    md_side(&b, "baseline", &v->baseline);
+    md_side(&b, ", current", &v->current);
+    ng_buf_adds(&b, "\n");
+    md_add(m, &b);
+}
+
 static void md_figures(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
@@ -248,9 +278,10 @@ static void md_gate(struct md *m, const struct ng_verdict *v, const char *headin
     md_add(m, &b);
     md_context(m, &v->context, shown);
     md_message(m, v);
+    md_measured(m, v);
+    md_warnings(m, v);   /* before the tables: what may make them wrong */
     md_figures(m, v);
     md_kernels(m, v);
-    md_warnings(m, v);
 }
 
 static void md_gate_row(struct md *m, const struct ng_verdict *v)
