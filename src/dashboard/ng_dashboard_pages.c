@@ -20,6 +20,10 @@
 #include "util/ng_text.h"
 #include "util/ng_version.h"
 
+/* A dashboard draws every mark: trends of every outcome, and run
+ * sections with strip plots and work items of any kind. */
+static const struct ng_html_legend all_marks = NG_HTML_LEGEND_ALL;
+
 /* ---- charts ---- */
 
 /* Where a point links, appended to b with its NUL: its CI run (http or
@@ -225,7 +229,7 @@ void ng_dash_index_page(struct ng_buf *out, const struct site *s)
     ng_html_filter(out);
     if (s->n_gates)
         ng_html_overview(out, rows, s->n_gates);
-    ng_html_legend(out);
+    ng_html_legend(out, &all_marks);
     /* the charts in the overview's order: failing first */
     size_t *by_rank = ng_xcalloc(s->n_gates + 1, sizeof *by_rank);
     for (size_t i = 0; i < s->n_gates; i++)
@@ -310,7 +314,7 @@ void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct ga
     ng_html_text(out, g->name);
     ng_buf_addf(out, "</h1>\n<p>%zu run%s; the latest %zu have a section below.</p>\n", g->n,
                 g->n == 1 ? "" : "s", g->n_held);
-    ng_html_legend(out);
+    ng_html_legend(out, &all_marks);
     ng_buf_adds(out, "<section class=\"gate\" data-gate=\"");
     ng_html_attr(out, g->name);
     ng_buf_adds(out, "\">\n");

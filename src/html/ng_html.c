@@ -66,23 +66,43 @@ static void kind_swatch(struct ng_buf *out, enum ng_work_kind k)
                 ng_svg_kind_colour(k));
 }
 
-void ng_html_legend(struct ng_buf *out)
+void ng_html_legend(struct ng_buf *out, const struct ng_html_legend *l)
 {
     ng_buf_adds(out, "<p class=\"legend\">");
     for (int o = NG_OUTCOME_PASS; o <= NG_OUTCOME_ERROR; o++) {
+        if (!(l->outcomes & (1u << o)))
+            continue;
         ng_buf_adds(out, "<span>");
         ng_html_badge(out, (enum ng_outcome)o);
         ng_buf_adds(out, "</span>");
     }
-    ng_buf_adds(out, "<span>band: the run's current min..max</span>"
-                     "<span>dashed: baseline</span><span>dotted red: threshold x baseline</span>"
-                     "</p>\n<p class=\"legend\">");
+    if (l->trend)
+        ng_buf_adds(out, "<span>band: the run's current min..max</span>"
+                         "<span>dashed: baseline</span><span>dotted red: threshold x baseline</span>");
+    if (l->strip)
+        ng_buf_adds(out, "<span>dot: a sample (an epoch, or a run in total mode)</span>"
+                         "<span>bar: a side's median</span>"
+                         "<span>dotted red line: threshold x baseline</span>");
+    ng_buf_adds(out, "</p>\n");
+    if (!(l->kinds & NG_WORK_ALL))
+        return;
+    ng_buf_adds(out, "<p class=\"legend\">");
     for (int k = 0; k < NG_WORK_KINDS; k++) {
+        if (!(l->kinds & NG_WORK_BIT(k)))
+            continue;
         ng_buf_adds(out, "<span>");
         kind_swatch(out, (enum ng_work_kind)k);
         ng_buf_addf(out, " %s</span>", ng_work_kind_name((enum ng_work_kind)k));
     }
     ng_buf_adds(out, "</p>\n");
+}
+
+void ng_html_legend_add(struct ng_html_legend *l, const struct ng_verdict *v)
+{
+    l->outcomes |= 1u << v->outcome;
+    l->strip |= v->has_figures;
+    for (size_t i = 0; i < v->n_kernels; i++)
+        l->kinds |= NG_WORK_BIT(v->kernels[i].kind);
 }
 
 /* ---- the run's context ---- */
@@ -308,8 +328,9 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
     if (v->has_figures) {
         ng_buf_addf(out, "<h3>Samples: ms per %s</h3>\n",
                     v->mode && strcmp(v->mode, "nvtx") == 0 ? "epoch" : "epoch, one per run");
+        /* the line a current median past it fails at: why a run failed */
         ng_svg_strip(out, v->baseline.samples, v->baseline.n_samples, v->current.samples,
-                     v->current.n_samples);
+                     v->current.n_samples, v->threshold * v->baseline.ms_per_epoch);
         ng_buf_adds(out, "\n");
     }
     if (v->n_kernels)

@@ -31,8 +31,21 @@ void ng_html_end(struct ng_buf *out);
  * it hides every element whose data-gate does not contain the text. */
 void ng_html_filter(struct ng_buf *out);
 
-/* A legend of the verdict marks and the work kinds' colours. */
-void ng_html_legend(struct ng_buf *out);
+/* What a page draws, so that its legend names only that: the verdict
+ * marks of these outcomes (bits 1 << outcome), the colours of these work
+ * kinds (NG_WORK_BIT), the trend chart's lines, the strip plot's marks. */
+struct ng_html_legend {
+    unsigned outcomes;
+    unsigned kinds;
+    int trend;
+    int strip;
+};
+#define NG_HTML_LEGEND_ALL { ~0u, ~0u, 1, 1 }
+
+void ng_html_legend(struct ng_buf *out, const struct ng_html_legend *l);
+
+/* What a verdict's section draws (ng_html_section), added to l. */
+void ng_html_legend_add(struct ng_html_legend *l, const struct ng_verdict *v);
 
 /* The verdict's word with its mark, e.g. a red triangle and "FAIL". */
 void ng_html_badge(struct ng_buf *out, enum ng_outcome o);

@@ -499,17 +499,32 @@ static void strip_row(struct ng_buf *out, const char *side, const char *cls, con
     ng_buf_adds(out, "</g>");
 }
 
+/* The threshold's line across both rows, with its figure as a tooltip. */
+static void strip_limit(struct ng_buf *out, const struct ng_scale *x, double limit_ms, double h)
+{
+    ng_buf_adds(out, "<g class=\"limit\"><title>threshold x baseline: ");
+    ng_buf_add_fixed(out, limit_ms, 3);
+    ng_buf_adds(out, " ms</title><path d=\"M");
+    xy(out, ng_scale_map(x, limit_ms), 2);
+    ng_buf_adds(out, "V");
+    num(out, h);
+    ng_buf_adds(out, "\" stroke=\"#cf222e\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"/></g>");
+}
+
 void ng_svg_strip(struct ng_buf *out, const double *base, size_t nb, const double *cur,
-                  size_t nc)
+                  size_t nc, double limit_ms)
 {
     double lo = INFINITY, hi = -INFINITY;
     double h = 2 * STRIP_ROW + 30;
+    int limit = isfinite(limit_ms) && limit_ms > 0 && (nb || nc);
     struct ng_ticks t;
 
     for (size_t i = 0; i < nb; i++)
         widen(&lo, &hi, base[i]);
     for (size_t i = 0; i < nc; i++)
         widen(&lo, &hi, cur[i]);
+    if (limit)
+        widen(&lo, &hi, limit_ms);
     if (lo > hi)
         lo = hi = NAN;
     ng_ticks_nice(lo, hi, 6, &t);
@@ -519,6 +534,8 @@ void ng_svg_strip(struct ng_buf *out, const double *base, size_t nb, const doubl
     x_axis(out, &t, &x, 4, 2 * STRIP_ROW + 12, " ms");
     strip_row(out, "baseline", "baseline", base, nb, &x, 4 + STRIP_ROW / 2 + 2, "#57606a");
     strip_row(out, "current", "current", cur, nc, &x, 4 + STRIP_ROW * 1.5 + 4, "#0969da");
+    if (limit)
+        strip_limit(out, &x, limit_ms, 2 * STRIP_ROW + 8);
     ng_buf_adds(out, "</svg>");
 }
 

@@ -96,9 +96,10 @@ void ng_svg_sparkline(struct ng_buf *out, const double *v, size_t n, enum ng_out
 
 /* Both sides' per-epoch (or per-run) samples as a strip plot: one row a
  * side, a dot a sample (spread vertically in a fixed pattern so equal
- * values stay visible), a bar at the median. */
+ * values stay visible), a bar at the median, and a dotted red line at
+ * limit_ms (threshold x baseline; not drawn when not finite and > 0). */
 void ng_svg_strip(struct ng_buf *out, const double *base, size_t nb, const double *cur,
-                  size_t nc);
+                  size_t nc, double limit_ms);
 
 struct ng_svg_bar {
     const char *label;         /* shown, cut to fit (raw text) */

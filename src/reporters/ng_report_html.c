@@ -30,7 +30,9 @@ static int html_render(const struct ng_verdict *v, struct ng_buf *out, struct ng
     ng_html_begin(out, title.data);
     ng_buf_release(&title);
     ng_buf_adds(out, "<h1>nsys-gate report</h1>\n");
-    ng_html_legend(out);
+    struct ng_html_legend legend = { 0, 0, 0, 0 };
+    ng_html_legend_add(&legend, v);
+    ng_html_legend(out, &legend);
     ng_html_section(out, v, "run", 2);
     footer(out, v->timestamp);
     ng_html_end(out);
@@ -62,7 +64,10 @@ static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
     }
     ng_html_filter(out);
     ng_html_overview(out, rows, b->n);
-    ng_html_legend(out);
+    struct ng_html_legend legend = { 0, 0, 0, 0 };
+    for (size_t i = 0; i < b->n; i++)
+        ng_html_legend_add(&legend, b->verdicts[i]);
+    ng_html_legend(out, &legend);
     for (size_t i = 0; i < b->n; i++)
         ng_html_section(out, b->verdicts[i], hrefs[i] + 1, 2);
     footer(out, b->timestamp);

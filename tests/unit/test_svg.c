@@ -154,10 +154,20 @@ static void test_strip_bars_spark(void **state)
     double spark[] = { 1, NAN, 2, 3 };
     struct ng_buf b = NG_BUF_INIT;
 
-    ng_svg_strip(&b, base, 3, cur, 4);
+    ng_svg_strip(&b, base, 3, cur, 4, NAN);
     assert_int_equal(count(b.data, "<circle class=\"s\""), 7);
     assert_int_equal(count(b.data, "class=\"median\""), 2);
     assert_non_null(strstr(b.data, "baseline: 3 samples, median 10.000 ms"));
+    assert_null(strstr(b.data, "class=\"limit\""));
+    ng_buf_release(&b);
+
+    /* the threshold's line, inside the axis even past every sample */
+    ng_svg_strip(&b, base, 3, cur, 4, 1.2 * 10);
+    assert_int_equal(count(b.data, "<g class=\"limit\""), 1);
+    assert_non_null(strstr(b.data, "threshold x baseline: 12.000 ms"));
+    ng_buf_release(&b);
+    ng_svg_strip(&b, base, 3, cur, 4, 20);
+    assert_non_null(strstr(b.data, ">20 ms</text>"));   /* the axis reaches it */
     ng_buf_release(&b);
 
     ng_svg_bars(&b, bars, 2, " ms");
