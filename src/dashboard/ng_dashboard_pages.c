@@ -26,6 +26,16 @@ static const struct ng_html_legend all_marks = NG_HTML_LEGEND_ALL;
 
 /* ---- charts ---- */
 
+/* What the gate's latest run read whole measured ("kernel-sum"), or NULL:
+ * the title of its chart's y axis. */
+static const char *gate_metric(const struct gate *g)
+{
+    for (size_t k = g->n; k-- > 0;)
+        if (g->runs[k].doc && g->runs[k].doc->v.metric)
+            return g->runs[k].doc->v.metric;
+    return NULL;
+}
+
 /* Where a point links, appended to b with its NUL: its CI run (http or
  * https only), else its commit through --commit-url, else its section;
  * 0 when it links nowhere (nothing appended). */
@@ -144,11 +154,14 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
         p[i].href = at[2 * i] == SIZE_MAX ? NULL : text.data + at[2 * i];
         p[i].title = text.data + at[2 * i + 1];
     }
-    struct ng_buf label = NG_BUF_INIT;
+    struct ng_buf label = NG_BUF_INIT, y_title = NG_BUF_INIT;
     ng_buf_addf(&label, "%s: ms/epoch over %zu runs", g->name, g->n);
-    struct ng_svg_trend_opts to = { 760, 200, label.data, g->name, g->n };
+    const char *metric = gate_metric(g);
+    ng_buf_addf(&y_title, "%s%sms per epoch", metric ? metric : "", metric ? ", " : "");
+    struct ng_svg_trend_opts to = { 760, 200, label.data, g->name, g->n, y_title.data };
     ng_svg_trend(out, p, n, &to);
     ng_buf_release(&label);
+    ng_buf_release(&y_title);
     if (shown < g->n)
         ng_buf_addf(out, "\n<p class=\"note thinned\">%zu of %zu runs shown: the latest %zu each, "
                          "of the older runs every %zu%s and up to %zu more that did not pass. "
@@ -259,6 +272,8 @@ void ng_dash_index_page(struct ng_buf *out, const struct site *s)
     free(rows);
 }
 
+#define ERROR_SHOWN 160   /* characters of an ERROR's message in the runs table */
+
 static void runs_table(struct ng_buf *out, const struct gate *g)
 {
     size_t first = g->n > TABLE_RUNS ? g->n - TABLE_RUNS : 0;
@@ -282,6 +297,10 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
             ng_html_num_cell(out, r->cur_ms, "");
             ng_html_num_cell(out, r->base_ms, "");
             ng_buf_adds(out, "<td>");
+        } else if (r->doc && r->doc->v.error[0]) {   /* an ERROR says why, where the figures go */
+            ng_buf_adds(out, "</td><td colspan=\"3\" class=\"err\">");
+            ng_html_text_cut(out, r->doc->v.error, ERROR_SHOWN);
+            ng_buf_adds(out, "</td><td>");
         } else
             ng_buf_adds(out, "</td><td class=\"n\">-</td><td class=\"n\">-</td>"
                              "<td class=\"n\">-</td><td>");
@@ -300,9 +319,24 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
     ng_buf_adds(out, "</tbody>\n</table>\n");
 }
 
+/* "Run 12 · 2026-05-14 02:10 UTC · 0123abc": which run a section is, where
+ * a page of one gate would repeat the gate's name. */
+static void run_heading(struct ng_buf *b, const struct run *r)
+{
+    char when[32];
+
+    ng_buf_addf(b, "Run %zu", r->seq);
+    if (r->ts > 0) {
+        ng_fmt_utc(when, sizeof when, r->ts, 1);
+        ng_buf_addf(b, " \xC2\xB7 %.10s %.5s UTC", when, when + 11);
+    }
+    if (r->commit)
+        ng_buf_addf(b, " \xC2\xB7 %.7s", r->commit);
+}
+
 void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct gate *g)
 {
-    struct ng_buf title = NG_BUF_INIT;
+    struct ng_buf title = NG_BUF_INIT, head = NG_BUF_INIT;
     char id[40];
 
     ng_buf_addf(&title, "%s: %s", g->name, s->o->title);
@@ -325,8 +359,11 @@ void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct ga
         if (!g->runs[k].doc)
             continue;
         snprintf(id, sizeof id, "run-%zu", g->runs[k].seq);
-        ng_html_section(out, &g->runs[k].doc->v, id, 2);
+        run_heading(&head, &g->runs[k]);
+        ng_html_section(out, &g->runs[k].doc->v, id, 2, head.data);
+        head.len = 0;
     }
+    ng_buf_release(&head);
     footer(out, s);
     ng_html_end(out);
 }

@@ -61,6 +61,17 @@ static void hold(struct site *s, struct gate *g, size_t idx, const struct ng_his
     g->runs[idx].text_len = l->len;
 }
 
+/* The readable slug and 12 hex digits of a hash of the whole name. */
+static void add_hash(struct gate *g)
+{
+    size_t n = strlen(g->slug);
+    snprintf(g->slug + n, sizeof g->slug - n, "%s%012llx", n ? "-" : "",
+             (unsigned long long)(ng_hash(g->name, strlen(g->name)) & 0xFFFFFFFFFFFFull));
+}
+
+/* A gate page's name from the gate's: lower case letters, digits, '_' and
+ * '.' (not first), other runs of bytes as one '-', at most 40 (unique_slugs adds a
+ * hash where two gates come out alike). */
 static void make_slug(struct gate *g)
 {
     size_t n = 0;
@@ -68,7 +79,8 @@ static void make_slug(struct gate *g)
 
     for (const unsigned char *p = (const unsigned char *)g->name; *p && n < 40; p++) {
         unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.') {
+        /* no leading '.': a hidden file, or a name a path reads as ".." */
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (c == '.' && n)) {
             g->slug[n++] = (char)c;
             dash = 0;
         } else if (!dash) {
@@ -76,9 +88,38 @@ static void make_slug(struct gate *g)
             dash = 1;
         }
     }
-    /* the hash keeps names that clean alike ("a b", "a/b") apart */
-    snprintf(g->slug + n, sizeof g->slug - n, "%s%012llx", n && !dash ? "-" : "",
-             (unsigned long long)(ng_hash(g->name, strlen(g->name)) & 0xFFFFFFFFFFFFull));
+    while (n > 0 && g->slug[n - 1] == '-')
+        n--;
+    g->slug[n] = '\0';
+    if (n == 0)   /* nothing readable: the hash alone */
+        add_hash(g);
+}
+
+static int slug_cmp(const void *a, const void *b)
+{
+    return strcmp((*(struct gate *const *)a)->slug, (*(struct gate *const *)b)->slug);
+}
+
+/* Names that clean alike ("a b" and "a/b", "ResNet" and "resnet", two that
+ * differ past 40 characters) keep their pages apart with the hash; every
+ * other page is named by its gate alone. */
+static void unique_slugs(struct site *s)
+{
+    struct gate **by = ng_xcalloc(s->n_gates + 1, sizeof *by);
+    size_t n = s->n_gates;
+
+    for (size_t i = 0; i < n; i++)
+        by[i] = &s->gates[i];
+    ng_sort(by, n, sizeof *by, slug_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(by[j]->slug, by[i]->slug) == 0)
+            j++;
+        for (size_t k = i; j - i > 1 && k < j; k++)
+            add_hash(by[k]);
+        i = j;
+    }
+    free(by);
 }
 
 static struct gate *gate_of(struct site *s, const char *name)
@@ -511,8 +552,8 @@ static int gate_cmp(const void *a, const void *b)
 
 void ng_dash_order(struct site *s)
 {
-    if (s->n_gates)   /* no gates: no array to sort (qsort takes no NULL) */
-        ng_sort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
+    ng_sort(s->gates, s->n_gates, sizeof *s->gates, gate_cmp);
+    unique_slugs(s);
     for (size_t i = 0; i < s->n_gates; i++) {
         struct gate *g = &s->gates[i];
         ng_sort(g->runs, g->n, sizeof *g->runs, run_cmp);

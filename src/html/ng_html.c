@@ -306,7 +306,8 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
     free(bars);
 }
 
-void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id, int heading)
+void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
+                     int heading, const char *title)
 {
     ng_buf_addf(out, "<section class=\"run\" id=\"%s\" data-verdict=\"%s\" data-gate=\"", id,
                 ng_outcome_name(v->outcome));
@@ -314,7 +315,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
     ng_buf_addf(out, "\">\n<h%d>", heading);
     ng_html_badge(out, v->outcome);
     ng_buf_adds(out, " ");
-    ng_html_text(out, v->name);
+    ng_html_text(out, title ? title : v->name);
     ng_buf_addf(out, "</h%d>\n<p class=\"mono%s\">", heading,
                 v->outcome == NG_OUTCOME_ERROR ? " err" : "");
     char *headline = ng_verdict_headline_text(v);

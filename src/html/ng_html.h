@@ -72,9 +72,10 @@ void ng_html_num_cell(struct ng_buf *out, double v, const char *suffix);
  * missing, the run's URL a link only when http(s)), the strip plot of
  * both sides' samples, the bar chart of the top work items' delta
  * ms/epoch coloured by kind, the warnings and the error.  `heading` is
- * the heading level (2 or 3). */
+ * the heading level (2 or 3); `title` the heading's text after the mark
+ * (raw text; NULL: the gate's name). */
 void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
-                     int heading);
+                     int heading, const char *title);
 
 /* A row of the overview table. */
 struct ng_html_row {

@@ -409,6 +409,13 @@ void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
     /* a lone point sits in the middle; the marks keep clear of the edges */
     struct ng_scale x = { n ? p[0].x : 0, n ? p[n - 1].x : 0, x0 + 6, x1 - 6 };
     y_axis(out, &t, &y, x0, x1, " ms");
+    if (o->y_title) {   /* along the axis, clear of its tick labels */
+        ng_buf_adds(out, "<text class=\"axis-title\" transform=\"rotate(-90)\" x=\"");
+        num(out, -(y0 + y1) / 2);
+        ng_buf_adds(out, "\" y=\"10\" text-anchor=\"middle\">");
+        ng_html_text(out, o->y_title);
+        ng_buf_adds(out, "</text>");
+    }
     trend_x_labels(out, p, n, &x, h - 6);
     trend_band(out, p, n, &x, &y);
     trend_line(out, p, n, &x, &y, 2,

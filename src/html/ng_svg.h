@@ -83,6 +83,8 @@ struct ng_svg_trend_opts {
     const char *label;         /* aria-label (raw text) */
     const char *data_gate;     /* data-gate attribute, for tests and the filter (raw) */
     size_t runs;               /* data-runs: every run the series has */
+    const char *y_title;       /* the y axis's title, e.g. "kernel-sum, ms per epoch"
+                                  (raw text); NULL: none */
 };
 
 /* The trend of ms/epoch over runs: the min..max band, the baseline

@@ -33,7 +33,7 @@ static int html_render(const struct ng_verdict *v, struct ng_buf *out, struct ng
     struct ng_html_legend legend = { 0, 0, 0, 0 };
     ng_html_legend_add(&legend, v);
     ng_html_legend(out, &legend);
-    ng_html_section(out, v, "run", 2);
+    ng_html_section(out, v, "run", 2, NULL);
     footer(out, v->timestamp);
     ng_html_end(out);
     return 0;
@@ -69,7 +69,7 @@ static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struc
         ng_html_legend_add(&legend, b->verdicts[i]);
     ng_html_legend(out, &legend);
     for (size_t i = 0; i < b->n; i++)
-        ng_html_section(out, b->verdicts[i], hrefs[i] + 1, 2);
+        ng_html_section(out, b->verdicts[i], hrefs[i] + 1, 2, NULL);
     footer(out, b->timestamp);
     ng_html_end(out);
     free(hrefs);

@@ -45,6 +45,7 @@ static struct ng_verdict verdict(enum ng_outcome o)
     v.name = "train: resnet,50%";
     v.mode = "nvtx";
     v.metric = "kernel-sum";
+    strcpy(v.work, "kernels,graphs");
     v.threshold = 1.2;
     v.epochs = 3;
     v.alpha = 0.05;
@@ -92,6 +93,7 @@ static void test_summary(void **state)
         "\n```text\n"
         "FAIL: per-epoch regression 1.36x exceeds 1.20x threshold | baseline=11.0ms/epoch current=15.0ms/epoch ratio=1.364x (epochs=3)\n"
         "```\n"
+        "\nMeasured: metric kernel-sum, nvtx mode, work kernels,graphs; baseline b\\.sqlite (sqlite), current c\\.sqlite (sqlite)\n"
         "\n| | baseline | current |\n| :-- | --: | --: |\n"
         "| ms per epoch (median) | 11.000 | 15.000 |\n"
         "| min .. max | 10.000 .. 12.000 | 14.000 .. 16.000 |\n"

@@ -110,7 +110,7 @@ static void test_trend(void **state)
         { .x = 5, .outcome = NG_OUTCOME_INCONCLUSIVE, .has_value = 1, .value = 13, .lo = 12,
           .hi = 14, .has_limit = 1, .limit = 12, .baseline = 10, .title = "run 5" },
     };
-    struct ng_svg_trend_opts o = { 760, 200, "g <1>", "g \"1\"", 5 };
+    struct ng_svg_trend_opts o = { 760, 200, "g <1>", "g \"1\"", 5, "kernel-sum, ms <per> epoch" };
     struct ng_buf b = NG_BUF_INIT;
 
     ng_svg_trend(&b, p, 4, &o);
@@ -124,6 +124,8 @@ static void test_trend(void **state)
     assert_non_null(strstr(b.data, "<title>run 1 &lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>"));
     assert_null(strstr(b.data, "<script"));
     assert_non_null(strstr(b.data, "data-gate=\"g &quot;1&quot;\" data-runs=\"5\" data-shown=\"4\""));
+    assert_non_null(strstr(b.data, "class=\"axis-title\" transform=\"rotate(-90)\""));
+    assert_non_null(strstr(b.data, ">kernel-sum, ms &lt;per&gt; epoch</text>"));
     /* the ERROR breaks the band into two shapes, the lines into two pieces */
     const char *band = strstr(b.data, "class=\"band\" d=\"");
     assert_non_null(band);
