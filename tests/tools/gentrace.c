@@ -165,6 +165,9 @@
  *       --epochs E        measured epochs (default 5; 0 allowed).
  *       --warmup W        extra epochs before them (default 0).
  *       --warmup-scale F  duration factor for GPU work in warmup epochs (default 1).
+ *       --epoch-scales LIST  comma-separated factors (> 0): measured epoch m's GPU
+ *                         work lasts LIST[m % n] times as long (epochs of several
+ *                         kinds, e.g. 0.02,1 for a short and a long step in turn).
  *       --epoch-format FMT printf format with exactly one %d conversion
  *                         (flags/width allowed, %% allowed); default "epoch %d".
  *       --epoch-base B    number of the first epoch (default 0).
@@ -1351,6 +1354,8 @@ static struct {
     const char *short_names_from;
     int64_t epochs, warmup, epoch_base;
     double warmup_scale;
+    double *epoch_scales;      /* --epoch-scales: measured epoch m times [m % n] */
+    size_t n_epoch_scales;
     const char *epoch_format, *epoch_text;
     int epoch_format_set;
     int64_t threads, thread_kernels, ranks, outside;
@@ -2107,9 +2112,19 @@ static int push_epoch_range(const thread_t *th, int64_t ep)
     return nvtx_push(th->t, 59, g_epoch_names[ep], g_epoch_name_lens[ep], -1, 0, th->gtid);
 }
 
+/* The duration factor of epoch ep's GPU work: --warmup-scale in warmup
+ * epochs, --epoch-scales in turn in the measured ones. */
+static double epoch_factor(int64_t ep)
+{
+    if (ep < opt.warmup)
+        return opt.warmup_scale;
+    return opt.n_epoch_scales
+           ? opt.epoch_scales[(size_t)(ep - opt.warmup) % opt.n_epoch_scales] : 1.0;
+}
+
 static void run_epoch(thread_t *th, int64_t ep, int64_t n)
 {
-    double warm = ep < opt.warmup ? opt.warmup_scale : 1.0;
+    double warm = epoch_factor(ep);
     int nvtx = !opt.no_nvtx;
     int idx = -1;
 
@@ -2170,7 +2185,7 @@ static void run_extra_thread(thread_t *th, int64_t n, int64_t t0, int64_t t_end)
     }
     for (int64_t ep = 0; ep < g_nep; ep++) {
         int64_t target = t0 + (int64_t)((double)span * (double)ep / (double)g_nep);
-        double warm = ep < opt.warmup ? opt.warmup_scale : 1.0;
+        double warm = epoch_factor(ep);
         int idx = -1;
         th->t += rng_range(&th->cpu, 2000, 6000);
         if (th->t < target)
@@ -2405,6 +2420,7 @@ static void usage(FILE *fp)
         "      --epochs E           measured epochs (default 5)\n"
         "      --warmup W           warmup epochs before them (default 0)\n"
         "      --warmup-scale F     duration factor in warmup epochs (default 1)\n"
+        "      --epoch-scales LIST  measured epoch m's durations times LIST[m % n]\n"
         "      --epoch-format FMT   epoch range name, one %d (default \"epoch %d\")\n"
         "      --epoch-base B       number of the first epoch (default 0)\n"
         "      --epoch-text TEXT    every epoch range has this text (repeated steps)\n"
@@ -2449,7 +2465,7 @@ static void usage(FILE *fp)
 
 enum {
     O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_SHORT_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
-    O_WARMUP_SCALE, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
+    O_WARMUP_SCALE, O_EPOCH_SCALES, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
     O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
     O_DEVICES, O_MEMORY_SHARE, O_MEMORY_KINDS, O_MEMORY_SCALE, O_GRAPH_SHARE, O_GRAPH_MODE,
@@ -2520,6 +2536,7 @@ static void parse_options(int argc, char **argv)
         {"epochs", required_argument, NULL, O_EPOCHS},
         {"warmup", required_argument, NULL, O_WARMUP},
         {"warmup-scale", required_argument, NULL, O_WARMUP_SCALE},
+        {"epoch-scales", required_argument, NULL, O_EPOCH_SCALES},
         {"epoch-format", required_argument, NULL, O_EPOCH_FORMAT},
         {"epoch-base", required_argument, NULL, O_EPOCH_BASE},
         {"threads", required_argument, NULL, O_THREADS},
@@ -2600,6 +2617,16 @@ static void parse_options(int argc, char **argv)
             opt.warmup_scale = parse_double("--warmup-scale", optarg);
             if (opt.warmup_scale <= 0)
                 die_usage("--warmup-scale must be > 0");
+            break;
+        case O_EPOCH_SCALES:
+            for (char *p = optarg, *end; *p; p = *end ? end + 1 : end) {
+                double f = strtod(p, &end);
+                if (end == p || !(f > 0) || (*end && *end != ','))
+                    die_usage("--epoch-scales needs factors > 0, comma-separated");
+                opt.epoch_scales = xrealloc(opt.epoch_scales,
+                                            (opt.n_epoch_scales + 1) * sizeof *opt.epoch_scales);
+                opt.epoch_scales[opt.n_epoch_scales++] = f;
+            }
             break;
         case O_EPOCH_FORMAT: opt.epoch_format = optarg; opt.epoch_format_set = 1; break;
         case O_EPOCH_BASE: opt.epoch_base = parse_int("--epoch-base", optarg, -1000000000, 1000000000); break;
