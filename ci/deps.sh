@@ -16,6 +16,8 @@ NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-yaml python3-prometheus-client"
 # the ci suite reads the JUnit files with junitparser, as report tools do
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-junitparser"
+# scipy: the stats suite computes the decision's figures on its own
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-scipy"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
 # the docs suite lints the man page with mandoc

@@ -592,7 +592,8 @@ static const struct opt_spec specs[] = {
     { "skip-epochs", "NSYS_GATE_SKIP_EPOCHS", 1, p_skip_epochs, NULL, "K",
       "drop the first K epochs of each run (warm-up); default 0", NG_CLI_GATE, NG_HELP_EPOCHS },
     { "alpha", "NSYS_GATE_ALPHA", 1, p_alpha, NULL, "A",
-      "significance level of the Mann-Whitney U test; 0 = off; default 0.05",
+      "significance level of the test of the ratio of means (and of the per-kernel gates, "
+      "Holm-adjusted); 0 = off; default 0.05",
       NG_CLI_GATE, NG_HELP_DECISION },
     { "fail-inconclusive", "NSYS_GATE_FAIL_INCONCLUSIVE", 0, p_fail_inconclusive, NULL, NULL,
       "exit 1 when a regression is not significant (INCONCLUSIVE)", NG_CLI_GATE, NG_HELP_POLICY },
@@ -1148,7 +1149,7 @@ static const char *const help_examples[][2] = {
     { "nsys-gate --epochs 10 main.sqlite pr.sqlite",
       "total mode: both profiles ran 10 epochs; fail past 1.20x" },
     { "nsys-gate --epoch-range auto --threshold 5% --junit gate.xml main.nsys-rep pr.nsys-rep",
-      "per-epoch samples from NVTX ranges, a U test, a JUnit report" },
+      "per-epoch samples from NVTX ranges, a test of the ratio of means, a JUnit report" },
     { "nsys-gate --baseline-history runs.jsonl --history runs.jsonl --epoch-range auto pr.sqlite",
       "a nightly against the last 10 runs, appending tonight's" },
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ng_means.h"
 #include "core/ng_stats.h"
 #include "util/ng_oom.h"
 #include "util/ng_text.h"
@@ -112,7 +113,11 @@ static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *
     }
     struct ng_summary sum;
     ng_stats_summary(s->samples, s->n_samples, &sum);
-    s->ms_per_epoch = sum.median;
+    /* the mean decides: the median of epochs of two kinds lands between
+     * them, or on either, as the count of each tips it */
+    s->ms_per_epoch = sum.mean;
+    s->median_ms = sum.median;
+    s->n_clusters = ng_means_clusters(s->samples, s->n_samples, s->clusters);
     s->min_ms = sum.min;
     s->max_ms = sum.max;
     s->mean_ms = sum.mean;
@@ -289,11 +294,41 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
     }
     free(x);
     free(y);
+    /* for now: holm_items decides, once every p of the family is known */
     d->verdict = d->has_p && d->p_value > o->alpha ? NG_OUTCOME_INCONCLUSIVE : NG_OUTCOME_FAIL;
-    if (d->verdict == NG_OUTCOME_FAIL)
-        v->n_items_failed++;
-    else
-        v->n_items_inconclusive++;
+}
+
+/* The per-kernel gates as one family: Holm's adjustment over every item
+ * that could be tested (family: each of them; the items under the ratio
+ * screen were not tested and count as the largest p-values, which only
+ * makes the adjustment stricter).  A tested item fails only when its
+ * adjusted p is within alpha: 200 unchanged kernels no longer give a few
+ * FAILs by chance.  Every tested item is kept (none passed), so the kept
+ * list holds the whole family's p-values. */
+static void holm_items(struct ng_verdict *v, size_t family, const struct ng_compare_opts *o)
+{
+    double *p = ng_xcalloc(v->n_kernels + 1, sizeof *p);
+    size_t n = 0;
+
+    for (size_t i = 0; i < v->n_kernels; i++)
+        if (v->kernels[i].gated && v->kernels[i].has_p)
+            p[n++] = v->kernels[i].p_value;
+    ng_means_holm(p, n, family);
+    n = 0;
+    for (size_t i = 0; i < v->n_kernels; i++) {
+        struct ng_kernel_delta *d = &v->kernels[i];
+        if (!d->gated || d->verdict == NG_OUTCOME_PASS)
+            continue;
+        if (d->has_p) {
+            d->p_adjusted = p[n++];
+            d->verdict = d->p_adjusted > o->alpha ? NG_OUTCOME_INCONCLUSIVE : NG_OUTCOME_FAIL;
+        }
+        if (d->verdict == NG_OUTCOME_FAIL)
+            v->n_items_failed++;
+        else
+            v->n_items_inconclusive++;
+    }
+    free(p);
 }
 
 /* The items the verdict keeps, chosen as they are made (a summary may
@@ -454,6 +489,8 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
     places_compared(&v->comparability, &v->baseline, &v->current);
     v->n_top = g.n < top ? g.n : top;
     v->kernels = kept_items(&k, &v->n_kernels);
+    if (gates)
+        holm_items(v, g.n, o);
     free(k.best);
     free(k.busiest);
     free(k.flagged);
@@ -713,6 +750,20 @@ static void copy_profile_warnings(struct ng_verdict *v, const struct ng_profile 
             ng_verdict_warn(v, "%s", p[i].warnings[k]);
 }
 
+/* "the baseline's epochs form 2 clusters (16 epochs near 0.31 ms, 16 near
+ * 15.73 ms)": what a pattern matching two kinds of range looks like. */
+static void warn_clusters(struct ng_verdict *v, const struct ng_verdict_side *s, const char *side)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    for (size_t i = 0; i < s->n_clusters; i++)
+        ng_buf_addf(&b, "%s%zu%s near %.2f ms", i ? ", " : "", s->clusters[i].n,
+                    i ? "" : " epochs", s->clusters[i].median);
+    ng_verdict_warn(v, "the %s epochs form %zu clusters (%s): the pattern matches ranges of "
+                    "different kinds (check --epoch-range; nsys-gate ranges lists them); the "
+                    "test compares each kind with its own", side, s->n_clusters, b.data);
+    ng_buf_release(&b);
+}
+
 static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size_t n,
                           const struct ng_verdict_side *s, const char *side,
                           const struct ng_compare_opts *o)
@@ -725,6 +776,10 @@ static void check_samples(struct ng_verdict *v, const struct ng_profile *p, size
                             filtered ? "had no work the kernel filters select"
                                      : "launched no kernel",
                             p[i].empty_epochs == 1 ? "was" : "were");
+    if (s->n_clusters > 1) {
+        warn_clusters(v, s, side);
+        return;
+    }
     if (s->n_samples >= 2 && s->min_ms > 0 && s->max_ms > SPREAD_WARN * s->min_ms)
         ng_verdict_warn(v, "the %s samples range from %.3f to %.3f ms: ranges this different "
                         "may not be comparable epochs (check --epoch-range)", side, s->min_ms,
@@ -801,6 +856,32 @@ static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size
 
 /* ---- the decision ---- */
 
+/* The test, the interval and the epochs it would need (ng_means), and the
+ * U test beside them. */
+static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    struct ng_means m;
+
+    ng_means_compare(b->samples, b->n_samples, c->samples, c->n_samples, o->threshold, o->alpha,
+                     &m);
+    v->strata = m.strata;
+    if (m.has_test) {
+        v->has_ci = 1;
+        v->ratio_ci[0] = m.ci_lo;
+        v->ratio_ci[1] = m.ci_hi;
+        v->ratio_ci_method = m.strata > 1 ? NG_MEANS_CI_METHOD_STRATA : NG_MEANS_CI_METHOD;
+        v->epochs_needed = m.epochs_needed;
+    }
+    if (o->alpha > 0 && m.has_test && b->n_samples >= MIN_TEST_SAMPLES &&
+        c->n_samples >= MIN_TEST_SAMPLES) {
+        v->has_p = 1;
+        v->p_value = m.p_value;
+        v->u_p_value = ng_stats_mwu_greater(b->samples, b->n_samples, c->samples, c->n_samples,
+                                            NULL);
+    }
+}
+
 /* The total's own outcome: over the threshold, over the floor, and (when a
  * test ran) significant.  Exactly at the threshold or the floor passes. */
 static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
@@ -831,8 +912,7 @@ static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
         return;
     double p = -1;
     if (v->has_p) {   /* the same test, the other way */
-        p = ng_stats_mwu_greater(v->current.samples, v->current.n_samples, v->baseline.samples,
-                                 v->baseline.n_samples, NULL);
+        p = 1 - v->p_value;
         if (p > o->alpha)
             return;
     }
@@ -897,12 +977,7 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     }
     v->ratio = v->current.ms_per_epoch / v->baseline.ms_per_epoch;
     v->has_figures = 1;
-    if (opts->alpha > 0 && v->baseline.n_samples >= MIN_TEST_SAMPLES &&
-        v->current.n_samples >= MIN_TEST_SAMPLES) {
-        v->has_p = 1;
-        v->p_value = ng_stats_mwu_greater(v->baseline.samples, v->baseline.n_samples,
-                                          v->current.samples, v->current.n_samples, NULL);
-    }
+    decide_figures(v, opts);
     v->kernel_floor_ms = opts->policy.kernel_min_delta_ms >= 0
                          ? opts->policy.kernel_min_delta_ms
                          : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;

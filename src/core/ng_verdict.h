@@ -19,6 +19,7 @@
 
 #include "core/ng_comparability.h"
 #include "core/ng_context.h"
+#include "core/ng_means.h"
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
 
@@ -72,8 +73,12 @@ struct ng_verdict_side {
      * verdict has_figures */
     double *samples;
     size_t n_samples;
-    double ms_per_epoch;       /* the median of the samples */
-    double min_ms, max_ms, mean_ms;
+    double ms_per_epoch;       /* what decides: the mean of the samples (total time in
+                                  the counted epochs over their number) */
+    double median_ms, min_ms, max_ms, mean_ms;   /* robust companions; mean = ms_per_epoch */
+    /* the kinds of epoch the samples form (ng_means_clusters): 1 when one */
+    struct ng_cluster clusters[NG_CLUSTERS_MAX];
+    size_t n_clusters;
     long run_epochs;           /* total mode: the epochs each run of this side made */
     double epochs_counted;     /* what per-epoch figures divide by: epochs x runs in
                                   total mode, the counted epochs in NVTX mode */
@@ -130,6 +135,7 @@ struct ng_kernel_delta {
     double ratio;
     int has_p;
     double p_value;
+    double p_adjusted;                 /* Holm over the items tested (with has_p) */
 };
 
 /* One row of the current side's counted work, per epoch (ng_work_rates): what
@@ -176,9 +182,16 @@ struct ng_verdict {
     double threshold;
     long epochs;               /* epochs per side actually used (the smaller side's count) */
     int has_figures;           /* ms_per_epoch, samples and ratio are known */
-    double ratio;              /* current median / baseline median */
+    double ratio;              /* current mean / baseline mean (ms_per_epoch) */
     int has_p;                 /* a significance test ran */
-    double p_value;
+    double p_value;            /* the deciding test's (ng_means: Welch t on the log ratio
+                                  of means, within the baseline's clusters) */
+    double u_p_value;          /* the Mann-Whitney U test's, with has_p: a companion */
+    int has_ci;
+    double ratio_ci[2];        /* 95% interval of the ratio */
+    const char *ratio_ci_method;   /* static text; NULL without has_ci */
+    size_t strata;             /* clusters the test took its variances in (1: none) */
+    double epochs_needed;      /* epochs a side to tell the threshold's change; 0: unknown */
     double alpha;              /* 0: test off */
     struct ng_verdict_side baseline, current;
     struct ng_comparability comparability;   /* known with the figures */

@@ -18,8 +18,8 @@ int ng_verdict_wants_details(const struct ng_verdict *v)
 static void side_line(struct ng_buf *out, const char *label, const struct ng_verdict_side *s,
                       const char *unit)
 {
-    ng_buf_addf(out, "  %s median %.3f ms/epoch (min %.3f, max %.3f, mean %.3f; %zu %s%s)\n",
-                label, s->ms_per_epoch, s->min_ms, s->max_ms, s->mean_ms, s->n_samples, unit,
+    ng_buf_addf(out, "  %s mean %.3f ms/epoch (median %.3f, min %.3f, max %.3f; %zu %s%s)\n",
+                label, s->ms_per_epoch, s->median_ms, s->min_ms, s->max_ms, s->n_samples, unit,
                 s->n_samples == 1 ? "" : "s");
 }
 
@@ -151,7 +151,7 @@ static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
         ng_verdict_item_ratio(out, k);
         ng_buf_addf(out, " %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (k->has_p)
-            ng_buf_addf(out, " (p=%.3g)", k->p_value);
+            ng_buf_addf(out, " (p=%.3g, Holm-adjusted %.3g)", k->p_value, k->p_adjusted);
         ng_buf_adds(out, "  ");
         name_line(out, k->name);
     }
@@ -177,8 +177,19 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
 
     if (v->has_p)
-        ng_buf_addf(out, "  p=%.3g (one-sided Mann-Whitney U test, %zu vs %zu samples)\n",
-                    v->p_value, v->baseline.n_samples, v->current.n_samples);
+        ng_buf_addf(out, "  p=%.3g (one-sided Welch t test of the ratio of means%s, %zu vs %zu "
+                         "samples; Mann-Whitney U p=%.3g)\n", v->p_value,
+                    v->strata > 1 ? " within clusters" : "", v->baseline.n_samples,
+                    v->current.n_samples, v->u_p_value);
+    if (v->has_ci)
+        ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
+                    v->ratio_ci[0], v->ratio_ci[1]);
+    if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->epochs_needed > 0) {
+        char thr[32];
+        ng_fmt_threshold(thr, sizeof thr, v->threshold);
+        ng_buf_addf(out, "  need about %.0f epochs a side to tell %sx at this noise\n",
+                    v->epochs_needed, thr);
+    }
     side_line(out, "baseline", &v->baseline, unit);
     side_line(out, "current ", &v->current, unit);
     work_lines(out, v);
@@ -296,7 +307,7 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, ", %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (!failed) {
             ng_fmt_double(alpha, sizeof alpha, v->alpha);
-            ng_buf_addf(out, ", p=%.3g > alpha=%s", k->p_value, alpha);
+            ng_buf_addf(out, ", adjusted p=%.3g > alpha=%s", k->p_adjusted, alpha);
         }
     }
     ng_buf_adds(out, ")");

@@ -146,7 +146,8 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
     s->loaded = get_num(o, "total_gpu_ms", &ms);
     s->total_ns = s->loaded ? ns_of(ms) : 0;
     s->kernel_count = whole(num_or_0(o, "kernel_count"));
-    s->ms_per_epoch = num_or_0(o, "median_ms");
+    s->median_ms = num_or_0(o, "median_ms");
+    s->ms_per_epoch = s->median_ms;   /* the verdict's own figure follows (read_verdict) */
     s->min_ms = num_or_0(o, "min_ms");
     s->max_ms = num_or_0(o, "max_ms");
     s->mean_ms = num_or_0(o, "mean_ms");
@@ -195,6 +196,8 @@ static void read_kernels(struct ng_verdict_doc *d, struct ng_verdict *v, const c
         k->status = status_of(get_str(it, "status"));
         k->gated = outcome_of(get_str(it, "verdict"), &k->verdict) == 0;
         k->has_p = get_num(it, "p_value", &k->p_value);
+        if (!get_num(it, "p_adjusted", &k->p_adjusted))
+            k->p_adjusted = k->p_value;   /* lines from before the adjustment */
         if (!get_num(it, "ratio", &k->ratio))
             k->ratio = k->gated ? INFINITY : 0;   /* a new item's ratio is written as null */
         if (k->gated && k->verdict == NG_OUTCOME_FAIL)
@@ -339,6 +342,24 @@ static void read_comparability(struct ng_verdict_doc *d, struct ng_comparability
     }
 }
 
+/* ratio_ci [lo, hi] and its method (kept as one of the gate's own texts:
+ * the verdict borrows static text only). */
+static void read_ci(struct ng_verdict *v, const cJSON *ci, const char *method)
+{
+    static const char *const methods[] = { NG_MEANS_CI_METHOD, NG_MEANS_CI_METHOD_STRATA };
+    if (!cJSON_IsArray(ci) || cJSON_GetArraySize(ci) != 2 ||
+        !cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(ci, 1)))
+        return;
+    v->has_ci = 1;
+    v->ratio_ci[0] = cJSON_GetArrayItem(ci, 0)->valuedouble;
+    v->ratio_ci[1] = cJSON_GetArrayItem(ci, 1)->valuedouble;
+    v->ratio_ci_method = methods[0];
+    for (size_t i = 0; method && i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(method, methods[i]) == 0)
+            v->ratio_ci_method = methods[i];
+    v->strata = v->ratio_ci_method == methods[1] ? 2 : 1;
+}
+
 static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 {
     struct ng_verdict *v = &d->v;
@@ -354,6 +375,11 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     v->threshold = num_or_0(root, "threshold");
     v->epochs = (long)whole(num_or_0(root, "epochs"));
     v->has_p = get_num(root, "p_value", &v->p_value);
+    if (!get_num(root, "u_p_value", &v->u_p_value))
+        v->u_p_value = v->p_value;   /* lines from when the U test decided */
+    read_ci(v, cJSON_GetObjectItemCaseSensitive(root, "ratio_ci"),
+            get_str(root, "ratio_ci_method"));
+    get_num(root, "epochs_needed", &v->epochs_needed);
     v->alpha = num_or_0(root, "alpha");
     read_side(d, &v->baseline, cJSON_GetObjectItemCaseSensitive(root, "baseline"),
               cJSON_GetObjectItemCaseSensitive(samples, "baseline"));

@@ -203,9 +203,9 @@ static void side_row(struct ng_buf *out, const char *label, const struct ng_verd
     ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", label);
     if (figures) {
         ng_html_num_cell(out, s->ms_per_epoch, "");
+        ng_html_num_cell(out, s->median_ms, "");
         ng_html_num_cell(out, s->min_ms, "");
         ng_html_num_cell(out, s->max_ms, "");
-        ng_html_num_cell(out, s->mean_ms, "");
         ng_buf_addf(out, "<td class=\"n\">%zu</td>", s->n_samples);
     } else
         ng_buf_adds(out, "<td class=\"n\" colspan=\"5\">unknown</td>");
@@ -224,8 +224,8 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
 {
     char thr[32], alpha[32];
 
-    ng_buf_adds(out, "<table class=\"figures\">\n<thead><tr><td></td><th scope=\"col\" class=\"n\">median ms/epoch"
-                     "</th><th scope=\"col\" class=\"n\">min</th><th scope=\"col\" class=\"n\">max</th><th scope=\"col\" class=\"n\">mean"
+    ng_buf_adds(out, "<table class=\"figures\">\n<thead><tr><td></td><th scope=\"col\" class=\"n\">mean ms/epoch"
+                     "</th><th scope=\"col\" class=\"n\">median</th><th scope=\"col\" class=\"n\">min</th><th scope=\"col\" class=\"n\">max"
                      "</th><th scope=\"col\" class=\"n\">samples</th><th scope=\"col\">profiles</th></tr>\n</thead>\n<tbody>\n");
     side_row(out, "baseline", &v->baseline, v->has_figures);
     side_row(out, "current", &v->current, v->has_figures);
@@ -236,8 +236,12 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
     else
         ng_buf_addf(out, "ratio unknown (threshold %sx)", thr);
     ng_fmt_double(alpha, sizeof alpha, v->alpha);
+    if (v->has_ci)
+        ng_buf_addf(out, ", 95%% interval %.3fx .. %.3fx", v->ratio_ci[0], v->ratio_ci[1]);
     if (v->has_p)
-        ng_buf_addf(out, "; p = %.3g (one-sided Mann-Whitney U, alpha %s)", v->p_value, alpha);
+        ng_buf_addf(out, "; p = %.3g (one-sided Welch t test of the ratio of means%s, alpha %s; "
+                         "Mann-Whitney U p = %.3g)", v->p_value,
+                    v->strata > 1 ? " within clusters" : "", alpha, v->u_p_value);
     else
         ng_buf_adds(out, "; no significance test");
     ng_buf_addf(out, "; %s mode, metric ", v->mode ? v->mode : "unknown");
@@ -292,7 +296,8 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
             if (k->gated) {
                 ng_html_badge(out, k->verdict);
                 if (k->has_p)
-                    ng_buf_addf(out, " <span class=\"note\">p %.3g</span>", k->p_value);
+                    ng_buf_addf(out, " <span class=\"note\">p %.3g, adjusted %.3g</span>",
+                                k->p_value, k->p_adjusted);
             }
             ng_buf_adds(out, "</td>");
         }

@@ -156,16 +156,20 @@ static void md_figures(struct md *m, const struct ng_verdict *v)
     if (v->has_p)
         snprintf(p, sizeof p, "%.3g", v->p_value);
     ng_buf_adds(&b, "\n| | baseline | current |\n| :-- | --: | --: |\n");
-    ng_buf_addf(&b, "| ms per epoch (median) | %.3f | %.3f |\n", v->baseline.ms_per_epoch,
+    ng_buf_addf(&b, "| ms per epoch (mean) | %.3f | %.3f |\n", v->baseline.ms_per_epoch,
                 v->current.ms_per_epoch);
+    ng_buf_addf(&b, "| median | %.3f | %.3f |\n", v->baseline.median_ms, v->current.median_ms);
     ng_buf_addf(&b, "| min .. max | %.3f .. %.3f | %.3f .. %.3f |\n", v->baseline.min_ms,
                 v->baseline.max_ms, v->current.min_ms, v->current.max_ms);
     ng_buf_addf(&b, "| samples | %zu %s%s | %zu %s%s |\n", v->baseline.n_samples, unit,
                 v->baseline.n_samples == 1 ? "" : "s", v->current.n_samples, unit,
                 v->current.n_samples == 1 ? "" : "s");
-    ng_buf_addf(&b, "\n| ratio | threshold | epochs | p-value |\n| --: | --: | --: | --: |\n"
-                    "| **%.3fx** | %s |",
-                v->ratio, threshold);
+    char ci[64] = EM_DASH;
+    if (v->has_ci)
+        snprintf(ci, sizeof ci, "%.3fx .. %.3fx", v->ratio_ci[0], v->ratio_ci[1]);
+    ng_buf_addf(&b, "\n| ratio | 95%% interval | threshold | epochs | p-value |\n"
+                    "| --: | --: | --: | --: | --: |\n| **%.3fx** | %s | %s |",
+                v->ratio, ci, threshold);
     if (v->epochs > 0)
         ng_buf_addf(&b, " %ld |", v->epochs);
     else
@@ -508,7 +512,7 @@ static void annotate_items(struct annotations *a, const struct ng_verdict *v)
                     kthr, k->delta_ms_per_epoch, k->baseline_ms_per_epoch,
                     k->current_ms_per_epoch);
         if (k->has_p)
-            ng_buf_addf(&body, ", p=%.3g", k->p_value);
+            ng_buf_addf(&body, ", p=%.3g, Holm-adjusted %.3g", k->p_value, k->p_adjusted);
         annotate(a, k->verdict == NG_OUTCOME_FAIL ? ANN_ERROR : ANN_WARNING, title.data,
                  body.data);
         ng_buf_release(&title);

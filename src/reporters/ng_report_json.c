@@ -214,6 +214,22 @@ static cJSON *breakdown_json(const struct ng_verdict_side *s, int figures,
     return o;
 }
 
+/* The kinds of epoch a side's samples form: one object each, smallest
+ * first (one when the epochs are of one kind). */
+static cJSON *clusters_json(const struct ng_verdict_side *s)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < s->n_clusters; i++) {
+        cJSON *c = cJSON_CreateObject();
+        add_number_or_null(c, "epochs", 1, (double)s->clusters[i].n);
+        add_number_or_null(c, "median_ms", 1, s->clusters[i].median);
+        add_number_or_null(c, "min_ms", 1, s->clusters[i].min);
+        add_number_or_null(c, "max_ms", 1, s->clusters[i].max);
+        cJSON_AddItemToArray(a, c);
+    }
+    return a;
+}
+
 static cJSON *side_json(const struct ng_verdict_side *s, int figures, const struct limits *lim)
 {
     cJSON *o = cJSON_CreateObject();
@@ -226,10 +242,11 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures, const stru
         cJSON_AddNullToObject(o, "format");
     add_number_or_null(o, "total_gpu_ms", s->loaded, (double)s->total_ns / 1e6);
     add_number_or_null(o, "kernel_count", s->loaded, (double)s->kernel_count);
-    add_number_or_null(o, "median_ms", figures, s->ms_per_epoch);
+    add_number_or_null(o, "median_ms", figures, s->median_ms);
     add_number_or_null(o, "min_ms", figures, s->min_ms);
     add_number_or_null(o, "max_ms", figures, s->max_ms);
     add_number_or_null(o, "mean_ms", figures, s->mean_ms);
+    cJSON_AddItemToObject(o, "clusters", figures ? clusters_json(s) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "work_ms", by_kind_json(s->kind_ns, s->loaded, 1e6));
     cJSON_AddItemToObject(o, "work_launches", by_kind_json(s->kind_launches, s->loaded, 1));
     cJSON_AddItemToObject(o, "left_out_ms", by_kind_json(s->left_out_ns, s->loaded, 1e6));
@@ -303,6 +320,7 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k, const struct limits *
         cJSON_AddNullToObject(o, "verdict");
     add_number_or_null(o, "ratio", k->gated, k->ratio);
     add_number_or_null(o, "p_value", k->has_p, k->p_value);
+    add_number_or_null(o, "p_adjusted", k->has_p, k->p_adjusted);
     return o;
 }
 
@@ -335,6 +353,8 @@ static cJSON *policy_json(const struct ng_verdict *v, const struct limits *lim)
                        v->kernel_floor_ms);
     cJSON_AddBoolToObject(o, "fail_on_improvement", p->fail_on_improvement);
     cJSON_AddStringToObject(o, "kernel_names", p->base_names ? "base" : "full");
+    /* how the per-kernel gates' p-values are adjusted for their number */
+    cJSON_AddStringToObject(o, "kernel_p_adjust", "holm");
     add_number_or_null(o, "top", 1, (double)v->top);
     return o;
 }
@@ -466,6 +486,20 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     add_number_or_null(root, "threshold", v->threshold > 0, v->threshold);
     add_number_or_null(root, "epochs", v->epochs > 0, (double)v->epochs);
     add_number_or_null(root, "p_value", v->has_p, v->p_value);
+    add_number_or_null(root, "u_p_value", v->has_p, v->u_p_value);
+    if (v->has_ci) {
+        cJSON *ci = cJSON_AddArrayToObject(root, "ratio_ci");
+        for (int i = 0; i < 2; i++) {
+            char buf[40];
+            ng_fmt_double(buf, sizeof buf, v->ratio_ci[i]);
+            cJSON_AddItemToArray(ci, cJSON_CreateRaw(buf));
+        }
+        cJSON_AddStringToObject(root, "ratio_ci_method", v->ratio_ci_method);
+    } else {
+        cJSON_AddNullToObject(root, "ratio_ci");
+        cJSON_AddNullToObject(root, "ratio_ci_method");
+    }
+    add_number_or_null(root, "epochs_needed", v->epochs_needed > 0, v->epochs_needed);
     add_number_or_null(root, "alpha", 1, v->alpha);
     cJSON_AddItemToObject(root, "policy", policy_json(v, lim));
     cJSON_AddStringToObject(root, "total_verdict",

@@ -174,7 +174,7 @@ static char *item_text(const struct ng_verdict *v, const struct ng_kernel_delta 
                 k->verdict == NG_OUTCOME_PASS ? "within" : "past", kthr, k->delta_ms_per_epoch,
                 v->kernel_floor_ms);
     if (k->has_p)
-        ng_buf_addf(&b, ", p=%.3g", k->p_value);
+        ng_buf_addf(&b, ", p=%.3g, Holm-adjusted %.3g", k->p_value, k->p_adjusted);
     ng_buf_addf(&b, ") | %s %s, baseline %.3f ms/epoch, current %.3f ms/epoch",
                 ng_work_kind_name(k->kind), ng_kernel_status_name(k->status),
                 k->baseline_ms_per_epoch, k->current_ms_per_epoch);

@@ -40,9 +40,9 @@ def make_profiles(d):
     gen(d, "nb.sqlite", *nvtx, "--seed", "1")
     gen(d, "nb2.sqlite", *nvtx, "--seed", "2")
     gen(d, "nc.sqlite", *nvtx, "--seed", "2", "--slow", "3:1.8")
-    noisy = ["--kernels", "12", "--names", "1", "--epochs", "4", "--jitter", "0.6"]
+    noisy = ["--kernels", "4", "--names", "1", "--epochs", "4", "--jitter", "0.6"]
     gen(d, "ib.sqlite", *noisy, "--seed", "13")
-    gen(d, "ic.sqlite", *noisy, "--seed", "113", "--scale", "1.25")
+    gen(d, "ic.sqlite", *noisy, "--seed", "113", "--scale", "1.3")
     for f in ("kern2023_base.csv", "kern2023_cur120.csv", "kern2023_cur120plus1.csv",
               "zero_total.csv"):
         shutil.copy(os.path.join(FIXTURES, f), d)

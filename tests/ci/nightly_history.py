@@ -9,9 +9,10 @@ Night 1 seeds the history (the profile against itself: there is nothing to
 compare with yet).
 
 What must hold: nights 2..19 pass; night 20 fails; the nights after fail
-until the window (10 runs, the failures among them) slides: with 5 of 10
-runs at the new level the median moves, so night 25 passes (about N/2
-nights after the step); every line is a valid history line whose
+until the window (10 runs, the failures among them) slides: the baseline is
+the mean of the window's epochs, so with k of its 10 runs at the new level
+it is (10 - k + 1.35 k) / 10 of the old one, and night 20 + k fails while
+1.35 over that is past 1.20x: nights 20..23 fail, night 24 passes; every line is a valid history line whose
 baseline_history names the right runs and commits; and --history-since
 restarts the window at the step (night 21 against nights 20.. passes).
 
@@ -37,6 +38,7 @@ from common import GATE, GENTRACE, SRCDIR, check, gate_env, run_tests  # noqa: E
 NIGHTS = 30
 STEP = 20            # the first night of the slower code
 WINDOW = 10          # --history-window (the default)
+STEP_SCALE = 1.35    # the step's --scale
 DAY0 = 1717200000    # 2024-06-01T00:00:00Z: night n runs at DAY0 + n days, 02:00
 NAME = "resnet50"
 
@@ -57,7 +59,7 @@ def night_env(night):
 
 def profile(d, night):
     path = os.path.join(d, f"night-{night:02d}.sqlite")
-    scale = ["--scale", "1.35"] if night >= STEP else []
+    scale = ["--scale", str(STEP_SCALE)] if night >= STEP else []
     subprocess.run([GENTRACE, "-o", path, "--kernels", "3000", "--names", "6", "--epochs", "5",
                     "--jitter", "0.03", "--seed", str(night), *scale], check=True,
                    stdout=subprocess.DEVNULL)
@@ -92,7 +94,9 @@ def run_nights(d):
 
 def check_nights(history, verdicts, lines):
     for night, (code, v) in verdicts.items():
-        want = "fail" if STEP <= night < STEP + WINDOW // 2 else "pass"
+        k = night - STEP   # runs of the window at the new level
+        want = "fail" if 0 <= k < WINDOW and \
+            STEP_SCALE * WINDOW / (WINDOW - k + STEP_SCALE * k) > 1.2 else "pass"
         check(v["verdict"] == want and code == (1 if want == "fail" else 0),
               f"night {night}: {v['verdict']} (exit {code}), expected {want}: {lines[night - 1]}")
         if night == 1:

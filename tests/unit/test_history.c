@@ -26,7 +26,7 @@
 static double b_samples[] = { 200.0 };
 static double c_samples[] = { 300.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+    { "gemm", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 },
 };
 static struct ng_work_rate rows[] = {
     { "gemm", NG_WORK_KERNEL, 240.0, 10.0 },

@@ -76,9 +76,9 @@ static double b_samples[] = { 10, 10.2, 9.9 };
 static double c_samples[] = { 14, 14.1, 13.8 };
 static struct ng_kernel_delta kernels[] = {
     { "</title><script>alert(1)</script><img src=x onerror=alert(2)>", NG_WORK_KERNEL,
-      NG_KERNEL_CHANGED, 5, 9, 4, 0.9, 10, 10, 1, NG_OUTCOME_FAIL, 1.8, 1, 0.01 },
+      NG_KERNEL_CHANGED, 5, 9, 4, 0.9, 10, 10, 1, NG_OUTCOME_FAIL, 1.8, 1, 0.01, 0.02 },
     { "[CUDA memcpy Host-to-Device]", NG_WORK_MEMCPY, NG_KERNEL_NEW, 0, 0.4, 0.4, 0.1, 0, 2, 0,
-      NG_OUTCOME_PASS, 0, 0, 0 },
+      NG_OUTCOME_PASS, 0, 0, 0, 0 },
 };
 
 static struct ng_verdict verdict(const char *name, enum ng_outcome o)
@@ -134,7 +134,7 @@ static void test_page(void **state)
     assert_non_null(strstr(page, "data-kind=\"memcpy\""));
     /* the per-kernel gate's verdict of the gated item, nothing for the other */
     assert_non_null(strstr(page, "<th scope=\"col\">item gate</th>"));
-    assert_non_null(strstr(page, "FAIL</span> <span class=\"note\">p 0.01</span></td>"));
+    assert_non_null(strstr(page, "FAIL</span> <span class=\"note\">p 0.01, adjusted 0.02</span></td>"));
     assert_non_null(strstr(page, "<td class=\"n\">10.0%</td><td></td>"));
     assert_non_null(strstr(page, "<th scope=\"row\">commit</th><td><span class=\"note\">unknown</span>"));
     assert_non_null(strstr(page, "2024-05-01T03:00:00Z"));

@@ -15,8 +15,8 @@
 static double base_samples[] = { 190.0, 200.0, 210.0 };
 static double cur_samples[] = { 290.0, 300.0, 310.0 };
 static struct ng_kernel_delta kernels[] = {
-    { "gemm<\x1b[1m&>", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
-    { "fresh_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+    { "gemm<\x1b[1m&>", NG_WORK_KERNEL, NG_KERNEL_CHANGED, 150.0, 240.0, 90.0, 0.9, 10.0, 10.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 },
+    { "fresh_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 10.0, 10.0, 0.1, 0.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 },
 };
 static char warning[] = "baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless";
 static char *warnings[] = { warning };
@@ -51,13 +51,16 @@ static struct ng_verdict fail_verdict(void)
     v.baseline.min_ms = 190.0;
     v.baseline.max_ms = 210.0;
     v.baseline.mean_ms = 200.0;
+    v.baseline.median_ms = 200.0;
     v.current.samples = cur_samples;
     v.current.n_samples = 3;
     v.current.min_ms = 290.0;
     v.current.max_ms = 310.0;
     v.current.mean_ms = 300.0;
+    v.current.median_ms = 300.0;
     v.has_p = 1;
     v.p_value = 0.05;
+    v.u_p_value = 0.1;
     v.alpha = 0.05;
     v.kernels = kernels;
     v.n_kernels = 2;
@@ -77,9 +80,9 @@ static void test_human(void **state)
     (void)state;
     assert_string_equal(s, 
         "FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
-        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
-        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
-        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  p=0.05 (one-sided Welch t test of the ratio of means, 3 vs 3 samples; Mann-Whitney U p=0.1)\n"
+        "  baseline mean 200.000 ms/epoch (median 200.000, min 190.000, max 210.000; 3 runs)\n"
+        "  current  mean 300.000 ms/epoch (median 300.000, min 290.000, max 310.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
         "    +90.000 ms ( 90.0%) changed 150.000 -> 240.000 ms, 10 -> 10 launches  gemm<\\x1B[1m&>\n"
         "    +10.000 ms ( 10.0%) new     0.000 -> 10.000 ms, 0 -> 2 launches  fresh_kernel\n");
@@ -119,6 +122,14 @@ static void test_json(void **state)
         "\t\"threshold\":\t1.2,\n"
         "\t\"epochs\":\t5,\n"
         "\t\"p_value\":\t0.05,\n"
+
+        "\t\"u_p_value\":\t0.1,\n"
+
+        "\t\"ratio_ci\":\tnull,\n"
+
+        "\t\"ratio_ci_method\":\tnull,\n"
+
+        "\t\"epochs_needed\":\tnull,\n"
         "\t\"alpha\":\t0.05,\n"
         "\t\"policy\":\t{\n"
         "\t\t\"threshold\":\t1.2,\n"
@@ -132,6 +143,8 @@ static void test_json(void **state)
         "\t\t\"kernel_min_delta_ms\":\tnull,\n"
         "\t\t\"fail_on_improvement\":\tfalse,\n"
         "\t\t\"kernel_names\":\t\"full\",\n"
+
+        "\t\t\"kernel_p_adjust\":\t\"holm\",\n"
         "\t\t\"top\":\t2\n"
         "\t},\n"
         "\t\"total_verdict\":\t\"pass\",\n"
@@ -147,6 +160,8 @@ static void test_json(void **state)
         "\t\t\"min_ms\":\t190,\n"
         "\t\t\"max_ms\":\t210,\n"
         "\t\t\"mean_ms\":\t200,\n"
+
+        "\t\t\"clusters\":\t[],\n"
         "\t\t\"work_ms\":\t{\n"
         "\t\t\t\"kernel\":\t1000,\n"
         "\t\t\t\"graph\":\t0,\n"
@@ -190,6 +205,8 @@ static void test_json(void **state)
         "\t\t\"min_ms\":\t290,\n"
         "\t\t\"max_ms\":\t310,\n"
         "\t\t\"mean_ms\":\t300,\n"
+
+        "\t\t\"clusters\":\t[],\n"
         "\t\t\"work_ms\":\t{\n"
         "\t\t\t\"kernel\":\t1500,\n"
         "\t\t\t\"graph\":\t0,\n"
@@ -239,7 +256,9 @@ static void test_json(void **state)
         "\t\t\t\"current_instances_per_epoch\":\t10,\n"
         "\t\t\t\"verdict\":\tnull,\n"
         "\t\t\t\"ratio\":\tnull,\n"
-        "\t\t\t\"p_value\":\tnull\n"
+        "\t\t\t\"p_value\":\tnull,\n"
+
+        "\t\t\t\"p_adjusted\":\tnull\n"
         "\t\t}, {\n"
         "\t\t\t\"name\":\t\"fresh_kernel\",\n"
         "\t\t\t\"kind\":\t\"kernel\",\n"
@@ -252,7 +271,9 @@ static void test_json(void **state)
         "\t\t\t\"current_instances_per_epoch\":\t2,\n"
         "\t\t\t\"verdict\":\tnull,\n"
         "\t\t\t\"ratio\":\tnull,\n"
-        "\t\t\t\"p_value\":\tnull\n"
+        "\t\t\t\"p_value\":\tnull,\n"
+
+        "\t\t\t\"p_adjusted\":\tnull\n"
         "\t\t}],\n"
         "\t\"warnings\":\t[\"baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless\"],\n"
         "\t\"message\":\t\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\",\n"
@@ -323,18 +344,18 @@ static void test_junit(void **state)
         "  </properties>\n"
         "  <testcase classname=\"nsys-gate\" name=\"bert &lt;large&gt; &amp; &quot;friends&quot;\" time=\"0.123\">\n"
         "    <failure type=\"regression\" message=\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\">FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
-        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
-        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
-        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  p=0.05 (one-sided Welch t test of the ratio of means, 3 vs 3 samples; Mann-Whitney U p=0.1)\n"
+        "  baseline mean 200.000 ms/epoch (median 200.000, min 190.000, max 210.000; 3 runs)\n"
+        "  current  mean 300.000 ms/epoch (median 300.000, min 290.000, max 310.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
         "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10 -&gt; 10 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
         "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0 -&gt; 2 launches  fresh_kernel\n"
         "</failure>\n"
         "  </testcase>\n"
         "  <system-out>FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\n"
-        "  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)\n"
-        "  baseline median 200.000 ms/epoch (min 190.000, max 210.000, mean 200.000; 3 runs)\n"
-        "  current  median 300.000 ms/epoch (min 290.000, max 310.000, mean 300.000; 3 runs)\n"
+        "  p=0.05 (one-sided Welch t test of the ratio of means, 3 vs 3 samples; Mann-Whitney U p=0.1)\n"
+        "  baseline mean 200.000 ms/epoch (median 200.000, min 190.000, max 210.000; 3 runs)\n"
+        "  current  mean 300.000 ms/epoch (median 300.000, min 290.000, max 310.000; 3 runs)\n"
         "  kernels by contribution to the change, per epoch:\n"
         "    +90.000 ms ( 90.0%) changed 150.000 -&gt; 240.000 ms, 10 -&gt; 10 launches  gemm&lt;\\x1B[1m&amp;&gt;\n"
         "    +10.000 ms ( 10.0%) new     0.000 -&gt; 10.000 ms, 0 -&gt; 2 launches  fresh_kernel\n"

@@ -23,8 +23,8 @@ static double c_samples[] = { 14.0, 15.0, 16.0 };
 /* Names that break every format that does not escape them. */
 static struct ng_kernel_delta hostile[] = {
     { "k|pipe`tick`*em*_u_ [l](x) <b>&amp; @u #1 :x: $m$ 100% a,b\nline\\", NG_WORK_KERNEL, NG_KERNEL_CHANGED,
-      9.0, 13.0, 4.0, 0.8, 2.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
-    { "new_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0, 0, NG_OUTCOME_PASS, 0, 0, 0 },
+      9.0, 13.0, 4.0, 0.8, 2.0, 2.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 },
+    { "new_kernel", NG_WORK_KERNEL, NG_KERNEL_NEW, 0.0, 1.0, 1.0, 0.2, 0.0, 1.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 },
 };
 
 /* Three samples x-1, x, x+1: median and mean x. */
@@ -32,7 +32,7 @@ static void samples(struct ng_verdict_side *s, double *x)
 {
     s->samples = x;
     s->n_samples = 3;
-    s->ms_per_epoch = s->mean_ms = x[1];
+    s->ms_per_epoch = s->mean_ms = s->median_ms = x[1];
     s->min_ms = x[0];
     s->max_ms = x[2];
 }
@@ -66,6 +66,7 @@ static struct ng_verdict verdict(enum ng_outcome o)
     v.ratio = 15.0 / 11.0;
     v.has_p = 1;
     v.p_value = 0.05;
+    v.u_p_value = 0.1;
     samples(&v.baseline, b_samples);
     samples(&v.current, c_samples);
     v.kernels = hostile;
@@ -95,11 +96,12 @@ static void test_summary(void **state)
         "```\n"
         "\nMeasured: metric kernel-sum, nvtx mode, work kernels,graphs; baseline b\\.sqlite (sqlite), current c\\.sqlite (sqlite)\n"
         "\n| | baseline | current |\n| :-- | --: | --: |\n"
-        "| ms per epoch (median) | 11.000 | 15.000 |\n"
+        "| ms per epoch (mean) | 11.000 | 15.000 |\n"
+        "| median | 11.000 | 15.000 |\n"
         "| min .. max | 10.000 .. 12.000 | 14.000 .. 16.000 |\n"
         "| samples | 3 epochs | 3 epochs |\n"
-        "\n| ratio | threshold | epochs | p-value |\n| --: | --: | --: | --: |\n"
-        "| **1.364x** | 1.20x | 3 | 0.05 |\n"
+        "\n| ratio | 95% interval | threshold | epochs | p-value |\n| --: | --: | --: | --: | --: |\n"
+        "| **1.364x** | \xE2\x80\x94 | 1.20x | 3 | 0.05 |\n"
         "\nKernels by contribution to the change, per epoch:\n\n"
         "| kernel | status | baseline ms | current ms | change ms | share | launches |\n"
         "| :-- | :-- | --: | --: | --: | --: | --: |\n"
@@ -109,7 +111,7 @@ static void test_summary(void **state)
     /* on a PASS the kernels are noise, as in the human output */
     v = verdict(NG_OUTCOME_PASS);
     s = render("github-summary", &v);
-    assert_non_null(strstr(s, "| **1.364x** | 1.20x | 3 | 0.05 |"));
+    assert_non_null(strstr(s, "| **1.364x** | \xE2\x80\x94 | 1.20x | 3 | 0.05 |"));
     assert_null(strstr(s, "Kernels"));
     free(s);
     v.verbose = 1;
@@ -129,7 +131,7 @@ static void test_summary_cap(void **state)
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
     for (size_t i = 0; i < N; i++)
-        k[i] = (struct ng_kernel_delta){ long_name, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1, 0, NG_OUTCOME_PASS, 0, 0, 0 };
+        k[i] = (struct ng_kernel_delta){ long_name, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1, 2, 1, 0.0001, 1, 1, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 };
     v.kernels = k;
     v.n_kernels = N;
     v.n_top = N;
@@ -217,9 +219,9 @@ static void test_annotations(void **state)
     assert_string_equal(s,
         "::error title=nsys-gate%3A train%3A resnet%2C50%25::"
         "FAIL: per-epoch regression 1.36x exceeds 1.20x threshold | baseline=11.0ms/epoch current=15.0ms/epoch ratio=1.364x (epochs=3)"
-        "%0A  p=0.05 (one-sided Mann-Whitney U test, 3 vs 3 samples)"
-        "%0A  baseline median 11.000 ms/epoch (min 10.000, max 12.000, mean 11.000; 3 epochs)"
-        "%0A  current  median 15.000 ms/epoch (min 14.000, max 16.000, mean 15.000; 3 epochs)"
+        "%0A  p=0.05 (one-sided Welch t test of the ratio of means, 3 vs 3 samples; Mann-Whitney U p=0.1)"
+        "%0A  baseline mean 11.000 ms/epoch (median 11.000, min 10.000, max 12.000; 3 epochs)"
+        "%0A  current  mean 15.000 ms/epoch (median 15.000, min 14.000, max 16.000; 3 epochs)"
         "%0A  kernels by contribution to the change, per epoch:"
         "%0A    +4.000 ms ( 80.0%25) changed 9.000 -> 13.000 ms, 2 -> 2 launches  "
         "k|pipe`tick`*em*_u_ [l](x) <b>&amp; @u #1 :x: $m$ 100%25 a,b\\x0Aline\\\n");
@@ -283,11 +285,11 @@ static void test_metrics(void **state)
         "# TYPE nsys_gate_ratio gauge\n"
         "nsys_gate_ratio{name=\"train: resnet,50%25\"} 1.363636\n"
         "# HELP nsys_gate_baseline_epoch_gpu_time_seconds Baseline GPU time per epoch in seconds "
-        "(median).\n"
+        "(mean).\n"
         "# TYPE nsys_gate_baseline_epoch_gpu_time_seconds gauge\n"
         "nsys_gate_baseline_epoch_gpu_time_seconds{name=\"train: resnet,50%25\"} 0.011000000\n"
         "# HELP nsys_gate_current_epoch_gpu_time_seconds Current GPU time per epoch in seconds "
-        "(median).\n"
+        "(mean).\n"
         "# TYPE nsys_gate_current_epoch_gpu_time_seconds gauge\n"
         "nsys_gate_current_epoch_gpu_time_seconds{name=\"train: resnet,50%25\"} 0.015000000\n"
         "# HELP nsys_gate_threshold Largest current/baseline ratio that passes.\n"

@@ -124,7 +124,7 @@ static void check_written(const char *name, const char *kernel, const char *comm
                           const char *label, int want_scanned)
 {
     struct ng_kernel_delta k = { kernel, NG_WORK_KERNEL, NG_KERNEL_CHANGED, 1.0, 2.0, 1.0,
-                                 0.5, 3.0, 3.0, 0, NG_OUTCOME_PASS, 0, 0, 0 };
+                                 0.5, 3.0, 3.0, 0, NG_OUTCOME_PASS, 0, 0, 0, 0 };
     struct ng_verdict v;
     memset(&v, 0, sizeof v);
     v.outcome = NG_OUTCOME_INCONCLUSIVE;

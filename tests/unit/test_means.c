@@ -1,0 +1,115 @@
+/* ng_means: the distributions against published values, the clusters on
+ * the shapes they are for, Holm's adjustment, and the comparison's edges
+ * (the figures against scipy are the stats suite's). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/ng_means.h"
+
+static void near(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("got %.12g, want %.12g", got, want);
+}
+
+/* Student's t upper tails (as scipy.stats.t.sf gives them) */
+static void test_t_distribution(void **state)
+{
+    (void)state;
+    near(ng_means_t_upper(2.0, 10), 0.036694017385370, 1e-9);
+    near(ng_means_t_upper(1.0, 1), 0.25, 1e-12);           /* Cauchy */
+    near(ng_means_t_upper(2.228138851986, 10), 0.025, 1e-9);
+    near(ng_means_t_upper(-2.0, 10), 1 - 0.036694017385370, 1e-12);
+    near(ng_means_t_upper(1.959963984540, INFINITY), 0.025, 1e-9);
+    near(ng_means_t_upper(0, 3.5), 0.5, 1e-12);
+    near(ng_means_t_upper(30, 4), 3.6764280488306617e-06, 1e-9);
+}
+
+static void test_clusters(void **state)
+{
+    double alt[32], one[10], outlier[20];
+    struct ng_cluster c[NG_CLUSTERS_MAX];
+    (void)state;
+    for (int i = 0; i < 32; i++)
+        alt[i] = i % 2 ? 15.7 + 0.001 * i : 0.3 + 0.0001 * i;
+    assert_int_equal(ng_means_clusters(alt, 32, c), 2);
+    assert_int_equal(c[0].n, 16);
+    assert_int_equal(c[1].n, 16);
+    assert_true(c[0].max < 0.31 && c[1].min > 15.7);
+    for (int i = 0; i < 10; i++)
+        one[i] = 10 + i;   /* 10 .. 19: no gap past 2x */
+    assert_int_equal(ng_means_clusters(one, 10, c), 1);
+    for (int i = 0; i < 20; i++)
+        outlier[i] = i == 7 ? 100 : 10 + 0.1 * i;   /* one slow epoch is no kind of its own */
+    assert_int_equal(ng_means_clusters(outlier, 20, c), 1);
+    assert_int_equal(c[0].n, 20);
+    assert_int_equal(ng_means_clusters(outlier, 0, c), 0);
+}
+
+static void test_holm(void **state)
+{
+    double p[] = { 0.01, 0.04, 0.03, 0.005 };
+    (void)state;
+    ng_means_holm(p, 4, 4);
+    /* sorted 0.005 0.01 0.03 0.04: x4 0.02, x3 0.03, x2 0.06, x1 0.04 -> running max */
+    near(p[3], 0.02, 1e-12);
+    near(p[0], 0.03, 1e-12);
+    near(p[2], 0.06, 1e-12);
+    near(p[1], 0.06, 1e-12);
+    double q[] = { 0.001 };
+    ng_means_holm(q, 1, 200);   /* a family of 200, one of them tested */
+    near(q[0], 0.2, 1e-12);
+    double r[] = { 0.5, 0.9 };
+    ng_means_holm(r, 2, 10);
+    near(r[0], 1, 1e-12);       /* never past 1 */
+}
+
+static void test_edges(void **state)
+{
+    double x[] = { 10, 10, 10 }, y[] = { 12, 12, 12 }, one[] = { 5 };
+    struct ng_means m;
+    (void)state;
+    ng_means_compare(x, 3, y, 3, 1.2, 0.05, &m);   /* no noise at all */
+    assert_true(m.has_test);
+    near(m.ratio, 1.2, 1e-12);
+    assert_true(m.p_value == 0);
+    near(m.ci_lo, 1.2, 1e-12);
+    ng_means_compare(x, 3, x, 3, 1.2, 0.05, &m);
+    assert_true(m.p_value == 1);
+    ng_means_compare(one, 1, y, 3, 1.2, 0.05, &m);   /* one sample: no test, no interval */
+    assert_false(m.has_test);
+    assert_true(isnan(m.ci_lo));
+    near(m.ratio, 12.0 / 5, 1e-12);
+}
+
+/* The sample-size figure: cv 10% a side, 1.2x, alpha 0.05, power 0.8:
+ * (1.645 + 0.842)^2 * 0.02 / ln(1.2)^2 = 3.7, so 4 */
+static void test_epochs_needed(void **state)
+{
+    double x[400], y[400];
+    struct ng_means m;
+    (void)state;
+    for (int i = 0; i < 400; i++) {   /* +-1 in turn: a standard deviation of 10% of 10 */
+        x[i] = 10 + (i % 2 ? 1 : -1) * 1.0 * sqrt(400.0 / 399);
+        y[i] = 10.5 + (i % 2 ? 1 : -1) * 1.05 * sqrt(400.0 / 399);
+    }
+    ng_means_compare(x, 400, y, 400, 1.2, 0.05, &m);
+    assert_true(m.epochs_needed == 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_t_distribution),
+        cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_holm),
+        cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_epochs_needed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
