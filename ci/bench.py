@@ -717,6 +717,70 @@ def kineto_markdown(rows, tgts):
     return "\n".join(lines) + "\n"
 
 
+# ---- the decision's statistics: the interval and the test against a whole run ----
+
+def run_decision(args):
+    """At 10,000 and 100,000 epochs a side: the gate's run (CPU, user + sys) on a
+    generated pair, and the decision's statistics alone on the same samples
+    (tests/tools/bench_decision: ratio of means, clusters, Welch test and
+    interval, the U test), one core."""
+    bench = os.path.join(os.path.dirname(os.path.abspath(args.gate)), "..", "tests", "tools",
+                         "bench_decision")
+    rows = []
+    for n in (10000, 100000):
+        paths = []
+        for side, seed in (("b", 1), ("c", 2)):
+            path = os.path.join(args.cache, "decision-%d-%s.sqlite" % (n, side))
+            if not os.path.exists(path):
+                log("decision: generating %s" % path)
+                subprocess.run([args.gentrace, "-o", path + ".tmp", "--force", "--kernels",
+                                str(2 * n), "--names", "2", "--epochs", str(n), "--jitter",
+                                "0.1", "--seed", str(seed)], check=True, stdout=subprocess.DEVNULL)
+                os.rename(path + ".tmp", path)
+            paths.append(path)
+        verdict = os.path.join(args.cache, "decision-%d.json" % n)
+        argv = ["taskset", "-c", "0", os.path.abspath(args.gate), "--quiet", "--epoch-range",
+                "^epoch", "--json", verdict] + paths
+        measure(argv)   # warm-up: the files in the page cache
+        cpus = []
+        for i in range(args.runs):
+            log("decision: %d epochs, run %d/%d" % (n, i + 1, args.runs))
+            cpus.append(measure_cpu(argv)[2])
+        out = subprocess.run(["taskset", "-c", "0", bench, verdict, str(max(args.runs, 5))],
+                             capture_output=True, text=True, check=True)
+        stat = json.loads(out.stdout)
+        rows.append({"epochs_a_side": n, "run_cpu_s": statistics.median(cpus), "run_cpu_runs": cpus,
+                     "decision_cpu_s": stat["cpu_s"],
+                     "share": stat["cpu_s"] / statistics.median(cpus)})
+    return rows
+
+
+def decision_targets(rows):
+    t = []
+    for r in rows:
+        if r["epochs_a_side"] == 10000:
+            t.append({"target": "interval and test ms, 10,000 epochs a side",
+                      "value": r["decision_cpu_s"] * 1000, "limit": 50,
+                      "met": r["decision_cpu_s"] <= 0.05})
+        if r["epochs_a_side"] == 100000:
+            t.append({"target": "interval and test, share of the run, 100,000 epochs a side",
+                      "value": r["share"], "limit": 0.1, "met": r["share"] <= 0.1})
+    return t
+
+
+def decision_markdown(rows, tgts):
+    lines = ["", "| epochs a side | the gate's run, CPU (median) | interval and test, CPU | share |",
+             "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %d | %.3f s | %.1f ms | %.1f%% |" % (
+            r["epochs_a_side"], r["run_cpu_s"], r["decision_cpu_s"] * 1000, r["share"] * 100))
+    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    for t in tgts:
+        lines.append("| %s | %.3f | <= %s | %s |" % (t["target"], t["value"], t["limit"],
+                                                      "yes" if t["met"] else "NO"))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gate", required=True)
@@ -742,6 +806,9 @@ def main():
     ap.add_argument("--no-kineto", action="store_true",
                     help="leave out the Chrome-trace (Kineto) rows")
     ap.add_argument("--kineto-only", action="store_true", help="only the Kineto rows")
+    ap.add_argument("--no-decision", action="store_true",
+                    help="leave out the decision rows (interval and test against a run)")
+    ap.add_argument("--decision-only", action="store_true", help="only the decision rows")
     ap.add_argument("--kineto-mb", type=int, default=256,
                     help="MB of JSON of the trace the MB/s rows read (json.load holds it whole)")
     ap.add_argument("--kineto-rss-mb", type=int, default=1000,
@@ -754,10 +821,13 @@ def main():
     args = ap.parse_args()
     if args.dashboard_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_kineto = True
+        args.no_kineto = args.no_decision = True
     if args.kineto_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = True
+        args.no_dashboard = args.no_single_core = args.no_decision = True
+    if args.decision_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_dashboard = args.no_single_core = args.no_kineto = True
 
     nsys = None
     if not args.no_nsys:
@@ -786,6 +856,8 @@ def main():
     dtgts = dashboard_targets(drows)
     krows = [] if args.no_kineto else run_kineto(args)
     ktgts = kineto_targets(krows) if krows else []
+    decrows = [] if args.no_decision else run_decision(args)
+    dectgts = decision_targets(decrows)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
@@ -793,7 +865,8 @@ def main():
                    "summary_results": srows, "targets": tgts,
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts,
-                   "kineto": krows, "kineto_targets": ktgts}, f, indent=2)
+                   "kineto": krows, "kineto_targets": ktgts,
+                   "decision": decrows, "decision_targets": dectgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
     if crows:
         md += single_core_markdown(crows, ctgts)
@@ -803,6 +876,8 @@ def main():
         md += dashboard_markdown(drows, dtgts)
     if krows:
         md += kineto_markdown(krows, ktgts)
+    if decrows:
+        md += decision_markdown(decrows, dectgts)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

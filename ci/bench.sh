@@ -20,6 +20,9 @@
 #   ci/bench.sh --sizes "" --no-nsys --no-nsysrep --no-dashboard   only the saved-summary rows
 #   ci/bench.sh --dashboard-only [--runs N]   only `nsys-gate dashboard` on a generated
 #                                             history of 200 gates x 1000 runs
+#   ci/bench.sh --decision-only [--runs N]   only the decision's statistics: the interval
+#                                             and the test at 10,000 and 100,000 epochs
+#                                             a side, alone and against the gate's run
 #   ci/bench.sh --kineto-only [--runs N] [--kineto-mb 256] [--kineto-rss-mb 1000]
 #                                             only the torch.profiler (Kineto) rows: MB/s of
 #                                             JSON on one core against `zcat FILE.gz` and
