@@ -759,7 +759,7 @@ static void warn_clusters(struct ng_verdict *v, const struct ng_verdict_side *s,
         ng_buf_addf(&b, "%s%zu%s near %.2f ms", i ? ", " : "", s->clusters[i].n,
                     i ? "" : " epochs", s->clusters[i].median);
     ng_verdict_warn(v, "the %s epochs form %zu clusters (%s): the pattern matches ranges of "
-                    "different kinds (check --epoch-range; nsys-gate ranges lists them); the "
+                    "different kinds (check --epoch-range); the "
                     "test compares each kind with its own", side, s->n_clusters, b.data);
     ng_buf_release(&b);
 }
