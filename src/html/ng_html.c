@@ -81,8 +81,9 @@ void ng_html_legend(struct ng_buf *out, const struct ng_html_legend *l)
                          "<span>dashed: baseline</span><span>dotted red: threshold x baseline</span>");
     if (l->strip)
         ng_buf_adds(out, "<span>dot: a sample (an epoch, or a run in total mode)</span>"
-                         "<span>bar: a side's median</span>"
-                         "<span>dotted red line: threshold x baseline</span>");
+                         "<span>bar: a side's median</span>");
+    if (l->strip && !l->trend)   /* the trend's item says it for both */
+        ng_buf_adds(out, "<span>dotted red: threshold x baseline</span>");
     ng_buf_adds(out, "</p>\n");
     if (!(l->kinds & NG_WORK_ALL))
         return;
