@@ -1,4 +1,5 @@
 #include "core/ng_nvtx.h"
+#include "core/ng_range_groups.h"
 #include "util/ng_text.h"
 
 #include <inttypes.h>
@@ -632,18 +633,39 @@ static int by_count(const void *a, const void *b, void *ctx)
 
 void ng_nvtx_frequent(const struct ng_nvtx *pj, size_t max, struct ng_buf *out)
 {
-    size_t *idx = ng_xcalloc(pj->n_texts ? pj->n_texts : 1, sizeof *idx);
+    /* the texts grouped as `nsys-gate ranges` groups them (digits as '#'):
+     * "step #" (64), not five of its 64 texts once each */
+    struct ng_strmap groups = NG_STRMAP_INIT;
+    int64_t *count = ng_xcalloc(pj->n_texts + 1, sizeof *count);
+    size_t *first = ng_xcalloc(pj->n_texts + 1, sizeof *first), n = 0;
 
-    for (size_t i = 0; i < pj->n_texts; i++)
+    for (size_t i = 0; i < pj->n_texts; i++) {
+        char *name = ng_range_group_name(pj->text_of[i]);
+        int added;
+        size_t g = ng_strmap_get(&groups, name, strlen(name), n, &added);
+        if (added)
+            first[n++] = i;
+        count[g] += pj->text_count[i];
+        free(name);
+    }
+    size_t *idx = ng_xcalloc(n + 1, sizeof *idx);
+    for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    qsort_r(idx, pj->n_texts, sizeof *idx, by_count, pj->text_count);
+    qsort_r(idx, n, sizeof *idx, by_count, count);
     ng_buf_add(out, "", 0);
-    for (size_t i = 0; i < pj->n_texts && i < max; i++) {
-        const char *t = pj->text_of[idx[i]];
+    for (size_t i = 0; i < n && i < max; i++) {
+        char *t = ng_range_group_name(pj->text_of[first[idx[i]]]);
         size_t len = strlen(t);
         ng_buf_addf(out, "%s'", i ? ", " : "");
         ng_text_clean(out, t, len > 60 ? 60 : len, NG_TEXT_ESCAPE_CONTROLS);
-        ng_buf_addf(out, "%s' (%" PRId64 ")", len > 60 ? "..." : "", pj->text_count[idx[i]]);
+        ng_buf_addf(out, "%s' (%" PRId64 ")", len > 60 ? "..." : "", count[idx[i]]);
+        free(t);
     }
+    if (n)   /* the step-like group needs GPU time per range: the command has it */
+        ng_buf_adds(out, " (nsys-gate ranges PROFILE lists them with their GPU time and "
+                         "suggests a pattern)");
     free(idx);
+    free(first);
+    free(count);
+    ng_strmap_release(&groups);
 }
