@@ -10,6 +10,7 @@
 #include "cli/ng_cli.h"
 #include "cli/ng_outputs.h"
 #include "dashboard/ng_dashboard.h"
+#include "ranges/ng_ranges.h"
 #include "reporters/ng_report.h"
 #include "run/ng_batch.h"
 #include "run/ng_gate.h"
@@ -222,6 +223,29 @@ static int changes(int argc, char **argv)
 /* Enough to write every report of an ERROR verdict. */
 #define OOM_RESERVE (8u << 20)
 
+/* `nsys-gate ranges`: the listing on stdout, or the one ERROR line. */
+static int ranges(int argc, char **argv)
+{
+    struct ng_ranges_opts o;
+    struct ng_ranges_result r = { NULL };
+    struct ng_err err;
+
+    if (ng_ranges_parse(&o, argc, argv, &err) < 0) {
+        print_line("ERROR: ", err.msg);
+        return 2;
+    }
+    if (o.show_help) {
+        ng_ranges_help(stdout);
+        return 0;
+    }
+    int ret = ng_ranges_run(&o, &r, &err);
+    fputs(r.text ? r.text : "", stdout);
+    if (ret < 0)
+        print_line("ERROR: ", err.msg);
+    ng_ranges_result_release(&r);
+    return ret < 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     double t0 = ng_monotonic();
@@ -238,6 +262,8 @@ int main(int argc, char **argv)
         return dashboard(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "changes") == 0)
         return changes(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "ranges") == 0)
+        return ranges(argc - 1, argv + 1);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {

@@ -1142,6 +1142,8 @@ static const char *const help_usage[] = {
     "[OPTIONS] --baseline-history HISTORY.jsonl CURRENT",
     "[OPTIONS] --manifest FILE.json [-j N]",
     "dashboard [OPTIONS] HISTORY.jsonl...   (see dashboard --help)",
+    "changes [OPTIONS] HISTORY.jsonl...     (see changes --help)",
+    "ranges [OPTIONS] PROFILE...            (see ranges --help)",
 };
 
 /* Three examples, a command and what it does. */

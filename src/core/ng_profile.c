@@ -45,6 +45,11 @@ static void free_merge(struct ng_profile *p)
 
 void ng_profile_release(struct ng_profile *p)
 {
+    if (p->ranges) {
+        ng_range_list_release(p->ranges);
+        free(p->ranges);
+        p->ranges = NULL;
+    }
     free_rows(p->rows, p->n_rows, 0);
     free_rows(p->excluded, p->n_excluded, 1);
     free_merge(p);

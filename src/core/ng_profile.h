@@ -15,6 +15,7 @@
 
 #include "core/ng_filter.h"
 #include "core/ng_metric.h"
+#include "core/ng_range_groups.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
 
@@ -85,6 +86,9 @@ struct ng_work_row {
 
 struct ng_profile {
     char *path;
+    /* every NVTX range, when the source was asked to list them (owned;
+     * NULL otherwise, or when the kind has none to list) */
+    struct ng_range_list *ranges;
     enum ng_format format;
     int loaded;          /* 1 once a load succeeded: the figures below are real */
     int64_t total_ns;    /* every counted row */

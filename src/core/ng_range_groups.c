@@ -154,3 +154,84 @@ char *ng_range_group_pattern(const struct ng_range_group *g)
     ng_buf_adds(&b, "$");
     return ng_buf_detach(&b);
 }
+
+/* ---- attributing launches to every range that holds them ---- */
+
+struct span {
+    uint64_t thread;
+    int64_t start, end;
+    size_t at;      /* its index in the caller's arrays */
+};
+
+static int by_thread_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    /* the outer of two that start together first: it holds the other */
+    return x->end > y->end ? -1 : x->end < y->end;
+}
+
+static int call_order(const void *a, const void *b)
+{
+    const struct ng_range_call *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* One sweep a thread: ranges and calls in order of start; the ranges
+ * still open (started, not ended before the next start) are the only ones
+ * a call or a range can lie in, and they are as many as the nesting is
+ * deep. */
+void ng_range_attribute(struct ng_range_in *r, const int64_t *start, const int64_t *end,
+                        size_t n, struct ng_range_call *calls, size_t n_calls)
+{
+    struct span *s = ng_xcalloc(n + 1, sizeof *s);
+    size_t *open = ng_xcalloc(n + 1, sizeof *open), n_open = 0, c = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        s[i] = (struct span){ r[i].thread, start[i], end[i], i };
+        r[i].gpu_ns = 0;
+        r[i].depth = 0;
+    }
+    ng_sort(s, n, sizeof *s, by_thread_start);
+    ng_sort(calls, n_calls, sizeof *calls, call_order);
+    for (size_t i = 0; i <= n; i++) {
+        /* the calls before this range starts (or before the thread ends) */
+        while (c < n_calls && (i == n || calls[c].thread < s[i].thread ||
+                               (calls[c].thread == s[i].thread && calls[c].start < s[i].start))) {
+            for (size_t k = 0; k < n_open; k++) {
+                const struct span *o = &s[open[k]];
+                if (o->thread == calls[c].thread && o->start <= calls[c].start &&
+                    calls[c].end <= o->end)
+                    r[o->at].gpu_ns += calls[c].ns;
+            }
+            c++;
+        }
+        if (i == n)
+            break;
+        if (i > 0 && s[i].thread != s[i - 1].thread)
+            n_open = 0;
+        size_t kept = 0;   /* those that ended before this one starts are done */
+        for (size_t k = 0; k < n_open; k++)
+            if (s[open[k]].end >= s[i].start)
+                open[kept++] = open[k];
+        n_open = kept;
+        for (size_t k = 0; k < n_open; k++)
+            if (s[open[k]].end >= s[i].end)
+                r[s[i].at].depth++;
+        open[n_open++] = i;
+    }
+    free(open);
+    free(s);
+}
+
+void ng_range_list_release(struct ng_range_list *l)
+{
+    free(l->r);
+    ng_arena_release(&l->texts);
+    memset(l, 0, sizeof *l);
+}

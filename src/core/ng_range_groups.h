@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/ng_util.h"
+
 #define NG_RANGE_STEP_MIN 3
 #define NG_RANGE_STEP_CV 0.25
 #define NG_RANGE_STEP_SHARE 0.5
@@ -42,6 +44,29 @@ struct ng_range_group {
     double mean_ms, cv;        /* GPU time per occurrence: mean, stddev / mean (0 if mean 0) */
     double share;              /* gpu_ns / the profile's GPU time (0..1, 0 when it is 0) */
 };
+
+/* Every NVTX range of a profile, as a source lists it for `nsys-gate
+ * ranges` (ng_source_opts.list_ranges): texts in the list's arena;
+ * total_ns the kernel time of the whole profile. */
+struct ng_range_list {
+    struct ng_range_in *r;
+    size_t n;
+    int64_t total_ns;
+    struct ng_arena texts;
+};
+
+/* Each range's depth and the kernel time launched inside it, from the
+ * ranges (start, end, thread, text; depth and gpu_ns are set here) and
+ * the launch calls: a call of thread tid from call_start to call_end whose
+ * work took call_ns lies in every range of its thread that holds it
+ * whole.  The calls' arrays are sorted here (by thread, then start). */
+struct ng_range_call {
+    uint64_t thread;
+    int64_t start, end, ns;
+};
+void ng_range_attribute(struct ng_range_in *r, const int64_t *start, const int64_t *end,
+                        size_t n, struct ng_range_call *calls, size_t n_calls);
+void ng_range_list_release(struct ng_range_list *l);
 
 /* "step 12/3" -> "step #/#" (a new string). */
 char *ng_range_group_name(const char *text);

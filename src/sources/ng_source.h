@@ -40,6 +40,8 @@ struct ng_source_opts {
                                   which grows with the file's size */
     int sql_only;              /* read every table through SQL, not ng_btree (tests
                                   compare the two) */
+    int list_ranges;           /* also list every NVTX range with the kernel time
+                                  launched inside it (p->ranges; `nsys-gate ranges`) */
     /* the run's exports: operands naming one report share its export;
      * NULL = each load on its own */
     struct ng_exports *exports;

@@ -71,6 +71,17 @@ gate --cache-dir c1 v3.nsys-rep >out2 2>err2
 check "hit: no second export" test "$(exports)" = 1
 check "hit: the same rows" same_rows out2
 check "nothing written beside the report" test "$(ls | grep -c '^v3')" = 1
+# `nsys-gate ranges` reads a report through the same export and cache: the
+# listing of the report is the listing of its derived export, and the hit
+# runs no export
+"$GATE" ranges "$samples/05_ayush_vector_add_v3_nsys2023.1.2__exported_by_2023.4.4.sqlite" |
+    tail -n +2 >ranges.want
+"$GATE" ranges --nsys "$work/nsys" --cache-dir c1 v3.nsys-rep >ranges.got 2>ranges.err
+rc=$?
+check "ranges of a report: exit 0, a hit (no export), $(head -c 200 ranges.err)" \
+    test "$rc" = 0 -a "$(exports)" = 1
+check "ranges of a report: the groups of its export" \
+    sh -c 'test -s ranges.want && test "$(tail -n +2 ranges.got)" = "$(cat ranges.want)"'
 
 # 2. parallel fills: four gates, one empty cache: one exports, the others
 # wait for its fill lock and hit

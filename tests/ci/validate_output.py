@@ -6,7 +6,8 @@
 By name:
   *.json            JSON Schema 2020-12: schemas/verdict.schema.json, or
                     batch.schema.json (an object with "gates"),
-                    changes.schema.json (an object with "changes"), or
+                    changes.schema.json (an object with "changes"),
+                    ranges.schema.json (an object with "profiles"), or
                     benchmark.schema.json (an array)
   *.jsonl           JSON Lines: each line a history line
                     (schemas/history.schema.json: a verdict with its rows), at
@@ -53,6 +54,8 @@ def check_json_doc(srcdir, path, doc, line=False):
         s = schema(srcdir, "benchmark.schema.json")
     elif isinstance(doc, dict) and "changes" in doc:
         s = schema(srcdir, "changes.schema.json")
+    elif isinstance(doc, dict) and "profiles" in doc:
+        s = schema(srcdir, "ranges.schema.json")
     elif isinstance(doc, dict) and "gates" in doc:
         s = schema(srcdir, "batch.schema.json")
     else:

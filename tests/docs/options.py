@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 gate, src = sys.argv[1], pathlib.Path(sys.argv[2])
-COMMANDS = ["dashboard", "changes"]   # each command with its own --help
+COMMANDS = ["dashboard", "changes", "ranges"]   # each command with its own --help
 
 
 def help_options(*args):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The include direction of src/, as src/README.md states it:
 
-    main -> run -> cli -> reporters, dashboard, changes -> sources, history, html -> core -> util
+    main -> run -> cli -> reporters, dashboard, changes, ranges -> sources, history, html -> core -> util
 
 A file may include a header of its own folder's role (a role is the first
 folder under src/: sources/sqlite is sources) or of a role further down
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard", "changes"],
+LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard", "changes", "ranges"],
           ["sources", "history", "html"], ["core"], ["util"]]
 LEVEL = {role: i for i, roles in enumerate(LEVELS) for role in roles}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -97,12 +97,46 @@ static void test_no_step(void **state)
     ng_range_groups_free(g, n);
 }
 
+/* Nested ranges on two threads: a launch lies in every range of its own
+ * thread that holds it whole (so in the epoch and in its step), a launch
+ * that leaves a range is not in it, another thread's never; depth counts
+ * the ranges around a range. */
+static void test_attribute(void **state)
+{
+    struct ng_range_in r[] = {
+        { "epoch 0", 1, 0, 0 }, { "step 0", 1, 0, 0 }, { "step 1", 1, 0, 0 },
+        { "epoch 0", 2, 0, 0 }, { "overlap", 1, 0, 0 },
+    };
+    int64_t start[] = { 0, 10, 50, 0, 95 }, end[] = { 100, 40, 90, 100, 200 };
+    struct ng_range_call calls[] = {
+        { 1, 20, 30, 7 },    /* in epoch 0 and step 0 */
+        { 1, 60, 70, 5 },    /* in epoch 0 and step 1 */
+        { 1, 35, 45, 3 },    /* in epoch 0: it leaves step 0 */
+        { 2, 60, 70, 11 },   /* the other thread's epoch */
+        { 1, 96, 99, 2 },    /* epoch 0 and the range that outlives it */
+        { 1, 150, 160, 1 },  /* past epoch 0, inside "overlap" */
+    };
+    (void)state;
+    ng_range_attribute(r, start, end, 5, calls, 6);
+    assert_int_equal(r[0].gpu_ns, 7 + 5 + 3 + 2);
+    assert_int_equal(r[1].gpu_ns, 7);
+    assert_int_equal(r[2].gpu_ns, 5);
+    assert_int_equal(r[3].gpu_ns, 11);
+    assert_int_equal(r[4].gpu_ns, 2 + 1);
+    assert_int_equal(r[0].depth, 0);
+    assert_int_equal(r[1].depth, 1);
+    assert_int_equal(r[2].depth, 1);
+    assert_int_equal(r[3].depth, 0);
+    assert_int_equal(r[4].depth, 0);   /* starts inside epoch 0 but outlives it */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_no_step),
+        cmocka_unit_test(test_attribute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1495,6 +1495,21 @@ static void attach_cells(struct reader *rd, struct ng_profile *p)
 
 #define NVTX_RANGE_TYPES "59, 60, 70, 71"   /* push/pop, start/end, and their NVTXT forms */
 
+/* The ranges of NVTX_EVENTS (start, end, thread, text), with their text
+ * from StringIds when the export has it: only ranges that begin and end
+ * on the same thread count. */
+static const char *nvtx_range_sql(int strings)
+{
+    return strings
+        ? "SELECT e.start, e.\"end\", e.globalTid, COALESCE(e.text, s.value)"
+          " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId"
+          " WHERE e.eventType IN (" NVTX_RANGE_TYPES ")"
+          "   AND (e.endGlobalTid IS NULL OR e.endGlobalTid = e.globalTid)"
+        : "SELECT start, \"end\", globalTid, text FROM NVTX_EVENTS"
+          " WHERE eventType IN (" NVTX_RANGE_TYPES ")"
+          "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
+}
+
 static int read_ranges(struct reader *rd, struct ng_err *err)
 {
     int nvtx = need_table(rd, "NVTX_EVENTS", err);
@@ -1505,15 +1520,7 @@ static int read_ranges(struct reader *rd, struct ng_err *err)
         return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
                           "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
                           rd->shown);
-    /* only ranges that begin and end on the same thread count */
-    const char *sql = strings
-        ? "SELECT e.start, e.\"end\", e.globalTid, COALESCE(e.text, s.value)"
-          " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId"
-          " WHERE e.eventType IN (" NVTX_RANGE_TYPES ")"
-          "   AND (e.endGlobalTid IS NULL OR e.endGlobalTid = e.globalTid)"
-        : "SELECT start, \"end\", globalTid, text FROM NVTX_EVENTS"
-          " WHERE eventType IN (" NVTX_RANGE_TYPES ")"
-          "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
+    const char *sql = nvtx_range_sql(strings);
     sqlite3_stmt *st;
     if (sql_scan_ok(rd, "NVTX_EVENTS", err) < 0)
         return -1;
@@ -1532,6 +1539,98 @@ static int read_ranges(struct reader *rd, struct ng_err *err)
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
+}
+
+/* ---- every NVTX range, for `nsys-gate ranges` ---- */
+
+/* The launch calls with the kernel time each launched (kernels joined to
+ * their runtime call in the same process), for ng_range_attribute. */
+static int range_calls(struct reader *rd, struct ng_range_call **out, size_t *n,
+                       struct ng_err *err)
+{
+    int runtime = need_table(rd, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
+    *out = NULL;
+    *n = 0;
+    if (runtime < 0)
+        return -1;
+    if (!runtime || !rd->kernel_table)
+        return 0;   /* nothing launched: every range holds 0 ms */
+    struct ng_buf sql = NG_BUF_INIT;
+    ng_buf_addf(&sql, "SELECT r.globalTid, r.start, r.\"end\", SUM(k.\"end\" - k.start)"
+                      " FROM \"%s\" k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r"
+                      " ON r.correlationId = k.correlationId"
+                      " AND (r.globalTid & -16777216) = k.globalPid"
+                      " GROUP BY r.rowid", rd->kernel_table);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(rd->db, sql.data, -1, &st, NULL);
+    ng_buf_release(&sql);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+            continue;
+        *out = ng_xgrow(*out, *n, sizeof **out);
+        (*out)[(*n)++] = (struct ng_range_call){ (uint64_t)sqlite3_column_int64(st, 0),
+                                                 sqlite3_column_int64(st, 1),
+                                                 sqlite3_column_int64(st, 2),
+                                                 sqlite3_column_int64(st, 3) };
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
+}
+
+/* p->ranges: every named range that ended on its own thread, with its
+ * depth and the kernel time launched inside it. */
+static int list_ranges(struct reader *rd, struct ng_profile *p, struct ng_err *err)
+{
+    struct ng_range_list *l = ng_xcalloc(1, sizeof *l);
+    int64_t *start = NULL, *end = NULL;
+    struct ng_range_call *calls = NULL;
+    size_t n_calls = 0;
+    int ret = -1;
+
+    p->ranges = l;
+    int nvtx = need_table(rd, "NVTX_EVENTS", err);
+    int strings = nvtx > 0 ? need_table(rd, "StringIds", err) : 0;
+    if (nvtx < 0 || strings < 0)
+        return -1;
+    if (!nvtx)
+        return 0;   /* no ranges to list: the command says so */
+    const char *sql = nvtx_range_sql(strings);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rd_error(rd, err, rc);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 3);
+        if (!text || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+            continue;   /* unnamed, or never ended: no epoch either way */
+        l->r = ng_xgrow(l->r, l->n, sizeof *l->r);
+        start = ng_xgrow(start, l->n, sizeof *start);
+        end = ng_xgrow(end, l->n, sizeof *end);
+        start[l->n] = sqlite3_column_int64(st, 0);
+        end[l->n] = sqlite3_column_int64(st, 1);
+        l->r[l->n++] = (struct ng_range_in){ ng_arena_strdup(&l->texts, text),
+                                             (uint64_t)sqlite3_column_int64(st, 2), 0, 0 };
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        rd_error(rd, err, rc);
+        goto out;
+    }
+    if (range_calls(rd, &calls, &n_calls, err) < 0)
+        goto out;
+    ng_range_attribute(l->r, start, end, l->n, calls, n_calls);
+    ret = 0;
+out:
+    free(start);
+    free(end);
+    free(calls);
+    return ret;
 }
 
 /* One runtime/driver call (thread, correlation id, start, end) into the
@@ -1960,6 +2059,8 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
         nothing_counted(&rd, p, present, err);
         goto out;
     }
+    if (rd.opts->list_ranges && list_ranges(&rd, p, err) < 0)
+        goto out;
     if (rd.opts->epoch_re && nvtx_prepare(&rd, &pj, p, err) < 0)
         goto out;
     if (rd.pj && rd.opts->item_samples)

@@ -1,0 +1,355 @@
+#include "ranges/ng_ranges.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/ng_profile.h"
+#include "core/ng_range_groups.h"
+#include "sources/ng_source.h"
+#include "sources/nsysrep/ng_cache.h"
+#include "util/ng_file.h"
+#include "util/ng_text.h"
+#include "util/ng_util.h"
+#include "util/ng_version.h"
+
+#define DEFAULT_TOP 20
+
+/* ---- options: a table, one row an option ---- */
+
+enum { O_JSON, O_NSYS, O_CACHE_DIR, O_NO_CACHE, O_TOP, O_HELP, N_RANGES_OPTS };
+
+static const struct {
+    const char *flag, *env, *meta, *help;
+} ranges_opts[N_RANGES_OPTS] = {
+    [O_JSON] = { "json", "NSYS_GATE_RANGES_JSON", "FILE",
+                 "the groups of every profile as JSON, written atomically" },
+    [O_NSYS] = { "nsys", "NSYS_GATE_NSYS", "PATH",
+                 "the nsys that exports .nsys-rep reports (default: nsys on PATH)" },
+    [O_CACHE_DIR] = { "cache-dir", "NSYS_GATE_CACHE_DIR", "DIR",
+                      "the export cache for .nsys-rep reports, as the gate's" },
+    [O_NO_CACHE] = { "no-cache", "NSYS_GATE_NO_CACHE", NULL, "export .nsys-rep reports afresh" },
+    [O_TOP] = { "top", NULL, "N", "groups listed a profile, biggest first (default 20)" },
+    [O_HELP] = { "help", NULL, NULL, "this text" },
+};
+
+void ng_ranges_help(FILE *out)
+{
+    fprintf(out, "usage: %s ranges [OPTIONS] PROFILE...\n\n"
+                 "Lists the NVTX ranges of SQLite exports and .nsys-rep reports, grouped by name\n"
+                 "with digits as '#': each group's count, kernel time launched inside, threads\n"
+                 "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
+                 "group (3 or more ranges, similar time each, half the kernel time or more).\n\n",
+            NG_TOOL_NAME);
+    for (size_t i = 0; i < N_RANGES_OPTS; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", ranges_opts[i].flag,
+                 ranges_opts[i].meta ? " " : "", ranges_opts[i].meta ? ranges_opts[i].meta : "");
+        ng_help_option(out, left, ranges_opts[i].help, ranges_opts[i].env);
+    }
+}
+
+static int set_value(struct ng_ranges_opts *o, size_t i, const char *where, const char *v,
+                     struct ng_err *err)
+{
+    char *end;
+    switch (i) {
+    case O_JSON: o->json = v; break;
+    case O_NSYS: o->nsys = v; break;
+    case O_CACHE_DIR: o->cache_dir = v; break;
+    case O_NO_CACHE: o->no_cache = !(v && strcmp(v, "0") == 0); break;
+    case O_TOP:
+        errno = 0;
+        o->top = strtol(v, &end, 10);
+        if (!*v || *end || errno || o->top < 1 || o->top > 1000000) {
+            char *shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
+            ng_err_set(err, "%s='%s' is not a whole number from 1 to 1000000", where, shown);
+            free(shown);
+            return -1;
+        }
+        break;
+    case O_HELP: o->show_help = 1; break;
+    }
+    if (v && !*v && i != O_NO_CACHE)
+        return ng_err_set(err, "%s is empty", where);
+    return 0;
+}
+
+static int take_option(struct ng_ranges_opts *o, int argc, char **argv, int *a, int *given,
+                       struct ng_err *err)
+{
+    const char *arg = argv[*a];
+    size_t len = strcspn(arg + 2, "="), i;
+
+    for (i = 0; i < N_RANGES_OPTS; i++)
+        if (arg[1] == '-' && strlen(ranges_opts[i].flag) == len &&
+            strncmp(arg + 2, ranges_opts[i].flag, len) == 0)
+            break;
+    if (strcmp(arg, "-h") == 0)
+        i = O_HELP;
+    if (i == N_RANGES_OPTS) {
+        char *shown = ng_text_cleaned(arg, NG_TEXT_ESCAPE_CONTROLS);
+        ng_err_set(err, "ranges: unknown option '%s' (see %s ranges --help)", shown,
+                   NG_TOOL_NAME);
+        free(shown);
+        return -1;
+    }
+    const char *v = arg[1] == '-' && arg[2 + len] == '=' ? arg + 3 + len : NULL;
+    if (!ranges_opts[i].meta && v)
+        return ng_err_set(err, "--%s takes no value", ranges_opts[i].flag);
+    if (ranges_opts[i].meta && !v && (v = *a + 1 < argc ? argv[++*a] : NULL) == NULL)
+        return ng_err_set(err, "--%s needs a value (%s)", ranges_opts[i].flag,
+                          ranges_opts[i].meta);
+    char where[64];
+    snprintf(where, sizeof where, "--%s", ranges_opts[i].flag);
+    given[i] = 1;
+    return set_value(o, i, where, v, err);
+}
+
+int ng_ranges_parse(struct ng_ranges_opts *o, int argc, char **argv, struct ng_err *err)
+{
+    int given[N_RANGES_OPTS] = { 0 }, only_files = 0;
+
+    memset(o, 0, sizeof *o);
+    o->top = DEFAULT_TOP;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!only_files && strcmp(arg, "--") == 0) {
+            only_files = 1;
+        } else if (only_files || arg[0] != '-' || !arg[1]) {
+            if (o->n_profiles == NG_RANGES_MAX_FILES)
+                return ng_err_set(err, "ranges: at most %d profiles", NG_RANGES_MAX_FILES);
+            o->profiles[o->n_profiles++] = arg;
+        } else if (take_option(o, argc, argv, &a, given, err) < 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < N_RANGES_OPTS; i++) {
+        const char *v = ranges_opts[i].env ? getenv(ranges_opts[i].env) : NULL;
+        if (!given[i] && v && *v && set_value(o, i, ranges_opts[i].env, v, err) < 0)
+            return -1;
+    }
+    if (!o->show_help && o->n_profiles == 0)
+        return ng_err_set(err, "ranges: no profile given (%s ranges PROFILE...)", NG_TOOL_NAME);
+    return 0;
+}
+
+/* ---- one profile ---- */
+
+struct listed {
+    const char *path;
+    enum ng_format format;
+    int listed;                /* the kind lists ranges (an nsys export or report) */
+    size_t n_ranges;
+    int64_t total_ns;
+    struct ng_range_group *groups;
+    size_t n_groups;
+    long step;                 /* the step-like group, -1: none */
+};
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static void text_line(struct ng_buf *b, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    ng_text_clean(b, s, len > max ? max : len, NG_TEXT_ESCAPE_CONTROLS);
+    if (len > max)
+        ng_buf_adds(b, "...");
+}
+
+static void list_text(struct ng_buf *b, const struct listed *l, long top)
+{
+    text_line(b, l->path, 200);
+    if (!l->listed && l->format == NG_FORMAT_KINETO) {
+        ng_buf_adds(b, ": a torch.profiler trace, whose steps are its ProfilerStep#N ranges "
+                       "(--epoch-range auto reads them); ranges lists the NVTX ranges of nsys "
+                       "profiles\n");
+        return;
+    }
+    if (!l->listed) {
+        ng_buf_adds(b, ": saved nsys stats text has no NVTX ranges. Gate it in total mode "
+                       "(--epochs N), or list the export or the .nsys-rep it came from\n");
+        return;
+    }
+    if (l->n_ranges == 0) {
+        ng_buf_adds(b, ": no NVTX ranges. Gate it in total mode (--epochs N), or mark each "
+                       "training step with torch.cuda.nvtx.range(\"train_step\") and capture "
+                       "with nsys profile -t cuda,nvtx\n");
+        return;
+    }
+    ng_buf_addf(b, ": %zu NVTX range%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
+                l->n_ranges == 1 ? "" : "s", l->n_groups, l->n_groups == 1 ? "" : "s",
+                ms(l->total_ns));
+    ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
+    for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
+        const struct ng_range_group *g = &l->groups[i];
+        char depth[32];
+        if (g->min_depth == g->max_depth)
+            snprintf(depth, sizeof depth, "%d", g->min_depth);
+        else
+            snprintf(depth, sizeof depth, "%d-%d", g->min_depth, g->max_depth);
+        ng_buf_addf(b, "  %7zu  %10.3f  %5.1f%%  %10.3f  %5.2f  %7zu  %-5s  ", g->count,
+                    ms(g->gpu_ns), g->share * 100, g->mean_ms, g->cv, g->threads, depth);
+        text_line(b, g->name, 120);
+        ng_buf_adds(b, "\n");
+    }
+    if (l->n_groups > (size_t)top)
+        ng_buf_addf(b, "  ... and %zu more groups (--top)\n", l->n_groups - (size_t)top);
+    if (l->step < 0) {
+        ng_buf_addf(b, "  no group is step-like (%d or more ranges, similar kernel time each, "
+                       "%.0f%% of the kernel time or more): gate in total mode, or mark the "
+                       "training step with an NVTX range\n", NG_RANGE_STEP_MIN,
+                    NG_RANGE_STEP_SHARE * 100);
+        return;
+    }
+    const struct ng_range_group *g = &l->groups[l->step];
+    char *pattern = ng_range_group_pattern(g);
+    ng_buf_adds(b, "  suggested: --epoch-range '");
+    text_line(b, pattern, 400);
+    ng_buf_addf(b, "'  (%zu ranges, %.1f%% of the kernel time, %.3f ms each)\n", g->count,
+                g->share * 100, g->mean_ms);
+    free(pattern);
+}
+
+static int list_one(const struct ng_ranges_opts *o, const struct ng_source_opts *src,
+                    const char *path, struct listed *l, struct ng_err *err)
+{
+    struct ng_profile p;
+    ng_profile_init(&p, path);
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->step = -1;
+    (void)o;
+    int ret = ng_source_load(&p, src, err);
+    l->format = p.format;
+    l->listed = p.ranges != NULL;
+    if (ret == 0 && p.ranges) {
+        l->n_ranges = p.ranges->n;
+        l->total_ns = p.total_ns;
+        l->groups = ng_range_groups(p.ranges->r, p.ranges->n, p.total_ns, &l->n_groups);
+        l->step = ng_range_groups_step(l->groups, l->n_groups);
+    }
+    ng_profile_release(&p);
+    return ret;
+}
+
+/* ---- JSON ---- */
+
+static void add_num(cJSON *o, const char *key, double v, int is_ms)
+{
+    char buf[40];
+    (is_ms ? ng_fmt_ms : ng_fmt_double)(buf, sizeof buf, v);
+    cJSON_AddRawToObject(o, key, buf);
+}
+
+static void add_text(cJSON *o, const char *key, const char *s)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_text_clean(&b, s, strlen(s), NG_TEXT_UTF8_ONLY);
+    cJSON_AddStringToObject(o, key, b.data ? b.data : "");
+    ng_buf_release(&b);
+}
+
+static cJSON *profile_json(const struct listed *l)
+{
+    cJSON *o = cJSON_CreateObject(), *groups = cJSON_CreateArray();
+    add_text(o, "path", l->path);
+    cJSON_AddStringToObject(o, "format", ng_format_name(l->format));
+    add_num(o, "ranges", (double)l->n_ranges, 0);
+    add_num(o, "kernel_ms", ms(l->total_ns), 1);
+    for (size_t i = 0; i < l->n_groups; i++) {
+        const struct ng_range_group *g = &l->groups[i];
+        cJSON *j = cJSON_CreateObject();
+        add_text(j, "group", g->name);
+        add_text(j, "example", g->example);
+        add_num(j, "ranges", (double)g->count, 0);
+        add_num(j, "kernel_ms", ms(g->gpu_ns), 1);
+        add_num(j, "share", g->share, 0);
+        add_num(j, "mean_ms", g->mean_ms, 1);
+        add_num(j, "cv", g->cv, 0);
+        add_num(j, "threads", (double)g->threads, 0);
+        add_num(j, "min_depth", g->min_depth, 0);
+        add_num(j, "max_depth", g->max_depth, 0);
+        cJSON_AddItemToArray(groups, j);
+    }
+    cJSON_AddItemToObject(o, "groups", groups);
+    if (l->step >= 0) {
+        char *pattern = ng_range_group_pattern(&l->groups[l->step]);
+        add_text(o, "suggested_epoch_range", pattern);
+        free(pattern);
+    } else {
+        cJSON_AddNullToObject(o, "suggested_epoch_range");
+    }
+    return o;
+}
+
+static int write_json(const char *path, const struct listed *l, size_t n, struct ng_err *err)
+{
+    cJSON *root = cJSON_CreateObject(), *profiles = cJSON_CreateArray();
+    cJSON *tool = cJSON_CreateObject();
+    cJSON_AddStringToObject(tool, "name", NG_TOOL_NAME);
+    cJSON_AddStringToObject(tool, "version", NG_VERSION);
+    cJSON_AddItemToObject(root, "tool", tool);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(profiles, profile_json(&l[i]));
+    cJSON_AddItemToObject(root, "profiles", profiles);
+    char *text = cJSON_Print(root);
+    struct ng_buf b = NG_BUF_INIT;
+    ng_buf_adds(&b, text);
+    ng_buf_adds(&b, "\n");
+    int ret = ng_write_file_atomic(path, b.data, b.len, err);
+    if (ret < 0)
+        ng_err_prefix(err, "--json");
+    ng_buf_release(&b);
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return ret;
+}
+
+int ng_ranges_run(const struct ng_ranges_opts *o, struct ng_ranges_result *r, struct ng_err *err)
+{
+    struct ng_cache cache = { 0 };
+    char *default_dir = NULL;
+    struct ng_buf text = NG_BUF_INIT;
+    struct listed *l = ng_xcalloc(o->n_profiles + 1, sizeof *l);
+    int ret = 0;
+
+    memset(r, 0, sizeof *r);
+    if (!o->no_cache)
+        cache.dir = o->cache_dir ? o->cache_dir
+                                 : (default_dir = ng_cache_default_dir(&cache.parent));
+    struct ng_source_opts src = { .nsys = o->nsys, .cache = cache.dir ? &cache : NULL,
+                                  .list_ranges = 1 };
+    size_t n = 0;
+    for (; n < o->n_profiles; n++) {
+        if (list_one(o, &src, o->profiles[n], &l[n], err) < 0) {
+            ret = -1;
+            break;
+        }
+        list_text(&text, &l[n], o->top);
+    }
+    if (o->json) {
+        struct ng_err jerr;
+        if (write_json(o->json, l, n, &jerr) < 0 && ret == 0) {
+            *err = jerr;
+            ret = -1;
+        }
+    }
+    for (size_t i = 0; i < o->n_profiles; i++)
+        ng_range_groups_free(l[i].groups, l[i].n_groups);
+    free(l);
+    free(default_dir);
+    r->text = ng_buf_detach(&text);
+    return ret;
+}
+
+void ng_ranges_result_release(struct ng_ranges_result *r)
+{
+    free(r->text);
+    r->text = NULL;
+}
