@@ -2096,6 +2096,76 @@ def check_nvtx_gate_end_to_end(ctx):
 
 
 
+FLASH_EPOCH_RANGE = r"^(FlashAttnFunc),"
+
+
+def stats_reference(ctx):
+    """tests/stats/decision_check.py's reference(): the decision's figures computed
+    there with scipy, not by the gate."""
+    import importlib.util
+    path = os.path.join(ctx.srcdir, "tests", "stats", "decision_check.py")
+    spec = importlib.util.spec_from_file_location("decision_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.reference
+
+
+def check_nvtx_clusters(ctx):
+    """16. Epochs of two kinds on the real pair: --epoch-range '^(FlashAttnFunc),' matches
+    ranges near 0.31 ms and near 15.73 ms in turn on 07 and 07b (inside each kind nothing
+    moved more than 0.7%). With and without --skip-epochs 1 the verdict is not FAIL (the
+    median made it FAIL 25.69x and 1.97x), the epochs add up to nsys 2023.4's projection, each
+    side's JSON names two clusters, and the ratio of means, p and its interval are the
+    figures the stats suite's reference computes from those epochs."""
+    res = ctx.results
+    base = ctx.sample("07_*.sqlite")
+    cur = ctx.sample("07b_*.sqlite")
+    # nsys keys its NVTX reports by range text: every FlashAttnFunc range adds up in one
+    # row, so the gate's epochs (one per occurrence) must add up to that row
+    pattern = re.compile(FLASH_EPOCH_RANGE, re.IGNORECASE)
+    for label, rel in (("07", base), ("07b", cur)):
+        copy = ctx.copy_sample(rel, ctx.fresh_dir("nvtx-flash"))
+        _, gsum, problem = gate_epochs(ctx, copy, FLASH_EPOCH_RANGE, "kernel-sum", work="kernels")
+        _, kern_rows, problem2 = nsys_csv_report(ctx, copy, "nvtx_kern_sum")
+        if problem or problem2:
+            res.not_ok("%s %r: the gate's epochs and nsys 2023.4 nvtx_kern_sum"
+                       % (label, FLASH_EPOCH_RANGE), problem or problem2)
+            continue
+        ne = nsys_epochs(parse_nvtx_kern_sum(kern_rows), [], pattern)
+        got = sum(ns for _, ns, _ in gsum.epochs)
+        want = sum(f.ns for f in ne.kern.values())
+        res.expect(got == want and len(gsum.epochs) > 20,
+                   "%s %r: the gate's %d epochs add up to nsys 2023.4's nvtx_kern_sum, %d ns"
+                   % (label, FLASH_EPOCH_RANGE, len(gsum.epochs), want),
+                   "gate %d ns over %d epochs" % (got, len(gsum.epochs)))
+    reference = stats_reference(ctx)
+    for skip in ("0", "1"):
+        d = ctx.fresh_dir("nvtx-flash-gate")
+        out_json = os.path.join(d, "out.json")
+        r = ctx.gate_run(["--epoch-range", FLASH_EPOCH_RANGE, "--skip-epochs", skip, "--json",
+                          out_json, ctx.path(base), ctx.path(cur)])
+        v = read_json(out_json)
+        tag = "07 -> 07b %r --skip-epochs %s" % (FLASH_EPOCH_RANGE, skip)
+        print("# %s: exit %s; %s" % (tag, r.rc, r.out.splitlines()[0] if r.out else ""),
+              flush=True)
+        if not res.expect(isinstance(v, dict) and v.get("verdict") in ("pass", "inconclusive")
+                          and r.rc == 0, "%s: not FAIL, exit 0" % tag,
+                          lambda: "%s; json verdict %r" % (r.describe(), (v or {}).get("verdict"))):
+            continue
+        kinds = [len(v[side].get("clusters") or []) for side in ("baseline", "current")]
+        res.expect(kinds == [2, 2], "%s: two clusters a side in the JSON" % tag, str(kinds))
+        sb, sc = v["samples"]["baseline"], v["samples"]["current"]
+        ratio, p, ci, strata = reference(sb, sc)
+        got_ci = v.get("ratio_ci") or [0, 0]
+        res.expect(abs(v["ratio"] - ratio) <= 1e-9 * ratio
+                   and abs(v["p_value"] - p) <= max(1e-6 * p, 1e-12)
+                   and all(abs(a - b) <= 1e-6 * b for a, b in zip(got_ci, ci)) and strata == 2,
+                   "%s: ratio %.4f, p %.3g, interval %.4f .. %.4f, within 2 clusters, as the "
+                   "reference computes them" % (tag, ratio, p, ci[0], ci[1]),
+                   "gate ratio %r p %r interval %r; reference strata %d"
+                   % (v["ratio"], v["p_value"], got_ci, strata))
+
+
 MEM_SUM_HEADER = ("Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),"
                   "StdDev (ns),Operation")
 
@@ -2216,6 +2286,7 @@ CHECKS = [
     check_nvtx_custom_regex,
     check_nvtx_saved_outputs,
     check_nvtx_gate_end_to_end,
+    check_nvtx_clusters,
     check_memory_rows,
     check_base_names,
 ]
