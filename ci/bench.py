@@ -727,6 +727,7 @@ def run_decision(args):
     bench = os.path.join(os.path.dirname(os.path.abspath(args.gate)), "..", "tests", "tools",
                          "bench_decision")
     rows = []
+    os.makedirs(args.cache, exist_ok=True)
     for n in (10000, 100000):
         paths = []
         for side, seed in (("b", 1), ("c", 2)):
