@@ -7,51 +7,6 @@
 #include "core/ng_stats.h"
 #include "util/ng_util.h"
 
-/* ---- Student's t tail, through the regularized incomplete beta ---- */
-
-/* Continued fraction of I_x(a, b) (modified Lentz). */
-static double beta_cf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double c = 1, d = 1 - (a + b) * x / (a + 1);
-    d = fabs(d) < tiny ? tiny : d;
-    d = 1 / d;
-    double h = d;
-    for (int m = 1; m <= 300; m++) {
-        double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? tiny : d;
-        c = 1 + aa / c;
-        c = fabs(c) < tiny ? tiny : c;
-        d = 1 / d;
-        h *= d * c;
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? tiny : d;
-        c = 1 + aa / c;
-        c = fabs(c) < tiny ? tiny : c;
-        d = 1 / d;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-14)
-            break;
-    }
-    return h;
-}
-
-static double beta_reg(double a, double b, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
-    if (x < (a + 1) / (a + b + 2))
-        return exp(lbt) * beta_cf(a, b, x) / a;
-    return 1 - exp(lbt) * beta_cf(b, a, 1 - x) / b;
-}
-
 /* Welch's test from each side's count, mean and variance. */
 static double welch_p(double n1, double m1, double v1, double n2, double m2, double v2)
 {
@@ -60,7 +15,7 @@ static double welch_p(double n1, double m1, double v1, double n2, double m2, dou
         return m1 == m2 ? 1 : 0;
     double t = (m2 - m1) / sqrt(se2);
     double df = se2 * se2 / (s1 * s1 / (n1 - 1) + s2 * s2 / (n2 - 1));
-    return beta_reg(df / 2, 0.5, df / (df + t * t));
+    return 2 * ng_stats_t_upper(fabs(t), df);   /* two-sided */
 }
 
 static void mean_var(const double *a, size_t n, double *mean, double *var)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ng_stats.h"
 #include "util/ng_util.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -104,66 +105,15 @@ size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
 
 /* ---- distributions ---- */
 
-/* The continued fraction of the regularized incomplete beta function
- * (Lentz's method, as in Numerical Recipes' betacf). */
-static double beta_cf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
-
-    d = 1 / (fabs(d) < tiny ? tiny : d);
-    double h = d;
-    for (int m = 1; m <= 300; m++) {
-        double m2 = 2.0 * m, aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1 + aa * d;
-        d = 1 / (fabs(d) < tiny ? tiny : d);
-        c = 1 + aa / c;
-        c = fabs(c) < tiny ? tiny : c;
-        h *= d * c;
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1 + aa * d;
-        d = 1 / (fabs(d) < tiny ? tiny : d);
-        c = 1 + aa / c;
-        c = fabs(c) < tiny ? tiny : c;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-15)
-            break;
-    }
-    return h;
-}
-
-/* I_x(a, b). */
-static double beta_reg(double a, double b, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
-    return x < (a + 1) / (a + b + 2) ? front * beta_cf(a, b, x) / a
-                                     : 1 - front * beta_cf(b, a, 1 - x) / b;
-}
-
-double ng_means_t_upper(double t, double df)
-{
-    if (isnan(t))
-        return NAN;
-    if (!(df < 1e7))   /* the normal distribution, to double precision */
-        return 0.5 * erfc(t / sqrt(2.0));
-    double tail = 0.5 * beta_reg(df / 2, 0.5, df / (df + t * t));
-    return t >= 0 ? tail : 1 - tail;
-}
-
 /* The t (or, df infinite, normal) quantile with upper tail q, by bisection. */
 static double t_quantile_upper(double q, double df)
 {
     double lo = 0, hi = 1;
-    while (ng_means_t_upper(hi, df) > q && hi < 1e6)
+    while (ng_stats_t_upper(hi, df) > q && hi < 1e6)
         hi *= 2;
     for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
         double mid = (lo + hi) / 2;
-        if (ng_means_t_upper(mid, df) > q)
+        if (ng_stats_t_upper(mid, df) > q)
             lo = mid;
         else
             hi = mid;
@@ -279,7 +229,7 @@ void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, do
     out->df = den > 0 ? num / den : INFINITY;
     double se = sqrt(rel_var[0] + rel_var[1]), lr = log(out->ratio);
     if (se > 0) {
-        out->p_value = ng_means_t_upper(lr / se, out->df);
+        out->p_value = ng_stats_t_upper(lr / se, out->df);
         double q = t_quantile_upper(0.025, out->df);
         out->ci_lo = out->ratio * exp(-q * se);
         out->ci_hi = out->ratio * exp(q * se);

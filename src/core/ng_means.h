@@ -52,9 +52,6 @@ struct ng_means {
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out);
 
-/* P(T > t) for Student's t with df degrees of freedom (df > 0). */
-double ng_means_t_upper(double t, double df);
-
 /* Holm's step-down adjustment of n p-values, in place order kept:
  * p_adj(i) = max over the j smallest up to i of min(1, (m - j + 1) p_(j)),
  * with m >= n the family's size (items that were not tested count as the

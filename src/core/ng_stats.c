@@ -123,3 +123,56 @@ double ng_stats_mwu_greater(const double *x, size_t nx, const double *y, size_t 
     double p = 0.5 * erfc(z / sqrt(2.0));
     return p > 1.0 ? 1.0 : p;
 }
+
+/* ---- Student's t tail, through the regularized incomplete beta ---- */
+
+/* The continued fraction of the regularized incomplete beta function
+ * (Lentz's method, as in Numerical Recipes' betacf). */
+static double beta_cf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+
+    d = 1 / (fabs(d) < tiny ? tiny : d);
+    double h = d;
+    for (int m = 1; m <= 300; m++) {
+        double m2 = 2.0 * m, aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1 + aa * d;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        c = 1 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1 + aa * d;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        c = 1 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-15)
+            break;
+    }
+    return h;
+}
+
+/* I_x(a, b). */
+static double beta_reg(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    return x < (a + 1) / (a + b + 2) ? front * beta_cf(a, b, x) / a
+                                     : 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double ng_stats_t_upper(double t, double df)
+{
+    if (isnan(t))
+        return NAN;
+    if (!(df < 1e7))   /* the normal distribution, to double precision */
+        return 0.5 * erfc(t / sqrt(2.0));
+    double tail = 0.5 * beta_reg(df / 2, 0.5, df / (df + t * t));
+    return t >= 0 ? tail : 1 - tail;
+}

@@ -1,5 +1,5 @@
-/* ng_stats: the statistics of the decision: order statistics of a sample
- * and the one-sided Mann-Whitney U test.  Pure functions on arrays.
+/* ng_stats: the statistics of the decision: order statistics of a sample,
+ * the one-sided Mann-Whitney U test and Student's t tail.  Pure functions on arrays.
  *
  * Ownership: inputs are borrowed and never modified (functions that sort
  * work on a copy). */
@@ -24,5 +24,9 @@ void ng_stats_summary(const double *x, size_t n, struct ng_summary *out);
  * (may be NULL) tells which was used. */
 #define NG_STATS_EXACT_MAX 50
 double ng_stats_mwu_greater(const double *x, size_t nx, const double *y, size_t ny, int *exact);
+
+/* P(T > t) for Student's t with df degrees of freedom (df > 0; past 1e7
+ * the normal distribution), through the regularized incomplete beta. */
+double ng_stats_t_upper(double t, double df);
 
 #endif

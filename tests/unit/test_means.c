@@ -1,4 +1,4 @@
-/* ng_means: the distributions against published values, the clusters on
+/* ng_means (and ng_stats' t tail it uses): the distributions against published values, the clusters on
  * the shapes they are for, Holm's adjustment, and the comparison's edges
  * (the figures against scipy are the stats suite's). */
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/ng_means.h"
+#include "core/ng_stats.h"
 
 static void near(double got, double want, double rel)
 {
@@ -21,13 +22,13 @@ static void near(double got, double want, double rel)
 static void test_t_distribution(void **state)
 {
     (void)state;
-    near(ng_means_t_upper(2.0, 10), 0.036694017385370, 1e-9);
-    near(ng_means_t_upper(1.0, 1), 0.25, 1e-12);           /* Cauchy */
-    near(ng_means_t_upper(2.228138851986, 10), 0.025, 1e-9);
-    near(ng_means_t_upper(-2.0, 10), 1 - 0.036694017385370, 1e-12);
-    near(ng_means_t_upper(1.959963984540, INFINITY), 0.025, 1e-9);
-    near(ng_means_t_upper(0, 3.5), 0.5, 1e-12);
-    near(ng_means_t_upper(30, 4), 3.6764280488306617e-06, 1e-9);
+    near(ng_stats_t_upper(2.0, 10), 0.036694017385370, 1e-9);
+    near(ng_stats_t_upper(1.0, 1), 0.25, 1e-12);           /* Cauchy */
+    near(ng_stats_t_upper(2.228138851986, 10), 0.025, 1e-9);
+    near(ng_stats_t_upper(-2.0, 10), 1 - 0.036694017385370, 1e-12);
+    near(ng_stats_t_upper(1.959963984540, INFINITY), 0.025, 1e-9);
+    near(ng_stats_t_upper(0, 3.5), 0.5, 1e-12);
+    near(ng_stats_t_upper(30, 4), 3.6764280488306617e-06, 1e-9);
 }
 
 static void test_clusters(void **state)
