@@ -863,8 +863,8 @@ static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
     struct ng_means m;
 
-    ng_means_compare(b->samples, b->n_samples, c->samples, c->n_samples, o->threshold, o->alpha,
-                     &m);
+    ng_means_compare_in(b->samples, b->n_samples, c->samples, c->n_samples, b->clusters,
+                        b->n_clusters, o->threshold, o->alpha, &m);
     v->strata = m.strata;
     if (m.has_test) {
         v->has_ci = 1;

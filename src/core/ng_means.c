@@ -194,6 +194,14 @@ void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, do
                       double alpha, struct ng_means *out)
 {
     struct ng_cluster c[NG_CLUSTERS_MAX];
+    size_t k = ng_means_clusters(x, nx, c);
+    ng_means_compare_in(x, nx, y, ny, c, k, threshold, alpha, out);
+}
+
+void ng_means_compare_in(const double *x, size_t nx, const double *y, size_t ny,
+                         const struct ng_cluster *c, size_t k, double threshold, double alpha,
+                         struct ng_means *out)
+{
     struct stratum st[NG_CLUSTERS_MAX];
     size_t n[2] = { nx, ny };
     double mean[2] = { 0, 0 };
@@ -210,7 +218,8 @@ void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, do
     out->strata = 1;
     if (nx < 2 || ny < 2 || !(mean[0] > 0) || !(mean[1] > 0))
         return;
-    size_t k = ng_means_clusters(x, nx, c);
+    if (k < 1)
+        k = 1;
     for (int tries = 0; tries < 2; tries++) {
         memset(st, 0, sizeof st);
         fill(st, k, c, x, nx, 0);

@@ -51,6 +51,11 @@ struct ng_means {
 /* The comparison of baseline x (nx epochs) and current y (ny). */
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out);
+/* The same with the baseline's clusters already found (ng_means_clusters
+ * of x: the verdict keeps them per side), so x is not sorted again. */
+void ng_means_compare_in(const double *x, size_t nx, const double *y, size_t ny,
+                         const struct ng_cluster *c, size_t k, double threshold, double alpha,
+                         struct ng_means *out);
 
 /* Holm's step-down adjustment of n p-values, in place order kept:
  * p_adj(i) = max over the j smallest up to i of min(1, (m - j + 1) p_(j)),

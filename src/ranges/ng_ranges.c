@@ -216,15 +216,14 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
     free(pattern);
 }
 
-static int list_one(const struct ng_ranges_opts *o, const struct ng_source_opts *src,
-                    const char *path, struct listed *l, struct ng_err *err)
+static int list_one(const struct ng_source_opts *src, const char *path, struct listed *l,
+                    struct ng_err *err)
 {
     struct ng_profile p;
     ng_profile_init(&p, path);
     memset(l, 0, sizeof *l);
     l->path = path;
     l->step = -1;
-    (void)o;
     int ret = ng_source_load(&p, src, err);
     l->format = p.format;
     l->listed = p.ranges != NULL;
@@ -327,7 +326,7 @@ int ng_ranges_run(const struct ng_ranges_opts *o, struct ng_ranges_result *r, st
                                   .list_ranges = 1 };
     size_t n = 0;
     for (; n < o->n_profiles; n++) {
-        if (list_one(o, &src, o->profiles[n], &l[n], err) < 0) {
+        if (list_one(&src, o->profiles[n], &l[n], err) < 0) {
             ret = -1;
             break;
         }
