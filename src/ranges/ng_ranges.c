@@ -38,7 +38,8 @@ static const struct {
 void ng_ranges_help(FILE *out)
 {
     fprintf(out, "usage: %s ranges [OPTIONS] PROFILE...\n\n"
-                 "Lists the NVTX ranges of SQLite exports and .nsys-rep reports, grouped by name\n"
+                 "Lists the NVTX ranges of SQLite exports and .nsys-rep reports (and the\n"
+                 "user_annotation and cpu_op ranges of torch.profiler traces), grouped by name\n"
                  "with digits as '#': each group's count, kernel time launched inside, threads\n"
                  "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
                  "group (3 or more ranges, similar time each, half the kernel time or more).\n\n",
@@ -165,10 +166,10 @@ static void text_line(struct ng_buf *b, const char *s, size_t max)
 static void list_text(struct ng_buf *b, const struct listed *l, long top)
 {
     text_line(b, l->path, 200);
-    if (!l->listed && l->format == NG_FORMAT_KINETO) {
-        ng_buf_adds(b, ": a torch.profiler trace, whose steps are its ProfilerStep#N ranges "
-                       "(--epoch-range auto reads them); ranges lists the NVTX ranges of nsys "
-                       "profiles\n");
+    if (l->listed && l->n_ranges == 0 && l->format == NG_FORMAT_KINETO) {
+        ng_buf_adds(b, ": no user_annotation or cpu_op events. Gate it in total mode "
+                       "(--epochs N), or record with torch.profiler's schedule, whose "
+                       "ProfilerStep#N ranges --epoch-range auto reads\n");
         return;
     }
     if (!l->listed) {
@@ -182,8 +183,9 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
                        "with nsys profile -t cuda,nvtx\n");
         return;
     }
-    ng_buf_addf(b, ": %zu NVTX range%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
-                l->n_ranges == 1 ? "" : "s", l->n_groups, l->n_groups == 1 ? "" : "s",
+    int kineto = l->format == NG_FORMAT_KINETO;
+    ng_buf_addf(b, ": %zu %s%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
+                kineto ? "range" : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups, l->n_groups == 1 ? "" : "s",
                 ms(l->total_ns));
     ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
     for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
@@ -203,8 +205,9 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
     if (l->step < 0) {
         ng_buf_addf(b, "  no group is step-like (%d or more ranges, similar kernel time each, "
                        "%.0f%% of the kernel time or more): gate in total mode, or mark the "
-                       "training step with an NVTX range\n", NG_RANGE_STEP_MIN,
-                    NG_RANGE_STEP_SHARE * 100);
+                       "training step with %s\n", NG_RANGE_STEP_MIN,
+                    NG_RANGE_STEP_SHARE * 100,
+                    kineto ? "torch.profiler's schedule (ProfilerStep#N)" : "an NVTX range");
         return;
     }
     const struct ng_range_group *g = &l->groups[l->step];

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "core/ng_nvtx.h"
+#include "core/ng_range_groups.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "sources/ng_source_names.h"
@@ -367,6 +368,9 @@ struct reader {
     int64_t rank, world_size;
     struct ng_filter_account account;
     double comm_cpu;          /* CPU seconds the communication patterns took */
+    /* `nsys-gate ranges`: every named range, with its times */
+    struct ng_range_list *ranges;
+    int64_t *range_start, *range_end;
 };
 
 struct cur {
@@ -844,6 +848,20 @@ static int take_work(struct reader *rd, const struct event *e, int64_t start, in
     return OK;
 }
 
+/* One range for `nsys-gate ranges`; its process is its thread, as for
+ * the epochs. */
+static void list_range(struct reader *rd, int64_t start, int64_t end, int64_t tid,
+                       const char *text)
+{
+    struct ng_range_list *l = rd->ranges;
+    l->r = ng_xgrow(l->r, l->n, sizeof *l->r);
+    rd->range_start = ng_xgrow(rd->range_start, l->n, sizeof *rd->range_start);
+    rd->range_end = ng_xgrow(rd->range_end, l->n, sizeof *rd->range_end);
+    rd->range_start[l->n] = start;
+    rd->range_end[l->n] = end;
+    l->r[l->n++] = (struct ng_range_in){ ng_arena_strdup(&l->texts, text), (uint64_t)tid, 0, 0 };
+}
+
 static int take_event(struct reader *rd, const struct event *e)
 {
     int64_t start = 0, end = 0;
@@ -852,9 +870,9 @@ static int take_event(struct reader *rd, const struct event *e)
         return OK;
     if (e->cat->role != R_WORK)
         note_host(rd, e);
-    if (e->cat->role == R_CALL && (!rd->pj || !e->has_corr))
-        return OK;   /* calls matter to epochs only, and only with the id that ties them */
-    if (e->cat->role == R_RANGE && !rd->pj)
+    if (e->cat->role == R_CALL && ((!rd->pj && !rd->ranges) || !e->has_corr))
+        return OK;   /* calls matter to ranges only, and only with the id that ties them */
+    if (e->cat->role == R_RANGE && !rd->pj && !rd->ranges)
         return OK;
     if (event_times(rd, e, &start, &end) != OK)
         return BAD;
@@ -868,9 +886,12 @@ static int take_event(struct reader *rd, const struct event *e)
         return OK;
     case R_RANGE:
         if (e->has_name) {
+            int64_t tid = proc_tid(proc_of(rd, e->has_pid ? e->pid : 0));
             span_text(&e->name, &rd->scratch);
-            ng_nvtx_range(rd->pj, start, end, proc_tid(proc_of(rd, e->has_pid ? e->pid : 0)),
-                          rd->scratch.data);
+            if (rd->pj)
+                ng_nvtx_range(rd->pj, start, end, tid, rd->scratch.data);
+            if (rd->ranges)
+                list_range(rd, start, end, tid, rd->scratch.data);
         }
         return OK;
     default:
@@ -1523,8 +1544,38 @@ static int nothing_counted(struct reader *rd)
                       work);
 }
 
+/* The counted work launched inside each listed range: each operation's
+ * time goes to its launch call, the calls to the ranges that hold their
+ * start (ng_range_attribute). */
+static void attribute_ranges(struct reader *rd)
+{
+    if (!rd->pj && rd->n_calls)   /* with epochs, nvtx_calls sorted them */
+        ng_sort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
+    int64_t *ns = ng_xcalloc(rd->n_calls + 1, sizeof *ns);
+    for (size_t i = 0; i < rd->n_works; i++) {
+        const struct work *w = &rd->works[i];
+        const struct call *c = w->has_corr ? call_of(rd, w->corr) : NULL;
+        if (c && rd->items[rd->items[w->item].merged].state > 0)
+            ns[c - rd->calls] += w->end - w->start;   /* the replay checked the sums */
+    }
+    struct ng_range_call *calls = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < rd->n_calls; i++) {
+        if (ns[i] == 0)
+            continue;
+        calls = ng_xgrow(calls, n, sizeof *calls);
+        calls[n++] = (struct ng_range_call){ (uint64_t)proc_tid(rd->calls[i].proc),
+                                             rd->calls[i].start, rd->calls[i].start, ns[i] };
+    }
+    ng_range_attribute(rd->ranges->r, rd->range_start, rd->range_end, rd->ranges->n, calls, n);
+    free(calls);
+    free(ns);
+}
+
 static void reader_release(struct reader *rd)
 {
+    free(rd->range_start);
+    free(rd->range_end);
     input_close(&rd->in);
     ng_strmap_release(&rd->item_index);
     free(rd->items);
@@ -1568,6 +1619,8 @@ static int kineto_read(struct reader *rd, struct ng_nvtx *pj)
     if (choose_items(rd) < 0 || (rd->pj && nvtx_calls(rd) < 0) || replay(rd) < 0)
         return -1;
     emit_rows(rd);
+    if (rd->ranges)
+        attribute_ranges(rd);
     if (rd->pj) {
         if (ng_nvtx_taken(rd->pj) == 0 && rd->p->n_excluded == 0)
             return ng_err_set(rd->err, "'%s': no counted GPU work was launched inside the %zu "
@@ -1601,6 +1654,8 @@ static int kineto_load(struct ng_profile *p, const char *path, const struct ng_s
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
     rd.metric = rd.opts->metric;
     rd.rank = rd.world_size = -1;
+    if (rd.opts->list_ranges)
+        rd.ranges = p->ranges = ng_xcalloc(1, sizeof *p->ranges);
     int ret = kineto_read(&rd, &pj);
     if (rd.pj)
         ng_nvtx_release(&pj);

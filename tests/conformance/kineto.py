@@ -9,8 +9,10 @@ gzip and json modules and exact decimals: the kernel sum and launch count, the m
 memset sums by operation name, and, where the trace has ProfilerStep#N ranges, each step's
 kernel sum and launches (a kernel belongs to the step in which the runtime/driver call with
 the same args.correlation started, on any thread of the process). The gate's --print-profile
-must equal them to the nanosecond. Written from the format notes
-(SHARED_DIR/notes/kineto.md), not from the gate's code.
+must equal them to the nanosecond. `nsys-gate ranges` is checked the same way: every
+user_annotation and cpu_op range, grouped by its name with each run of digits as '#', with
+its count and the kernel time whose launch call started inside it, on its process. Written
+from the format notes (SHARED_DIR/notes/kineto.md), not from the gate's code.
 
 Output: one `ok - ...` or `not ok - ...` line per check, then `N passed, M failed`.
 Exit 0 all passed, 1 any failed, 77 (skipped) without the samples, except under CI=true.
@@ -28,6 +30,7 @@ import tempfile
 
 D = decimal.Decimal
 STEP = re.compile(r"^ProfilerStep#([0-9]+)$")
+RANGE_CATS = ("user_annotation", "cpu_op", "operator")
 # CUPTI's short copy kinds as nsys's cuda_gpu_mem_time_sum labels them
 MEMCPY_LABEL = {"HtoD": "Host-to-Device", "DtoH": "Device-to-Host", "HtoA": "Host-to-Array",
                 "AtoH": "Array-to-Host", "AtoA": "Array-to-Array", "AtoD": "Array-to-Device",
@@ -93,7 +96,42 @@ def reference(doc):
     ref["steps"] = sorted(([n, x[1], x[2]] for n, x in sums.items()),
                           key=lambda r: sums[r[0]][0])
     ref["has_steps"] = bool(steps)
+    ref["groups"] = range_groups(ev, kernels, calls)
     return ref
+
+
+def range_groups(ev, kernels, calls):
+    """{group: [ranges, kernel ns]}: each kernel's time in every range of its call's process
+    that holds the call's start."""
+    by_pid = {}
+    for e in kernels:
+        corr = e.get("args", {}).get("correlation")
+        call = calls.get(int(corr)) if corr is not None else None
+        if call is not None:
+            by_pid.setdefault(call[1], []).append((call[0], ns(e["dur"])))
+    for v in by_pid.values():
+        v.sort()
+    groups = {}
+    for e in ev:
+        if e.get("cat", "").lower() not in RANGE_CATS or "name" not in e:
+            continue
+        s = ns(e["ts"])
+        t = s + ns(e["dur"])
+        g = groups.setdefault(re.sub(r"[0-9]+", "#", str(e["name"])), [0, 0])
+        g[0] += 1
+        g[1] += sum(d for (c, d) in by_pid.get(e.get("pid"), []) if s <= c <= t)
+    return groups
+
+
+def gate_ranges(gate, path, work):
+    out = os.path.join(work, "ranges.json")
+    r = subprocess.run([gate, "ranges", "--top", "100000", "--json", out, path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr
+    with open(out) as f:
+        prof = json.load(f, parse_float=D)["profiles"][0]
+    return {g["group"]: [g["ranges"], ns(g["kernel_ms"] * 1000)] for g in prof["groups"]}, ""
 
 
 def gate_profile(gate, path, *args):
@@ -137,6 +175,14 @@ def check_trace(gate, path):
                                                     ref["kernel_ns"], ref["kernels"]))
     check(got["memory"] == ref["memory"], "%s: memory sums by operation" % name,
           "gate %s, reference %s" % (got["memory"], ref["memory"]))
+    with tempfile.TemporaryDirectory() as work:
+        groups, err = gate_ranges(gate, path, work)
+    bad = sorted(k for k in set(ref["groups"]) | set(groups or {})
+                 if (groups or {}).get(k) != ref["groups"].get(k))
+    check(groups is not None and not bad and ref["groups"],
+          "%s: ranges: %d groups, each one's count and kernel time" % (name, len(ref["groups"])),
+          err or "; ".join("%s: gate %s, reference %s" % (k, groups.get(k), ref["groups"].get(k))
+                           for k in bad[:5]))
     if not ref["has_steps"]:
         return
     got = gate_profile(gate, path, "--epoch-range", "auto", "--work", "kernels")
