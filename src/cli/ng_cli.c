@@ -584,7 +584,8 @@ static const struct opt_spec specs[] = {
     { "epoch-range", "NSYS_GATE_EPOCH_RANGE", 1, p_epoch_range, NULL, "REGEX",
       "per-epoch samples from NVTX ranges matching REGEX (or auto)", NG_CLI_GATE, NG_HELP_EPOCHS },
     { "metric", "NSYS_GATE_METRIC", 1, p_metric, NULL, "M",
-      "what an epoch's time is: kernel-sum (default), gpu-span (NVTX mode) or gpu-busy",
+      "what an epoch's time is: kernel-sum (default), gpu-span (NVTX mode), gpu-busy or "
+      "exposed-comm",
       NG_CLI_GATE, NG_HELP_DECISION },
     { "work", "NSYS_GATE_WORK", 1, p_work, NULL, "LIST",
       "GPU work counted: kernels, graphs, memory (comma-separated) or all; default "

@@ -969,8 +969,9 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     if (v->baseline.ms_per_epoch == 0) {
         char msg[NG_ERR_MAX];
         snprintf(msg, sizeof msg,
-                 "baseline '%s' has 0 ns of kernel time per epoch%s; no ratio can be formed",
-                 v->baseline.path, v->baseline.excluded_ns > 0 && v->baseline.total_ns == 0
+                 "baseline '%s' has 0 ns of %s per epoch%s; no ratio can be formed",
+                 v->baseline.path, ng_metric_info(opts->metric)->noun,
+                 v->baseline.excluded_ns > 0 && v->baseline.total_ns == 0
                                    ? " (the kernel filters left out all of it)" : "");
         ng_verdict_fail_with(v, msg);
         return;

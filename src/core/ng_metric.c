@@ -165,15 +165,27 @@ static int64_t busy_value(const struct ng_acc *a)
     return total;
 }
 
+static int64_t exposed_value(const struct ng_acc *a)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < a->n_dev; i++)
+        total += dev_exposed(&a->dev[i]);
+    return total;
+}
+
 const struct ng_metric_info ng_metrics[] = {
     { NG_METRIC_KERNEL_SUM, "kernel-sum",
-      "the sum of the durations of the counted work (default)", 0, sum_value },
+      "the sum of the durations of the counted work (default)", "kernel time", 0, sum_value },
     { NG_METRIC_GPU_SPAN, "gpu-span",
-      "last end minus first start of the epoch's counted work (NVTX mode)",
+      "last end minus first start of the epoch's counted work (NVTX mode)", "GPU span",
       NG_METRIC_NEEDS_NVTX, span_value },
     { NG_METRIC_GPU_BUSY, "gpu-busy",
       "time the GPU had counted work running: the union of the work intervals per device, "
-      "summed over devices", 0, busy_value },
+      "summed over devices", "GPU busy time", 0, busy_value },
+    { NG_METRIC_EXPOSED_COMM, "exposed-comm",
+      "time a communication kernel ran on a device while no compute kernel ran on it, summed "
+      "over devices", "exposed communication",
+      0, exposed_value },
 };
 const size_t ng_n_metrics = sizeof ng_metrics / sizeof ng_metrics[0];
 

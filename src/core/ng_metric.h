@@ -43,6 +43,7 @@ enum ng_metric {
     NG_METRIC_KERNEL_SUM = 0,
     NG_METRIC_GPU_SPAN,
     NG_METRIC_GPU_BUSY,
+    NG_METRIC_EXPOSED_COMM,
 };
 
 #define NG_METRIC_NEEDS_NVTX 1u    /* per epoch only: a whole trace's span gates nothing */
@@ -92,6 +93,7 @@ struct ng_metric_info {
     enum ng_metric id;
     const char *name;
     const char *help;
+    const char *noun;   /* what its figure is, in messages: "kernel time" */
     unsigned needs;
     int64_t (*value)(const struct ng_acc *a);
 };

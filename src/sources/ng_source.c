@@ -129,6 +129,15 @@ static int refuse_not_a_profile(const char *path, struct ng_err *err)
     return ng_err_set(err, "'%s' is not a profile (%s): the gate reads %s", path, what, reads);
 }
 
+/* A total-mode metric other than the kernel sum that the source could not
+ * measure (it has no intervals): its figure would be the kernel sum under
+ * another name. */
+static int unmeasured(const struct ng_profile *p, const struct ng_source_opts *opts)
+{
+    return opts && !opts->epoch_re && !opts->list_ranges && opts->metric != NG_METRIC_KERNEL_SUM &&
+           !p->measured;
+}
+
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
                    struct ng_err *err)
 {
@@ -151,5 +160,12 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
     }
     if (ret == NG_SOURCE_NOT_A_PROFILE)
         return refuse_not_a_profile(p->path, err);
+    if (ret == 0 && unmeasured(p, opts)) {
+        p->loaded = 0;
+        return ng_err_set(err, "--metric %s needs the work's start and end times, and '%s' is "
+                          "saved nsys stats text, which has only totals; gate the export or "
+                          "the .nsys-rep it came from, or use --metric kernel-sum",
+                          ng_metric_name(opts->metric), p->path);
+    }
     return ret;
 }

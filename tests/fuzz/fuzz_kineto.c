@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ng_source_opts nvtx = {
         .epoch_re = &op_re,
         .epoch_pattern = size & 4 ? "^(aten::mm|ProfilerStep#[0-9]+)$" : "auto",
-        .metric = (enum ng_metric)(size % 3),
+        .metric = (enum ng_metric)(size % ng_n_metrics),
         .work = size & 8 ? NG_WORK_ALL : 0,
         .skip_epochs = (size >> 1) & 1,
         .item_samples = (size >> 5) & 1,

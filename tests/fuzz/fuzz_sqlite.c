@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .nsys_timeout = 1,
         .epoch_re = size & 4 ? &plain_re : &auto_re,
         .epoch_pattern = size & 4 ? "^epoch" : "auto",
-        .metric = (enum ng_metric)(size % 3),
+        .metric = (enum ng_metric)(size % ng_n_metrics),
         .work = size & 8 ? NG_WORK_ALL : 0,
         .skip_epochs = (size >> 1) & 1,
         .sql_only = (size >> 5) & 1,

@@ -176,6 +176,26 @@ def check_pair(ck, env, tmp, name, base, cur, args, work="kernels,graphs"):
     return v
 
 
+def check_exposed_metric(ck, env, tmp, mode, base, cur, args):
+    """--metric exposed-comm: each side's figure is the reference's exposed communication
+    per epoch, the serialised side FAILs, and the kernel sum of the pair does not move."""
+    name = "exposed-comm-%s" % mode
+    rc, v, out = gate(env, [base, cur, "--metric", "exposed-comm"] + args,
+                      os.path.join(tmp, name + ".json"))
+    nvtx = "--epoch-range" in args
+    epochs = int(args[args.index("--epochs") + 1]) if "--epochs" in args else 5
+    for side, path in (("baseline", base), ("current", cur)):
+        ref, per = reference(path, WORK["kernels,graphs"], nvtx, epochs)
+        want = sum(d["exposed_comm_ms"] for d in ref.values()) / 1e6 / per
+        ck.true("%s %s: ms_per_epoch is the exposed communication %.6f" % (name, side, want),
+                close(v[side + "_ms_per_epoch"], want), "got %r" % v[side + "_ms_per_epoch"])
+    ck.true("%s: the serialised current FAILs (exit %d)" % (name, rc),
+            rc == 1 and v["verdict"] == "fail" and v["metric"] == "exposed-comm", out)
+    rc, v, out = gate(env, [base, cur] + args, os.path.join(tmp, name + "-sum.json"))
+    ck.true("%s: kernel-sum passes the same pair at 1.000x (exit %d)" % (name, rc),
+            rc == 0 and abs(v["ratio"] - 1) < 1e-9, out)
+
+
 def gen(env, path, args):
     subprocess.run([env["GENTRACE"], "-o", path, "--force"] + args, check=True,
                    stdout=subprocess.DEVNULL)
@@ -211,6 +231,7 @@ def main():
                 ck.true("serialised-%s-%s: more exposed communication" % (mode, work),
                         v["current"]["breakdown"]["exposed_comm_ms"]
                         > v["baseline"]["breakdown"]["exposed_comm_ms"])
+            check_exposed_metric(ck, env, tmp, mode, a, b, args)
         half = os.path.join(tmp, "half.sqlite")
         gen(env, half, common + ["--overlap", "0.5", "--graph-share", "0.1"])
         check_pair(ck, env, tmp, "half-graphs-nvtx", a, half, ["--epoch-range", EPOCH])

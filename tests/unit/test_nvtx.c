@@ -88,12 +88,34 @@ static void test_busy_says_when_out_of_order(void **state)
     assert_false(dis);
 }
 
+/* exposed-comm is the breakdown's picture (docs/breakdown.md): compute
+ * 0-30, 40-70, 90-100; communication 20-50 (hidden but for 30-40) and
+ * 70-85 (alone): 25 exposed, on device 0; on device 1 an all-reduce that
+ * a compute kernel covers whole exposes nothing. */
+static void test_exposed_comm(void **state)
+{
+    (void)state;
+    static const struct { int64_t dev, s, e; enum ng_work_class c; } iv[] = {
+        { 0, 0, 30, NG_CLASS_COMPUTE }, { 0, 20, 50, NG_CLASS_COMM },
+        { 0, 40, 70, NG_CLASS_COMPUTE }, { 0, 70, 85, NG_CLASS_COMM },
+        { 0, 90, 100, NG_CLASS_COMPUTE }, { 1, 0, 100, NG_CLASS_COMPUTE },
+        { 1, 10, 60, NG_CLASS_COMM },
+    };
+    struct ng_acc a;
+    memset(&a, 0, sizeof a);
+    for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++)
+        assert_int_equal(ng_acc_add(&a, iv[i].dev, iv[i].s, iv[i].e, iv[i].c), 0);
+    assert_int_equal(ng_acc_value(&a, NG_METRIC_EXPOSED_COMM), 25);
+    assert_int_equal(ng_acc_value(&a, NG_METRIC_KERNEL_SUM), 265);
+    ng_acc_release(&a);
+}
+
 static void test_metric_table(void **state)
 {
     (void)state;
     char buf[128];
     ng_metric_choices(buf, sizeof buf);
-    assert_string_equal(buf, "kernel-sum, gpu-span, gpu-busy");
+    assert_string_equal(buf, "kernel-sum, gpu-span, gpu-busy, exposed-comm");
     for (size_t i = 0; i < ng_n_metrics; i++) {
         assert_int_equal(ng_metrics[i].id, (int)i);   /* indexed by the enum */
         assert_ptr_equal(ng_metric_find(ng_metrics[i].name), &ng_metrics[i]);
@@ -478,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_span_is_first_start_to_last_end),
         cmocka_unit_test(test_busy_union_per_device),
         cmocka_unit_test(test_busy_says_when_out_of_order),
+        cmocka_unit_test(test_exposed_comm),
         cmocka_unit_test(test_metric_table),
         cmocka_unit_test(test_schemas_list_the_table),
         cmocka_unit_test(test_repeated_steps_are_occurrences),
