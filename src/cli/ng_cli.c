@@ -368,6 +368,11 @@ static int p_kernel_threshold(struct ng_settings *s, const char *v, const char *
     return ng_cli_parse_threshold(v, &s->compare.policy.kernel_threshold, problem);
 }
 
+static int p_straggler_threshold(struct ng_settings *s, const char *v, const char **problem)
+{
+    return ng_cli_parse_threshold(v, &s->compare.straggler_threshold, problem);
+}
+
 static int p_kernel_min_delta(struct ng_settings *s, const char *v, const char **problem)
 {
     return p_ms(&s->compare.policy.kernel_min_delta_ms, v, problem);
@@ -610,6 +615,9 @@ static const struct opt_spec specs[] = {
     { "min-delta-ms", "NSYS_GATE_MIN_DELTA_MS", 1, p_min_delta, NULL, "MS",
       "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
       NG_CLI_GATE, NG_HELP_DECISION },
+    { "straggler-threshold", "NSYS_GATE_STRAGGLER_THRESHOLD", 1, p_straggler_threshold, NULL,
+      "R", "name a device (or process) whose GPU time per epoch is past R x the median of the "
+      "others on its side; default 1.10", NG_CLI_GATE, NG_HELP_POLICY },
     { "kernel-threshold", "NSYS_GATE_KERNEL_THRESHOLD", 1, p_kernel_threshold, NULL, "R",
       "per-kernel gates: any work item that grew past R (and its floor) fails; default off",
       NG_CLI_GATE, NG_HELP_POLICY },
@@ -739,6 +747,7 @@ static void defaults(struct ng_settings *s)
     s->compare.epochs = DEFAULT_EPOCHS;
     s->nsys_timeout = DEFAULT_NSYS_TIMEOUT;
     s->compare.metric = NG_METRIC_KERNEL_SUM;
+    s->compare.straggler_threshold = NG_STRAGGLER_DEFAULT;
     s->compare.work = NG_WORK_DEFAULT;
     s->compare.policy.kernel_min_delta_ms = -1;
     s->compare.alpha = DEFAULT_ALPHA;

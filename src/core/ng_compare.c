@@ -48,8 +48,9 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
             s->left_out_launches[k] += p[i].left_out_launches[k];
         }
         for (size_t d = 0; d < p[i].n_devices; d++)
-            ng_profile_add_place(&s->devices, &s->n_devices, p[i].devices[d].id,
-                                 p[i].devices[d].ns, p[i].devices[d].launches);
+            ng_place_owner(ng_profile_add_place(&s->devices, &s->n_devices, p[i].devices[d].id,
+                                                p[i].devices[d].ns, p[i].devices[d].launches),
+                           p[i].devices[d].owner);
         for (size_t d = 0; d < p[i].n_processes; d++)
             ng_profile_add_place(&s->processes, &s->n_processes, p[i].processes[d].id,
                                  p[i].processes[d].ns, p[i].processes[d].launches)->rank =
@@ -445,6 +446,38 @@ static void places_compared(struct ng_comparability *c, const struct ng_verdict_
 static void warn_line(void *ctx, const char *text)
 {
     ng_verdict_warn(ctx, "%s", text);
+}
+
+#define STRAGGLERS_WARNED 5
+
+/* The stragglers of one side, each in a warning: devices, and processes
+ * when they are not one to one with the devices (ng_straggler.h). */
+static void find_stragglers(struct ng_verdict *v, struct ng_verdict_side *s, const char *side,
+                            const struct ng_compare_opts *o)
+{
+    double limit = o->straggler_threshold > 0 ? o->straggler_threshold : NG_STRAGGLER_DEFAULT;
+    if (!s->has_places)
+        return;
+    ng_stragglers(s->devices, s->n_devices, NG_STRAGGLER_DEVICE, s->epochs_counted, limit,
+                  &s->stragglers, &s->n_stragglers);
+    if (s->n_processes != s->n_devices)
+        ng_stragglers(s->processes, s->n_processes, NG_STRAGGLER_PROCESS, s->epochs_counted,
+                      limit, &s->stragglers, &s->n_stragglers);
+    for (size_t i = 0; i < s->n_stragglers && i < STRAGGLERS_WARNED; i++) {
+        const struct ng_straggler *g = &s->stragglers[i];
+        char who[96] = "";
+        if (g->process >= 0)
+            snprintf(who, sizeof who, " (process %" PRId64 ")", g->process);
+        else if (g->rank >= 0)
+            snprintf(who, sizeof who, " (rank %" PRId64 ")", g->rank);
+        ng_verdict_warn(v, "%s %" PRId64 "%s of the %s is a straggler: %.3f ms/epoch against "
+                        "%.3f ms on the others (%.3fx, past --straggler-threshold %.2f)",
+                        ng_straggler_word(g->kind), g->id, who, side, g->ms_per_epoch,
+                        g->others_ms, g->ms_per_epoch / g->others_ms, limit);
+    }
+    if (s->n_stragglers > STRAGGLERS_WARNED)
+        ng_verdict_warn(v, "... and %zu more stragglers of the %s (the JSON lists them)",
+                        s->n_stragglers - STRAGGLERS_WARNED, side);
 }
 
 /* Per-epoch figures divide by the epochs each side counted: total mode
@@ -978,6 +1011,8 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     }
     v->ratio = v->current.ms_per_epoch / v->baseline.ms_per_epoch;
     v->has_figures = 1;
+    find_stragglers(v, &v->baseline, "baseline", opts);
+    find_stragglers(v, &v->current, "current", opts);
     decide_figures(v, opts);
     v->kernel_floor_ms = opts->policy.kernel_min_delta_ms >= 0
                          ? opts->policy.kernel_min_delta_ms

@@ -33,6 +33,8 @@ struct ng_compare_opts {
     long skip_epochs;    /* NVTX mode: warm-up epochs dropped from each run */
     double alpha;        /* significance level; 0 = no test */
     long top;            /* kernels kept in the attribution */
+    double straggler_threshold;   /* a device past this x the others' median is named;
+                                     0: NG_STRAGGLER_DEFAULT */
     struct ng_policy policy;
 };
 

@@ -192,12 +192,19 @@ struct ng_place *ng_profile_add_place(struct ng_place **places, size_t *n, int64
     if (i == *n || (*places)[i].id != id) {
         *places = ng_xgrow(*places, *n, sizeof **places);   /* doubling: millions add linearly */
         memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);
-        (*places)[i] = (struct ng_place){ id, 0, 0, -1 };
+        (*places)[i] = (struct ng_place){ id, 0, 0, -1, NG_OWNER_UNSET };
         (*n)++;
     }
     (*places)[i].ns += ns;
     (*places)[i].launches += launches;
     return &(*places)[i];
+}
+
+void ng_place_owner(struct ng_place *pl, int64_t owner)
+{
+    if (owner == NG_OWNER_UNSET || pl->owner == owner)
+        return;
+    pl->owner = pl->owner == NG_OWNER_UNSET && owner >= 0 ? owner : NG_OWNER_SEVERAL;
 }
 
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)

@@ -66,7 +66,15 @@ struct ng_place {
     int64_t ns;            /* the durations of its counted work */
     int64_t launches;
     int64_t rank;          /* a process's distributed rank; -1 unknown (and for devices) */
+    int64_t owner;         /* a device's process when only one launched on it (a pid);
+                              NG_OWNER_SEVERAL; NG_OWNER_UNSET: not known */
 };
+#define NG_OWNER_SEVERAL (-1)
+#define NG_OWNER_UNSET (-2)
+
+/* Notes that process `owner` (or a place's owner: NG_OWNER_SEVERAL,
+ * NG_OWNER_UNSET) launched work on the device `pl`. */
+void ng_place_owner(struct ng_place *pl, int64_t owner);
 
 /* An item's time in each counted epoch where it ran (per-kernel gates in
  * NVTX mode): epoch[i] indexes the profile's epochs. */

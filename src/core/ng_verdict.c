@@ -79,6 +79,10 @@ void ng_verdict_release(struct ng_verdict *v)
     v->baseline.bd_devices = v->current.bd_devices = NULL;
     free(v->baseline.processes);
     free(v->current.processes);
+    free(v->baseline.stragglers);
+    free(v->current.stragglers);
+    v->baseline.stragglers = v->current.stragglers = NULL;
+    v->baseline.n_stragglers = v->current.n_stragglers = 0;
     v->baseline.devices = v->current.devices = NULL;
     v->baseline.processes = v->current.processes = NULL;
     free(v->kernels);

@@ -21,6 +21,7 @@
 #include "core/ng_context.h"
 #include "core/ng_means.h"
 #include "core/ng_profile.h"
+#include "core/ng_straggler.h"
 #include "util/ng_err.h"
 
 /* Gate policy: what is gated, and the rules past the threshold.  The
@@ -107,6 +108,10 @@ struct ng_verdict_side {
     size_t n_devices;
     struct ng_place *processes;
     size_t n_processes;
+    /* devices (and processes) past --straggler-threshold x the others'
+     * median (owned); has_places says whether they were looked for */
+    struct ng_straggler *stragglers;
+    size_t n_stragglers;
 };
 
 enum ng_kernel_status {

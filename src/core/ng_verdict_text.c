@@ -75,6 +75,38 @@ static void breakdown_line(struct ng_buf *out, const char *label, const struct n
                 (double)b->idle / per);
 }
 
+static int has_straggler(const struct ng_verdict_side *s, const struct ng_straggler *g)
+{
+    for (size_t i = 0; i < s->n_stragglers; i++)
+        if (s->stragglers[i].kind == g->kind && s->stragglers[i].id == g->id)
+            return 1;
+    return 0;
+}
+
+/* The current's stragglers, each said new or not against the baseline's
+ * (the warnings name them; this says what changed), and the baseline's
+ * that are not any more.  At most 5 lines a side. */
+static void straggler_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
+    for (size_t i = 0; i < c->n_stragglers && i < 5; i++) {
+        const struct ng_straggler *g = &c->stragglers[i];
+        ng_buf_addf(out, "  current  straggler %s: %s %lld, %.3f ms/epoch against %.3f ms on the "
+                    "others\n", has_straggler(b, g) ? "as in the baseline" : "new (not in the "
+                    "baseline)", ng_straggler_word(g->kind), (long long)g->id, g->ms_per_epoch,
+                    g->others_ms);
+    }
+    for (size_t i = 0, n = 0; i < b->n_stragglers && n < 5; i++) {
+        const struct ng_straggler *g = &b->stragglers[i];
+        if (has_straggler(c, g) || !c->has_places)
+            continue;
+        ng_buf_addf(out, "  baseline straggler %s %lld (%.3f ms/epoch against %.3f ms) is not "
+                    "one in the current\n", ng_straggler_word(g->kind), (long long)g->id,
+                    g->ms_per_epoch, g->others_ms);
+        n++;
+    }
+}
+
 static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
 {
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
@@ -97,6 +129,7 @@ static void work_lines(struct ng_buf *out, const struct ng_verdict *v)
         places_line(out, "baseline", "process", b->processes, b->n_processes, b->epochs_counted);
         places_line(out, "current ", "process", c->processes, c->n_processes, c->epochs_counted);
     }
+    straggler_lines(out, v);
 }
 
 

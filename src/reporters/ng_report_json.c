@@ -181,6 +181,29 @@ static cJSON *places_json(const struct ng_place *p, size_t n, const char *id, do
     return a;
 }
 
+/* [{"device": 1, "process": 4000, "rank": null, "ms_per_epoch": ..,
+ * "others_median_ms": ..}]: a device straggler names its process when one
+ * launched on it; a process straggler has device null.  At most
+ * STRAGGLERS_SHOWN of them (a crafted file can have 200,000 devices). */
+#define STRAGGLERS_SHOWN 1024
+static cJSON *stragglers_json(const struct ng_verdict_side *s)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < upto(s->n_stragglers, STRAGGLERS_SHOWN); i++) {
+        const struct ng_straggler *g = &s->stragglers[i];
+        int dev = g->kind == NG_STRAGGLER_DEVICE;
+        cJSON *o = cJSON_CreateObject();
+        add_number_or_null(o, "device", dev, (double)g->id);
+        add_number_or_null(o, "process", !dev || g->process >= 0, dev ? (double)g->process
+                                                                       : (double)g->id);
+        add_number_or_null(o, "rank", g->rank >= 0, (double)g->rank);
+        add_number_or_null(o, "ms_per_epoch", 1, g->ms_per_epoch);
+        add_number_or_null(o, "others_median_ms", 1, g->others_ms);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static void breakdown_fields(cJSON *o, const struct ng_breakdown *b, double per)
 {
     add_number_or_null(o, "compute_ms", 1, (double)b->compute / 1e6 / per);
@@ -268,6 +291,10 @@ static cJSON *side_json(const struct ng_verdict_side *s, int figures, const stru
         cJSON_AddNullToObject(o, "devices");
         cJSON_AddNullToObject(o, "processes");
     }
+    if (s->has_places && figures)
+        cJSON_AddItemToObject(o, "stragglers", stragglers_json(s));
+    else
+        cJSON_AddNullToObject(o, "stragglers");
     for (size_t i = 0; i < upto(s->n_runs, lim->n_runs); i++)
         cJSON_AddItemToArray(runs, run_json(&s->runs[i], lim));
     cJSON_AddItemToObject(o, "runs", runs);

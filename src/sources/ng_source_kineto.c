@@ -1502,9 +1502,11 @@ static void emit_places(struct reader *rd)
     p->has_places = 1;
     if (rd->n_devices)
         ng_sort(rd->devices, rd->n_devices, sizeof *rd->devices, by_place);
+    /* a trace is one process's (its work is counted under its host pid) */
     for (size_t i = 0; i < rd->n_devices; i++)
-        ng_profile_add_place(&p->devices, &p->n_devices, rd->devices[i].id, rd->devices[i].ns,
-                             rd->devices[i].launches);
+        ng_place_owner(ng_profile_add_place(&p->devices, &p->n_devices, rd->devices[i].id,
+                                            rd->devices[i].ns, rd->devices[i].launches),
+                       rd->has_host ? rd->host_pid : 0);
     ng_idmap_release(&rd->device_index);
     rd->n_devices = 0;
     if (rd->counted_launches)

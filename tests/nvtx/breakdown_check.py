@@ -196,6 +196,80 @@ def check_exposed_metric(ck, env, tmp, mode, base, cur, args):
             rc == 0 and abs(v["ratio"] - 1) < 1e-9, out)
 
 
+def counted_items(path, kinds, nvtx):
+    """The counted work rows (in NVTX mode those launched inside the epochs) and the number
+    of epochs counted (None in total mode)."""
+    trace = Trace(path)
+    if not nvtx:
+        return [it for it in trace.items if it["kind"] in kinds], None
+    calls, _ = trace.calls()
+    work, _ = epochs_of(trace, EPOCH, calls)
+    sel = [[it for it in work[k] if it["kind"] in kinds] for k in work]
+    return [it for s in sel for it in s], sum(1 for s in sel if s)
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def straggler_reference(path, nvtx, epochs, limit=1.10):
+    """[(kind, id, ms per epoch, others' median)]: the devices whose summed durations per
+    epoch are past limit x the median of the other devices', then the processes' the same
+    way when processes are not one to one with devices."""
+    items, counted = counted_items(path, WORK["kernels,graphs"], nvtx)
+    per = counted if nvtx else epochs
+    out = []
+    for kind, key in (("device", lambda it: it["dev"]), ("process", lambda it: (it["gpid"] >> 24) & 0xFFFFFF)):
+        sums = {}
+        for it in items:
+            sums[key(it)] = sums.get(key(it), 0) + it["end"] - it["start"]
+        if kind == "process" and len(sums) == len({it["dev"] for it in items}):
+            continue
+        ms = {k: v / 1e6 / per for k, v in sums.items()}
+        for k in sorted(ms):
+            others = median([v for j, v in ms.items() if j != k]) if len(ms) > 1 else 0
+            if others > 0 and ms[k] > limit * others:
+                out.append((kind, k, ms[k], others))
+    return out
+
+
+def check_stragglers(ck, env, tmp):
+    """A slow GPU in the current: named on that side only, with the reference's figures; in
+    total and NVTX mode, one process a GPU and three processes of two GPUs each."""
+    for name, shape in (("4x1", ["--ranks", "4"]),
+                        ("3x2", ["--ranks", "3", "--devices-per-rank", "2"])):
+        # an odd number of names, so that each GPU of a process runs every kernel in turn
+        common = ["--kernels", "1200", "--names", "5", "--epochs", "4", "--jitter", "0.02"] + shape
+        base, cur = (os.path.join(tmp, "strag-%s-%s.sqlite" % (name, s)) for s in "bc")
+        gen(env, base, common)
+        gen(env, cur, common + ["--slow-device", "2:1.5"])
+        for mode, args in (("total", ["--epochs", "4"]), ("nvtx", ["--epoch-range", EPOCH])):
+            what = "stragglers %s %s" % (name, mode)
+            rc, v, out = gate(env, [base, cur, "--verbose"] + args,
+                              os.path.join(tmp, what + ".json"))
+            for side, path in (("baseline", base), ("current", cur)):
+                want = straggler_reference(path, mode == "nvtx", 4)
+                got = [("device" if g["device"] is not None else "process",
+                        g["device"] if g["device"] is not None else g["process"],
+                        g["ms_per_epoch"], g["others_median_ms"])
+                       for g in v[side]["stragglers"]]
+                ok = len(got) == len(want) and all(
+                    g[:2] == w[:2] and close(g[2], w[2]) and close(g[3], w[3])
+                    for g, w in zip(got, want))
+                ck.true("%s %s: %d stragglers as the reference's" % (what, side, len(want)), ok,
+                        "gate %r, reference %r" % (got, want))
+            names = [w[:2] for w in straggler_reference(cur, mode == "nvtx", 4)]
+            ck.true("%s: device 2 is the current's straggler" % what, ("device", 2) in names,
+                    repr(names))
+            ck.true("%s: the warning and the detail line say so" % what,
+                    any(w.startswith("device 2 ") and "of the current is a straggler" in w
+                        for w in v["warnings"]) and
+                    "current  straggler new (not in the baseline): device 2," in out,
+                    "%s %s" % (v["warnings"], out))
+
+
 def gen(env, path, args):
     subprocess.run([env["GENTRACE"], "-o", path, "--force"] + args, check=True,
                    stdout=subprocess.DEVNULL)
@@ -235,6 +309,7 @@ def main():
         half = os.path.join(tmp, "half.sqlite")
         gen(env, half, common + ["--overlap", "0.5", "--graph-share", "0.1"])
         check_pair(ck, env, tmp, "half-graphs-nvtx", a, half, ["--epoch-range", EPOCH])
+        check_stragglers(ck, env, tmp)
     print("%d passed, %d failed" % (ck.passed, ck.failed))
     return 1 if ck.failed else 0
 

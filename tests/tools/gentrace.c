@@ -235,6 +235,8 @@
  *                         (as in some real files) instead of CUDA_GRAPH_TRACE_OPTIONS:MODE.
  *       --graphs G        distinct graphs, launched in turn (default 2).
  *       --graph-nodes K   kernel nodes per graph, 1..999 (default 4).
+ *       --slow-device D:F the kernels (and graph nodes) on deviceId D last F times
+ *                         longer: a straggling GPU
  *       --slow-graph G:F  the nodes of graph id G (1..G) last F times longer
  *                         (repeatable; a regression hidden inside a graph).
  *       --comm-share P    share of the launches that are NCCL kernels on a
@@ -1378,6 +1380,8 @@ static struct {
     int graphs_set, graph_nodes_set;
     slow_t *slow_graphs;
     size_t nslow_graphs;
+    slow_t *slow_devices;   /* --slow-device D:F */
+    size_t nslow_devices;
     int64_t devices;                 /* per rank */
     int shuffle;
     uint64_t shuffle_seed;
@@ -1727,9 +1731,21 @@ static void account(const launch_t *l, const stream_t *st, int kind, int64_t sta
     }
 }
 
-static int64_t kernel_duration(proc_t *p, const slot_t *sl, double factor)
+/* --slow-device: the factor of the device a launch runs on. */
+static double device_slow(const launch_t *l)
 {
-    double mult = opt.scale * sl->slow * factor;
+    int64_t dev = l->th->p->dev0 + l->dev_index;
+    double f = 1.0;
+    for (size_t i = 0; i < opt.nslow_devices; i++)
+        if (opt.slow_devices[i].slow_index == dev)
+            f *= opt.slow_devices[i].factor;
+    return f;
+}
+
+static int64_t kernel_duration(const launch_t *l, const slot_t *sl, double factor)
+{
+    proc_t *p = l->th->p;
+    double mult = opt.scale * sl->slow * factor * device_slow(l);
     if (opt.jitter > 0)
         mult *= 1.0 + opt.jitter * (2.0 * rng_unit(&p->noise) - 1.0);
     int64_t dur = (int64_t)(sl->base_ns * mult + 0.5);
@@ -1798,7 +1814,7 @@ static void gpu_kernel(const launch_t *l)
     slot_t *sl = &g_slots[p->counter % g_nslots];
     p->counter++;
     int64_t kstart = l->ready < st->free ? st->free : l->ready;
-    int64_t kend = kstart + kernel_duration(p, sl, l->warm);
+    int64_t kend = kstart + kernel_duration(l, sl, l->warm);
     st->free = kend;
     insert_kernel(l, st, sl, kstart, kend, 0, 0);
     sl->sum_ns += kend - kstart;
@@ -1820,7 +1836,7 @@ static void gpu_comm(const launch_t *l)
         start = cs->free;
     if (start < st->free)
         start = st->free;
-    int64_t dur = kernel_duration(p, sl, l->warm);
+    int64_t dur = kernel_duration(l, sl, l->warm);
     int64_t end = start + dur;
     cs->free = end;
     int64_t hold = start + (int64_t)((1.0 - opt.overlap) * (double)dur + 0.5);
@@ -1907,7 +1923,7 @@ static void gpu_graph(const launch_t *l)
         if (n > 0)
             t += 400 + (int64_t)(splitmix64((uint64_t)(g << 20 | n) ^ 0x6EA9ULL) % 1600);
         slot_t *sl = &g_slots[(g * opt.graph_nodes + n) % g_nslots];
-        int64_t dur = kernel_duration(p, sl, l->warm * g_graph_slow[g]);
+        int64_t dur = kernel_duration(l, sl, l->warm * g_graph_slow[g]);
         if (opt.graph_mode == GM_NODE) {
             insert_kernel(l, st, sl, t, t + dur, g + 1, (g + 1) * 1000 + n + 1);
             sl->sum_ns += dur;
@@ -2452,6 +2468,7 @@ static void usage(FILE *fp)
         "      --graphs G           distinct graphs, launched in turn (default 2)\n"
         "      --graph-nodes K      kernel nodes per graph (default 4)\n"
         "      --slow-graph G:F     graph id G's nodes times F (repeatable)\n"
+        "      --slow-device D:F    kernels on deviceId D times F (repeatable): a straggler\n"
         "      --comm-share P       share P of the launches are NCCL kernels on a\n"
         "                           communication stream (default 0)\n"
         "      --overlap F          part of each NCCL kernel that overlaps compute, 0..1\n"
@@ -2469,7 +2486,7 @@ enum {
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
     O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
     O_DEVICES, O_MEMORY_SHARE, O_MEMORY_KINDS, O_MEMORY_SCALE, O_GRAPH_SHARE, O_GRAPH_MODE,
-    O_GRAPH_MODE_PREFIX, O_GRAPHS, O_GRAPH_NODES, O_SLOW_GRAPH, O_COMM_SHARE, O_OVERLAP,
+    O_GRAPH_MODE_PREFIX, O_GRAPHS, O_GRAPH_NODES, O_SLOW_GRAPH, O_SLOW_DEVICE, O_COMM_SHARE, O_OVERLAP,
     O_SHUFFLE, O_FORMAT, O_UNLAUNCHED, O_DIST_RANK, O_WORLD_SIZE
 };
 
@@ -2567,6 +2584,7 @@ static void parse_options(int argc, char **argv)
         {"graphs", required_argument, NULL, O_GRAPHS},
         {"graph-nodes", required_argument, NULL, O_GRAPH_NODES},
         {"slow-graph", required_argument, NULL, O_SLOW_GRAPH},
+        {"slow-device", required_argument, NULL, O_SLOW_DEVICE},
         {"comm-share", required_argument, NULL, O_COMM_SHARE},
         {"overlap", required_argument, NULL, O_OVERLAP},
         {"shuffle", required_argument, NULL, O_SHUFFLE},
@@ -2647,6 +2665,11 @@ static void parse_options(int argc, char **argv)
         case O_SLOW_GRAPH:
             opt.slow_graphs = xrealloc(opt.slow_graphs, (opt.nslow_graphs + 1) * sizeof *opt.slow_graphs);
             opt.slow_graphs[opt.nslow_graphs++] = parse_slow("--slow-graph", optarg);
+            break;
+        case O_SLOW_DEVICE:
+            opt.slow_devices = xrealloc(opt.slow_devices,
+                                        (opt.nslow_devices + 1) * sizeof *opt.slow_devices);
+            opt.slow_devices[opt.nslow_devices++] = parse_slow("--slow-device", optarg);
             break;
         case O_SCALE:
             opt.scale = parse_double("--scale", optarg);

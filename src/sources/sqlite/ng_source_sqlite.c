@@ -2005,8 +2005,9 @@ static void keep_places(struct reader *rd, struct ng_profile *p)
     if (rd->n_pairs > 0) {
         ng_sort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
         for (size_t i = 0; i < rd->n_pairs; i++)
-            ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device,
-                                 rd->pairs[i].ns, rd->pairs[i].launches);
+            ng_place_owner(ng_profile_add_place(&p->devices, &p->n_devices, rd->pairs[i].device,
+                                                rd->pairs[i].ns, rd->pairs[i].launches),
+                           pid_of(rd->pairs[i].gpid));
         ng_sort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_process);
         for (size_t i = 0; i < rd->n_pairs; i++)
             ng_profile_add_place(&p->processes, &p->n_processes, pid_of(rd->pairs[i].gpid),
