@@ -63,16 +63,24 @@ static void places_line(struct ng_buf *out, const char *label, const char *what,
 
 /* "  baseline time per epoch: compute 1.000 ms, communication 0.500 ms
  * (0.100 ms exposed), memory 0.000 ms, idle 0.200 ms" */
-static void breakdown_line(struct ng_buf *out, const char *label, const struct ng_verdict_side *s)
+int ng_breakdown_text(const struct ng_verdict_side *s, struct ng_buf *out)
 {
     if (!s->has_breakdown || !(s->epochs_counted > 0))
-        return;
+        return 0;
     double per = s->epochs_counted * 1e6;
     const struct ng_breakdown *b = &s->breakdown;
-    ng_buf_addf(out, "  %s time per epoch: compute %.3f ms, communication %.3f ms (%.3f ms "
-                "exposed), memory %.3f ms, idle %.3f ms\n", label, (double)b->compute / per,
-                (double)b->comm / per, (double)b->exposed / per, (double)b->memory / per,
-                (double)b->idle / per);
+    ng_buf_addf(out, "compute %.3f ms, communication %.3f ms (%.3f ms exposed), memory %.3f ms, "
+                "idle %.3f ms", (double)b->compute / per, (double)b->comm / per,
+                (double)b->exposed / per, (double)b->memory / per, (double)b->idle / per);
+    return 1;
+}
+
+static void breakdown_line(struct ng_buf *out, const char *label, const struct ng_verdict_side *s)
+{
+    struct ng_buf t = NG_BUF_INIT;
+    if (ng_breakdown_text(s, &t))
+        ng_buf_addf(out, "  %s time per epoch: %s\n", label, t.data);
+    ng_buf_release(&t);
 }
 
 static int has_straggler(const struct ng_verdict_side *s, const struct ng_straggler *g)

@@ -33,6 +33,12 @@ char *ng_verdict_headline_text(const struct ng_verdict *v);
  * newline; shared by the reporters that show text to a person. */
 void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out);
 
+/* "compute 1.000 ms, communication 0.500 ms (0.100 ms exposed), memory
+ * 0.000 ms, idle 0.200 ms": a side's breakdown per epoch, for the details,
+ * the step summary and the page; 0 (nothing written) when the side has
+ * none. */
+int ng_breakdown_text(const struct ng_verdict_side *s, struct ng_buf *out);
+
 /* Whether those lines are shown: on FAIL and INCONCLUSIVE, and on PASS
  * with --verbose. */
 int ng_verdict_wants_details(const struct ng_verdict *v);

@@ -312,6 +312,58 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
     free(bars);
 }
 
+/* Where the step time went (docs/breakdown.md): a stacked bar a side and
+ * the figures as a table, whose swatches are the bar's legend.  The
+ * communication is split into its exposed part and the part compute hid. */
+static const struct ng_svg_segment breakdown_segments[] = {
+    { "compute", "#0969da" },
+    { "exposed communication", "#cf222e" },
+    { "hidden communication", "#f5a3a3" },
+    { "memory", "#8250df" },
+    { "idle", "#afb8c1" },
+};
+#define N_BREAKDOWN_SEGMENTS (sizeof breakdown_segments / sizeof breakdown_segments[0])
+
+static void breakdown_values(const struct ng_verdict_side *s, struct ng_svg_stack *row,
+                             const char *label)
+{
+    const struct ng_breakdown *b = &s->breakdown;
+    double per = s->epochs_counted * 1e6;
+    *row = (struct ng_svg_stack){ label, N_BREAKDOWN_SEGMENTS,
+                                  { (double)b->compute / per, (double)b->exposed / per,
+                                    (double)(b->comm - b->exposed) / per,
+                                    (double)b->memory / per, (double)b->idle / per } };
+}
+
+static void breakdown(struct ng_buf *out, const struct ng_verdict *v)
+{
+    const struct ng_verdict_side *s[2] = { &v->baseline, &v->current };
+    struct ng_svg_stack rows[2];
+
+    for (int i = 0; i < 2; i++)
+        if (!s[i]->has_breakdown || !(s[i]->epochs_counted > 0))
+            return;
+    breakdown_values(s[0], &rows[0], "baseline");
+    breakdown_values(s[1], &rows[1], "current");
+    ng_buf_adds(out, "<h3>Where the time went: ms per epoch</h3>\n");
+    ng_svg_stacked(out, rows, 2, breakdown_segments, " ms",
+                   "time per epoch by what ran: compute, communication, memory, idle");
+    ng_buf_adds(out, "\n<table class=\"breakdown\">\n<thead><tr><td></td>");
+    for (size_t k = 0; k < N_BREAKDOWN_SEGMENTS; k++)
+        ng_buf_addf(out, "<th scope=\"col\" class=\"n\"><svg class=\"mk\" viewBox=\"0 0 12 12\" "
+                         "aria-hidden=\"true\"><rect x=\"1\" y=\"1\" width=\"10\" height=\"10\" "
+                         "fill=\"%s\"/></svg> %s</th>",
+                    breakdown_segments[k].colour, breakdown_segments[k].name);
+    ng_buf_adds(out, "</tr>\n</thead>\n<tbody>\n");
+    for (int i = 0; i < 2; i++) {
+        ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", rows[i].label);
+        for (size_t k = 0; k < N_BREAKDOWN_SEGMENTS; k++)
+            ng_html_num_cell(out, rows[i].value[k], "");
+        ng_buf_adds(out, "</tr>\n");
+    }
+    ng_buf_adds(out, "</tbody>\n</table>\n");
+}
+
 void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
                      int heading, const char *title)
 {
@@ -339,6 +391,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
         ng_svg_strip(out, v->baseline.samples, v->baseline.n_samples, v->current.samples,
                      v->current.n_samples, v->threshold * v->baseline.ms_per_epoch);
         ng_buf_adds(out, "\n");
+        breakdown(out, v);
     }
     if (v->n_kernels)
         work_items(out, v);

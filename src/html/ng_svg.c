@@ -553,6 +553,58 @@ void ng_svg_strip(struct ng_buf *out, const double *base, size_t nb, const doubl
 #define BARS_ROW 20.0
 #define LABEL_CHARS 40
 
+void ng_svg_stacked(struct ng_buf *out, const struct ng_svg_stack *rows, size_t n,
+                    const struct ng_svg_segment *seg, const char *unit, const char *label)
+{
+    double hi = 0, h = (double)n * (BARS_ROW + 8) + 26;
+    struct ng_ticks t;
+
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < rows[i].n; k++)
+            sum += isfinite(rows[i].value[k]) && rows[i].value[k] > 0 ? rows[i].value[k] : 0;
+        if (sum > hi)
+            hi = sum;
+    }
+    ng_ticks_nice(0, hi > 0 ? hi : 1, 5, &t);
+    struct ng_scale x = { t.v[0], t.v[t.n - 1], 90, BARS_W - 40 };
+    svg_open(out, "chart stacked", BARS_W, h, label);
+    ng_buf_adds(out, ">");
+    x_axis(out, &t, &x, 2, (double)n * (BARS_ROW + 8) + 6, unit);
+    for (size_t i = 0; i < n; i++) {
+        double y = 4 + (double)i * (BARS_ROW + 8), at = 0;
+        ng_buf_adds(out, "<text x=\"82\" y=\"");
+        num(out, y + 14);
+        ng_buf_adds(out, "\" text-anchor=\"end\">");
+        ng_html_text(out, rows[i].label);
+        ng_buf_adds(out, "</text>");
+        for (size_t k = 0; k < rows[i].n; k++) {
+            double v = isfinite(rows[i].value[k]) && rows[i].value[k] > 0 ? rows[i].value[k] : 0;
+            double a = ng_scale_map(&x, at), b = ng_scale_map(&x, at + v);
+            at += v;
+            if (!(b - a > 0))
+                continue;
+            char val[48];
+            snprintf(val, sizeof val, "%.3f", v);
+            ng_buf_adds(out, "<rect class=\"seg\" data-segment=\"");
+            ng_html_attr(out, seg[k].name);
+            ng_buf_adds(out, "\" x=\"");
+            num(out, a);
+            ng_buf_adds(out, "\" y=\"");
+            num(out, y + 2);
+            ng_buf_adds(out, "\" width=\"");
+            num(out, b - a);
+            ng_buf_addf(out, "\" height=\"%d\" fill=\"%s\"><title>", (int)BARS_ROW,
+                        seg[k].colour);
+            ng_html_text(out, rows[i].label);
+            ng_buf_adds(out, ": ");
+            ng_html_text(out, seg[k].name);
+            ng_buf_addf(out, " %s%s</title></rect>", val, unit);
+        }
+    }
+    ng_buf_adds(out, "</svg>");
+}
+
 void ng_svg_bars(struct ng_buf *out, const struct ng_svg_bar *b, size_t n, const char *unit)
 {
     double lo = 0, hi = 0;

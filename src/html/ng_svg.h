@@ -110,6 +110,23 @@ struct ng_svg_bar {
     enum ng_work_kind kind;    /* the colour */
 };
 
+/* One stacked bar: its label and segments (values >= 0, in order). */
+#define NG_SVG_SEGMENTS_MAX 8
+struct ng_svg_stack {
+    const char *label;         /* raw text */
+    size_t n;
+    double value[NG_SVG_SEGMENTS_MAX];
+};
+struct ng_svg_segment {
+    const char *name;          /* in the tooltips (raw text) */
+    const char *colour;
+};
+
+/* Stacked horizontal bars on one scale, a row each: segment k of every
+ * row is drawn in seg[k]'s colour, with a tooltip of its name and value. */
+void ng_svg_stacked(struct ng_buf *out, const struct ng_svg_stack *rows, size_t n,
+                    const struct ng_svg_segment *seg, const char *unit, const char *label);
+
 /* Horizontal bars of signed values around a zero line, one a row. */
 void ng_svg_bars(struct ng_buf *out, const struct ng_svg_bar *b, size_t n, const char *unit);
 

@@ -144,6 +144,16 @@ static void md_measured(struct md *m, const struct ng_verdict *v)
     md_add(m, &b);
 }
 
+/* Where the step time went, a row of the figures table (docs/breakdown.md). */
+static void md_breakdown(struct ng_buf *b, const struct ng_verdict *v)
+{
+    struct ng_buf t[2] = { NG_BUF_INIT, NG_BUF_INIT };
+    if (ng_breakdown_text(&v->baseline, &t[0]) && ng_breakdown_text(&v->current, &t[1]))
+        ng_buf_addf(b, "| time per epoch | %s | %s |\n", t[0].data, t[1].data);
+    ng_buf_release(&t[0]);
+    ng_buf_release(&t[1]);
+}
+
 static void md_figures(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
@@ -164,6 +174,7 @@ static void md_figures(struct md *m, const struct ng_verdict *v)
     ng_buf_addf(&b, "| samples | %zu %s%s | %zu %s%s |\n", v->baseline.n_samples, unit,
                 v->baseline.n_samples == 1 ? "" : "s", v->current.n_samples, unit,
                 v->current.n_samples == 1 ? "" : "s");
+    md_breakdown(&b, v);
     char ci[64] = EM_DASH;
     if (v->has_ci)
         snprintf(ci, sizeof ci, "%.3fx .. %.3fx", v->ratio_ci[0], v->ratio_ci[1]);

@@ -184,7 +184,7 @@ SAMPLES = {"epochs": 3, "baseline_epochs": 4, "current_epochs": 5, "threshold": 
            "verbose": False, "nsys": "nsys", "nsys_timeout": 60, "work": "kernels,memory",
            "kernels": ["^k", "gemm"], "exclude_kernels": "^nccl", "comm_kernels": ["^myAllReduce"],
            "min_delta_ms": 0.5,
-           "kernel_threshold": "1.5x", "kernel_min_delta_ms": "0.1",
+           "kernel_threshold": "1.5x", "kernel_min_delta_ms": "0.1", "straggler_threshold": "1.15x",
            "fail_on_improvement": True, "kernel_names": "base",
            "label": ["model=resnet50", "gpu=h100"], "baseline_history": "h.jsonl",
            "history_window": 5, "history_match": ["branch=main"], "history_since": "2024-05-01"}
