@@ -242,6 +242,22 @@ async function checkLinks(context, links) {
     }
 }
 
+// The breakdown's stacked bars: as many as asked, each with a compute
+// segment whose tooltip names it, drawn inside the page's width, and the
+// table of its figures beside it (two rows, baseline and current).
+async function checkStacked(page, label, want) {
+    const bars = page.locator('svg.chart.stacked');
+    check(await bars.count() === want, `${label}: ${want} breakdown bars`);
+    const width = await page.evaluate(() => document.documentElement.clientWidth);
+    for (let i = 0; i < await bars.count(); i++) {
+        const box = await bars.nth(i).boundingBox();
+        check(box && box.width > 100 && box.x + box.width <= width + 1, `${label}: breakdown bar ${i} off the page`);
+        const titles = await bars.nth(i).locator('rect.seg title').allTextContents();
+        check(titles.some((t) => /^(baseline|current): compute \d/.test(t)), `${label}: no compute segment in ${titles}`);
+    }
+    check(await page.locator('table.breakdown tbody tr').count() === 2 * want, `${label}: breakdown tables`);
+}
+
 async function checkPage(context, file, label, want) {
     const { page, done } = await visit(context, file, label);
     const text = await page.evaluate(() => document.body.innerText);
@@ -251,6 +267,8 @@ async function checkPage(context, file, label, want) {
     check(await page.locator('img, iframe').count() === 0, `${label}: markup from a name was parsed`);
     check(await page.locator('svg.chart.strip').count() === want.strips, `${label}: strip plots`);
     check(await page.locator('section.run').count() === want.sections, `${label}: sections`);
+    if (want.stacked !== undefined)
+        await checkStacked(page, label, want.stacked);
     await page.screenshot({ path: path.join(ARTIFACTS, `${label}.png`), fullPage: true });
     done();
     await page.close();
@@ -274,7 +292,8 @@ for (const js of [true, false]) {
             { text: ['FAIL: per-epoch regression'], strips: DETAILS, sections: DETAILS });
     }
     await checkPage(context, report, `report${suffix}`,
-        { text: [hostileKernel, '</title><script>alert(5)</script>', '"><svg onload=alert(4)>'], strips: 1, sections: 1 });
+        { text: [hostileKernel, '</title><script>alert(5)</script>', '"><svg onload=alert(4)>'], strips: 1, sections: 1,
+          stacked: 1 });
     await checkPage(context, batchReport, `batch${suffix}`,
         { text: ['slower <i>', 'ERROR: unable to open'], strips: 2, sections: 3 });
     await context.close();
