@@ -8,12 +8,6 @@
 #include "core/ng_stats.h"
 #include "util/ng_util.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* ---- clusters ---- */
 
 static int cmp_size(const void *a, const void *b)
@@ -90,7 +84,7 @@ size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
         return 0;
     double *s = ng_xmalloc(n * sizeof *s);
     memcpy(s, x, n * sizeof *s);
-    ng_sort(s, n, sizeof *s, cmp_double);
+    ng_sort(s, n, sizeof *s, ng_cmp_double);
     size_t k = merge_small(s, n, start, cut(s, n, start));
     for (size_t c = 0; c < k; c++) {
         size_t a = start[c], b = c + 1 < k ? start[c + 1] : n, m = b - a;

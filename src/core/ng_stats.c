@@ -6,12 +6,6 @@
 
 #include "util/ng_util.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void ng_stats_summary(const double *x, size_t n, struct ng_summary *out)
 {
     if (n == 0) {
@@ -22,7 +16,7 @@ void ng_stats_summary(const double *x, size_t n, struct ng_summary *out)
     double sum = 0;
 
     memcpy(s, x, n * sizeof *s);
-    ng_sort(s, n, sizeof *s, cmp_double);
+    ng_sort(s, n, sizeof *s, ng_cmp_double);
     for (size_t i = 0; i < n; i++)
         sum += s[i];
     out->min = s[0];
@@ -39,7 +33,7 @@ struct tagged {
 
 static int cmp_tagged(const void *a, const void *b)
 {
-    return cmp_double(&((const struct tagged *)a)->v, &((const struct tagged *)b)->v);
+    return ng_cmp_double(&((const struct tagged *)a)->v, &((const struct tagged *)b)->v);
 }
 
 /* P(U >= u_obs) under H0 with no ties, U = #pairs (x_i, y_j) with y_j > x_i.

@@ -4,12 +4,6 @@
 
 #include "util/ng_util.h"
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of sorted[0..n) without the element at `skip` (one of the
  * values equal to the place's own: which one is left out does not
  * matter). */
@@ -42,7 +36,7 @@ void ng_stragglers(const struct ng_place *places, size_t n, enum ng_straggler_ki
     double *sorted = ng_xcalloc(n, sizeof *sorted);
     for (size_t i = 0; i < n; i++)
         sorted[i] = (double)places[i].ns / 1e6 / epochs;
-    ng_sort(sorted, n, sizeof *sorted, by_value);
+    ng_sort(sorted, n, sizeof *sorted, ng_cmp_double);
     for (size_t i = 0; i < n; i++) {
         double ms = (double)places[i].ns / 1e6 / epochs;
         double others = median_without(sorted, n, index_of(sorted, n, ms));

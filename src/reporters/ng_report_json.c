@@ -108,12 +108,6 @@ static void add_number_or_null(cJSON *obj, const char *key, int known, double v)
     cJSON_AddRawToObject(obj, key, buf);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The samples, or when there are more than `cap` (0: no limit), cap of
  * their order statistics evenly spaced from min to max: the distribution
  * a history baseline pools, in fewer numbers. */
@@ -126,7 +120,7 @@ static cJSON *number_array(const double *x, size_t n, size_t cap)
     if (shown < n) {
         sorted = ng_xmalloc(n * sizeof *sorted);
         memcpy(sorted, x, n * sizeof *sorted);
-        ng_sort(sorted, n, sizeof *sorted, by_value);
+        ng_sort(sorted, n, sizeof *sorted, ng_cmp_double);
     }
     for (size_t i = 0; i < shown; i++) {
         char buf[40];

@@ -64,6 +64,9 @@ void *ng_xgrow(void *p, size_t n, size_t size);
 char *ng_xstrdup(const char *s);
 char *ng_xstrndup(const char *s, size_t n);
 
+/* Doubles in ascending order, for ng_sort (NaN sorts as equal to all). */
+int ng_cmp_double(const void *a, const void *b);
+
 /* qsort() that takes an empty array as NULL: qsort(NULL, 0, ...) is
  * undefined behaviour (glibc declares base nonnull, UBSan stops there),
  * and an empty list is NULL all through this code. */
