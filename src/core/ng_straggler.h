@@ -34,9 +34,10 @@ struct ng_straggler {
     double others_ms;          /* the median of the others' */
 };
 
-/* Appends the stragglers of places[0..n) (ns over `epochs` epochs) to
- * *out (*n_out of them so far): those past threshold x the others'
- * median, when that median is above 0.  Nothing when n < 2. */
+/* Appends the stragglers of places[0..n) (ns over `epochs` epochs, sorted
+ * by id, as a profile keeps them) to *out (*n_out of them so far), in
+ * that order: those past threshold x the others' median, when that
+ * median is above 0.  Nothing when n < 2. */
 void ng_stragglers(const struct ng_place *places, size_t n, enum ng_straggler_kind kind,
                    double epochs, double threshold, struct ng_straggler **out, size_t *n_out);
 

@@ -83,12 +83,22 @@ static void breakdown_line(struct ng_buf *out, const char *label, const struct n
     ng_buf_release(&t);
 }
 
+/* A side's stragglers are in order of kind, then id (ng_stragglers
+ * appends the devices, then the processes, each sorted): a binary search,
+ * since a crafted profile can have as many stragglers as devices. */
 static int has_straggler(const struct ng_verdict_side *s, const struct ng_straggler *g)
 {
-    for (size_t i = 0; i < s->n_stragglers; i++)
-        if (s->stragglers[i].kind == g->kind && s->stragglers[i].id == g->id)
-            return 1;
-    return 0;
+    size_t lo = 0, hi = s->n_stragglers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct ng_straggler *m = &s->stragglers[mid];
+        if (m->kind < g->kind || (m->kind == g->kind && m->id < g->id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_stragglers && s->stragglers[lo].kind == g->kind &&
+           s->stragglers[lo].id == g->id;
 }
 
 /* The current's stragglers, each said new or not against the baseline's

@@ -185,8 +185,8 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
     }
     int kineto = l->format == NG_FORMAT_KINETO;
     ng_buf_addf(b, ": %zu %s%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
-                kineto ? "range" : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups, l->n_groups == 1 ? "" : "s",
-                ms(l->total_ns));
+                kineto ? "range" : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups,
+                l->n_groups == 1 ? "" : "s", ms(l->total_ns));
     ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
     for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
         const struct ng_range_group *g = &l->groups[i];
