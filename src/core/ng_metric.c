@@ -219,6 +219,15 @@ int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m)
     return ng_metric_info(m)->value(a);
 }
 
+void ng_breakdown_per_epoch(const struct ng_breakdown *b, double epochs,
+                            struct ng_breakdown_ms *out)
+{
+    double per = epochs * 1e6;
+    *out = (struct ng_breakdown_ms){ (double)b->compute / per, (double)b->comm / per,
+                                     (double)b->exposed / per, (double)b->memory / per,
+                                     (double)b->idle / per };
+}
+
 int ng_breakdown_add(struct ng_breakdown *to, const struct ng_breakdown *from)
 {
     return __builtin_add_overflow(to->compute, from->compute, &to->compute) ||

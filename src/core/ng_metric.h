@@ -131,6 +131,14 @@ int ng_breakdown_merge(struct ng_breakdown **devs, size_t *n, const struct ng_br
                        size_t n_add);
 /* to += from (not the device); -1 on overflow. */
 int ng_breakdown_add(struct ng_breakdown *to, const struct ng_breakdown *from);
+
+/* A breakdown's figures in ms per epoch (ns over `epochs` epochs), as
+ * every report shows them. */
+struct ng_breakdown_ms {
+    double compute, comm, exposed, memory, idle;
+};
+void ng_breakdown_per_epoch(const struct ng_breakdown *b, double epochs,
+                            struct ng_breakdown_ms *out);
 /* Empties the accumulator for a fresh pass (keeps its allocation). */
 void ng_acc_reset(struct ng_acc *a);
 void ng_acc_release(struct ng_acc *a);

@@ -67,11 +67,10 @@ int ng_breakdown_text(const struct ng_verdict_side *s, struct ng_buf *out)
 {
     if (!s->has_breakdown || !(s->epochs_counted > 0))
         return 0;
-    double per = s->epochs_counted * 1e6;
-    const struct ng_breakdown *b = &s->breakdown;
+    struct ng_breakdown_ms m;
+    ng_breakdown_per_epoch(&s->breakdown, s->epochs_counted, &m);
     ng_buf_addf(out, "compute %.3f ms, communication %.3f ms (%.3f ms exposed), memory %.3f ms, "
-                "idle %.3f ms", (double)b->compute / per, (double)b->comm / per,
-                (double)b->exposed / per, (double)b->memory / per, (double)b->idle / per);
+                "idle %.3f ms", m.compute, m.comm, m.exposed, m.memory, m.idle);
     return 1;
 }
 

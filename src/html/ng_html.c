@@ -59,11 +59,15 @@ void ng_html_badge(struct ng_buf *out, enum ng_outcome o)
     ng_buf_addf(out, " %s</span>", ng_outcome_title(o));
 }
 
-static void kind_swatch(struct ng_buf *out, enum ng_work_kind k)
+static void swatch(struct ng_buf *out, const char *colour)
 {
     ng_buf_addf(out, "<svg class=\"mk\" viewBox=\"0 0 12 12\" aria-hidden=\"true\"><rect x=\"1\" "
-                     "y=\"1\" width=\"10\" height=\"10\" fill=\"%s\"/></svg>",
-                ng_svg_kind_colour(k));
+                     "y=\"1\" width=\"10\" height=\"10\" fill=\"%s\"/></svg>", colour);
+}
+
+static void kind_swatch(struct ng_buf *out, enum ng_work_kind k)
+{
+    swatch(out, ng_svg_kind_colour(k));
 }
 
 void ng_html_legend(struct ng_buf *out, const struct ng_html_legend *l)
@@ -327,12 +331,10 @@ static const struct ng_svg_segment breakdown_segments[] = {
 static void breakdown_values(const struct ng_verdict_side *s, struct ng_svg_stack *row,
                              const char *label)
 {
-    const struct ng_breakdown *b = &s->breakdown;
-    double per = s->epochs_counted * 1e6;
+    struct ng_breakdown_ms m;
+    ng_breakdown_per_epoch(&s->breakdown, s->epochs_counted, &m);
     *row = (struct ng_svg_stack){ label, N_BREAKDOWN_SEGMENTS,
-                                  { (double)b->compute / per, (double)b->exposed / per,
-                                    (double)(b->comm - b->exposed) / per,
-                                    (double)b->memory / per, (double)b->idle / per } };
+                                  { m.compute, m.exposed, m.comm - m.exposed, m.memory, m.idle } };
 }
 
 static void breakdown(struct ng_buf *out, const struct ng_verdict *v)
@@ -349,11 +351,11 @@ static void breakdown(struct ng_buf *out, const struct ng_verdict *v)
     ng_svg_stacked(out, rows, 2, breakdown_segments, " ms",
                    "time per epoch by what ran: compute, communication, memory, idle");
     ng_buf_adds(out, "\n<table class=\"breakdown\">\n<thead><tr><td></td>");
-    for (size_t k = 0; k < N_BREAKDOWN_SEGMENTS; k++)
-        ng_buf_addf(out, "<th scope=\"col\" class=\"n\"><svg class=\"mk\" viewBox=\"0 0 12 12\" "
-                         "aria-hidden=\"true\"><rect x=\"1\" y=\"1\" width=\"10\" height=\"10\" "
-                         "fill=\"%s\"/></svg> %s</th>",
-                    breakdown_segments[k].colour, breakdown_segments[k].name);
+    for (size_t k = 0; k < N_BREAKDOWN_SEGMENTS; k++) {
+        ng_buf_adds(out, "<th scope=\"col\" class=\"n\">");
+        swatch(out, breakdown_segments[k].colour);
+        ng_buf_addf(out, " %s</th>", breakdown_segments[k].name);
+    }
     ng_buf_adds(out, "</tr>\n</thead>\n<tbody>\n");
     for (int i = 0; i < 2; i++) {
         ng_buf_addf(out, "<tr><th scope=\"row\">%s</th>", rows[i].label);

@@ -200,11 +200,13 @@ static cJSON *stragglers_json(const struct ng_verdict_side *s)
 
 static void breakdown_fields(cJSON *o, const struct ng_breakdown *b, double per)
 {
-    add_number_or_null(o, "compute_ms", 1, (double)b->compute / 1e6 / per);
-    add_number_or_null(o, "comm_ms", 1, (double)b->comm / 1e6 / per);
-    add_number_or_null(o, "exposed_comm_ms", 1, (double)b->exposed / 1e6 / per);
-    add_number_or_null(o, "memory_ms", 1, (double)b->memory / 1e6 / per);
-    add_number_or_null(o, "idle_ms", 1, (double)b->idle / 1e6 / per);
+    struct ng_breakdown_ms m;
+    ng_breakdown_per_epoch(b, per, &m);
+    add_number_or_null(o, "compute_ms", 1, m.compute);
+    add_number_or_null(o, "comm_ms", 1, m.comm);
+    add_number_or_null(o, "exposed_comm_ms", 1, m.exposed);
+    add_number_or_null(o, "memory_ms", 1, m.memory);
+    add_number_or_null(o, "idle_ms", 1, m.idle);
 }
 
 /* {"compute_ms": .., ..., "n_devices": 2, "devices": [{"device": 0,
