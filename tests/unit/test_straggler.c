@@ -53,6 +53,12 @@ static void test_even_others_and_bound(void **state)
     static const double two[] = { 10, 11 };   /* 11 = 1.10 x 10 exactly: not past it */
     assert_int_equal(run(two, 2, 1.10, &s), 0);
     free(s);
+    /* of two, 12 against the other's 10: named (a median of both, 11, would not name it) */
+    static const double pair[] = { 10, 12 };
+    assert_int_equal(run(pair, 2, 1.10, &s), 1);
+    assert_int_equal(s[0].id, 1);
+    assert_true(s[0].others_ms == 10);
+    free(s);
 }
 
 static void test_two_slow_both_named_in_order(void **state)
