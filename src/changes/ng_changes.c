@@ -9,6 +9,7 @@
 #include "core/ng_context.h"
 #include "history/ng_accept.h"
 #include "history/ng_history.h"
+#include "history/ng_series.h"
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
 #include "util/ng_text.h"
@@ -327,32 +328,43 @@ static int is_regression(const struct ng_cp *c)
     return c->magnitude > 1;
 }
 
-/* An acknowledgement's commit must name one commit of the gate's runs. */
-static int check_prefixes(const struct ng_accept *acc, const struct series *s, size_t n_series,
-                          struct ng_err *err)
+/* The commits of a series' runs, in order (borrowed from them). */
+static const char **commits_of(const struct series *s)
 {
-    for (size_t k = 0; k < acc->n; k++) {
-        const struct ng_ack *a = &acc->acks[k];
-        size_t len = strlen(a->commit);
-        for (size_t i = 0; i < n_series; i++) {
-            const char *first = NULL;
-            if (strcmp(s[i].name, a->gate) != 0)
-                continue;
-            for (size_t r = 0; r < s[i].n; r++) {
-                const char *c = s[i].runs[r].commit;
-                if (!c || strncmp(c, a->commit, len) != 0)
-                    continue;
-                if (first && strcmp(first, c) != 0) {
-                    ng_err_set(err, "--accept '%s' line %zu: commit '%s' names more than one "
-                                    "commit of '%s' (%.12s, %.12s); give more of it",
-                               a->path, a->line, a->commit, a->gate, first, c);
-                    return -1;
-                }
-                first = c;
-            }
-        }
+    const char **c = ng_xmalloc((s->n + 1) * sizeof *c);
+    for (size_t r = 0; r < s->n; r++)
+        c[r] = s->runs[r].commit;
+    return c;
+}
+
+/* The series' changes, judged (history/ng_series.h), appended to *ch;
+ * whether its latest runs follow an unacknowledged regression. */
+static int judge(const struct series *s, const struct ng_cp_opts *co, const struct ng_accept *acc,
+                 time_t now, struct change **ch, size_t *n_ch)
+{
+    double *x = ng_xmalloc((s->n + 1) * sizeof *x);
+    const char **commits = commits_of(s);
+    struct ng_series_change *sc;
+
+    for (size_t k = 0; k < s->n; k++)
+        x[k] = s->runs[k].ms;
+    size_t found = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &sc);
+    *ch = ng_xrealloc(*ch, (*n_ch + found + 1) * sizeof **ch);
+    for (size_t k = 0; k < found; k++) {
+        struct change *c = &(*ch)[(*n_ch)++];
+        c->s = s;
+        c->cp = sc[k].cp;
+        c->good = &s->runs[sc[k].cp.at - 1];
+        c->bad = &s->runs[sc[k].cp.at];
+        c->ack = sc[k].ack;
+        c->expired = sc[k].expired;
+        c->standing = sc[k].standing;
     }
-    return 0;
+    int standing = ng_series_standing(sc, found);
+    free(sc);
+    free(commits);
+    free(x);
+    return standing;
 }
 
 static void short_commit(char *buf, size_t size, const char *c)
@@ -546,31 +558,15 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
             ng_strv_push(&r->warnings, &r->n_warnings, ng_xstrdup(h.warnings[k]));
         ng_history_release(&h);
     }
-    if (ret == 0)
-        ret = check_prefixes(&acc, rd.series, rd.n_series, err);
+    for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
+        const char **commits = commits_of(&rd.series[i]);
+        ret = ng_series_check_acks(&acc, rd.series[i].name, commits, rd.series[i].n, err);
+        free(commits);
+    }
     standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
     for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
-        struct series *s = &rd.series[i];
-        double *x = ng_xmalloc((s->n + 1) * sizeof *x);
-        struct ng_cp *cp = ng_xmalloc((s->n / NG_CP_MIN_SIDE + 2) * sizeof *cp);
-        for (size_t k = 0; k < s->n; k++)
-            x[k] = s->runs[k].ms;
-        size_t found = ng_cp_detect(x, s->n, &co, cp);
-        ch = ng_xrealloc(ch, (n_ch + found + 1) * sizeof *ch);
-        for (size_t k = 0; k < found; k++) {
-            struct change *c = &ch[n_ch++];
-            memset(c, 0, sizeof *c);
-            c->s = s;
-            c->cp = cp[k];
-            c->good = &s->runs[cp[k].at - 1];
-            c->bad = &s->runs[cp[k].at];
-            c->ack = ng_accept_find(&acc, s->name, c->bad->commit, now, &c->expired);
-            if (k + 1 == found && is_regression(&cp[k]) && !c->ack)
-                c->standing = standing[i] = 1;
-        }
+        standing[i] = judge(&rd.series[i], &co, &acc, now, &ch, &n_ch);
         r->standing += standing[i] != 0;
-        free(x);
-        free(cp);
     }
     if (ret == 0) {
         struct ng_buf b = NG_BUF_INIT;

@@ -1,0 +1,71 @@
+#include "history/ng_series.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/ng_util.h"
+
+int ng_series_check_acks(const struct ng_accept *a, const char *gate,
+                         const char *const *commits, size_t n, struct ng_err *err)
+{
+    for (size_t k = 0; k < a->n; k++) {
+        const struct ng_ack *ack = &a->acks[k];
+        size_t len = strlen(ack->commit);
+        const char *first = NULL;
+        if (strcmp(ack->gate, gate) != 0)
+            continue;
+        for (size_t r = 0; r < n; r++) {
+            const char *c = commits[r];
+            if (!c || strncmp(c, ack->commit, len) != 0)
+                continue;
+            if (first && strcmp(first, c) != 0)
+                return ng_err_set(err, "--accept '%s' line %zu: commit '%s' names more than one "
+                                       "commit of '%s' (%.12s, %.12s); give more of it",
+                                  ack->path, ack->line, ack->commit, gate, first, c);
+            first = c;
+        }
+    }
+    return 0;
+}
+
+size_t ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
+                       const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                       struct ng_series_change **out)
+{
+    struct ng_cp *cp = ng_xmalloc((n / NG_CP_MIN_SIDE + 2) * sizeof *cp);
+    size_t found = ng_cp_detect(x, n, o, cp);
+    struct ng_series_change *c = found ? ng_xcalloc(found, sizeof *c) : NULL;
+
+    for (size_t k = 0; k < found; k++) {
+        c[k].cp = cp[k];
+        c[k].regression = cp[k].magnitude > 1;
+        c[k].ack = ng_accept_find(a, gate, commits[cp[k].at], now, &c[k].expired);
+    }
+    if (found && c[found - 1].regression && !c[found - 1].ack)
+        c[found - 1].standing = 1;
+    free(cp);
+    *out = c;
+    return found;
+}
+
+int ng_series_standing(const struct ng_series_change *c, size_t n_c)
+{
+    return n_c > 0 && c[n_c - 1].standing;
+}
+
+static int unacknowledged_regression(const struct ng_series_change *c)
+{
+    return c->regression && !c->ack;
+}
+
+size_t ng_series_baseline(const struct ng_series_change *c, size_t n_c, size_t n, size_t *from,
+                          size_t *to)
+{
+    size_t j = n_c;   /* the segment opened by c[j - 1]; 0: the first */
+
+    while (j > 0 && unacknowledged_regression(&c[j - 1]))
+        j--;
+    *from = j > 0 ? c[j - 1].cp.at : 0;
+    *to = j < n_c ? c[j].cp.at : n;
+    return j;
+}

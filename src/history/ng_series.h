@@ -1,0 +1,56 @@
+/* ng_series: a gate's nightly series judged: its change points
+ * (core/ng_changepoint.h says how they are found), each with the
+ * acknowledgement in force (history/ng_accept.h), whether the latest runs
+ * follow a regression nobody acknowledged, and which runs a history
+ * baseline takes.  One rule for `nsys-gate changes`, the dashboard and
+ * the gate's --baseline-history, so the three never disagree.
+ *
+ * For these metrics smaller is better: a change whose magnitude (median
+ * after / median before) is above 1 is a regression.  A segment "follows
+ * an unacknowledged regression" when the change that opens it is a
+ * regression no acknowledgement in force covers; an improvement after it
+ * (the fix) opens a segment that does not.
+ *
+ * Ownership: the figures and commits are borrowed; the changes are the
+ * caller's (free()). */
+#ifndef NG_SERIES_H
+#define NG_SERIES_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "core/ng_changepoint.h"
+#include "history/ng_accept.h"
+#include "util/ng_err.h"
+
+struct ng_series_change {
+    struct ng_cp cp;              /* cp.at: the index of the first bad run */
+    int regression;               /* magnitude above 1 */
+    const struct ng_ack *ack;     /* the acknowledgement in force, or NULL */
+    int expired;                  /* one matched, but it has expired */
+    int standing;                 /* the last change, a regression, not acknowledged */
+};
+
+/* -1 with err when an acknowledgement of gate names more than one of the
+ * commits of its runs (commits[0..n), NULL for a run without one). */
+int ng_series_check_acks(const struct ng_accept *a, const char *gate,
+                         const char *const *commits, size_t n, struct ng_err *err);
+
+/* The changes of the gate's figures x[0..n), oldest first, judged against
+ * the acknowledgements a in force at now; *out (NULL when none) is the
+ * caller's.  Returns their count. */
+size_t ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
+                       const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                       struct ng_series_change **out);
+
+/* 1 when the latest runs follow an unacknowledged regression. */
+int ng_series_standing(const struct ng_series_change *c, size_t n_c);
+
+/* The runs a history baseline takes: the latest segment that does not
+ * follow an unacknowledged regression, [*from, *to) of the n runs.
+ * Returns the index in c of the change that ends it (the unacknowledged
+ * regression after it), or n_c when it is the latest segment. */
+size_t ng_series_baseline(const struct ng_series_change *c, size_t n_c, size_t n, size_t *from,
+                          size_t *to);
+
+#endif
