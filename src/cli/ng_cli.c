@@ -494,6 +494,21 @@ static int p_history_since(struct ng_settings *s, const char *v, const char **pr
     return 0;
 }
 
+static int p_accept(struct ng_settings *s, const char *v, const char **problem)
+{
+    if (!*v) {
+        *problem = "is not a file";
+        return -1;
+    }
+    if (s->n_accept == NG_MAX_RUNS) {
+        *problem = "is one file too many (at most 64)";
+        return -1;
+    }
+    s->accept[s->n_accept++] = v;
+    return 0;
+}
+
+static size_t *c_accept(struct ng_settings *s) { return &s->n_accept; }
 static size_t *c_baselines(struct ng_settings *s) { return &s->n_baselines; }
 static size_t *c_currents(struct ng_settings *s) { return &s->n_currents; }
 static size_t *c_kernels(struct ng_settings *s) { return &s->compare.policy.n_kernels; }
@@ -582,6 +597,10 @@ static const struct opt_spec specs[] = {
     { "history-since", "NSYS_GATE_HISTORY_SINCE", 1, p_history_since, NULL, "DATE",
       "--baseline-history: only runs from DATE on (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)",
       NG_CLI_GATE, NG_HELP_INPUTS },
+    { "accept", "NSYS_GATE_ACCEPT", REPEATABLE_COMMAS, p_accept, NULL, "FILE",
+      "--baseline-history: acknowledged changes (JSON Lines, as nsys-gate changes reads them): after "
+      "an unacknowledged regression the baseline stays the runs before it; repeatable",
+      NG_CLI_GATE_PATH, NG_HELP_INPUTS },
     { "label", "NSYS_GATE_LABELS", REPEATABLE_COMMAS, p_label, NULL, "KEY=VALUE",
       "add KEY=VALUE to the run context (commit, branch, ... come from the CI's variables) "
       "or override a key; an empty VALUE removes it; repeatable (the variable: comma- or "
@@ -1017,6 +1036,7 @@ static const struct {
     { p_kernels, c_kernels },
     { p_exclude_kernels, c_exclude },
     { p_comm_kernels, c_comm },
+    { p_accept, c_accept },
 };
 
 void ng_cli_clear_list(struct ng_settings *s, const char *flag)

@@ -51,6 +51,8 @@ struct ng_settings {
     size_t n_history_match;
     int has_history_since;
     time_t history_since;             /* runs from then on (--history-since) */
+    const char *accept[NG_MAX_RUNS];  /* --accept: acknowledged changes (ng_accept) */
+    size_t n_accept;
     const struct ng_history_baseline *window;   /* the runs, read by the batch before its gates
                                          start; NULL: the gate reads the file itself */
     /* the .nsys-rep export cache: cache.dir is --cache-dir, else the

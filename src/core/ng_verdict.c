@@ -123,6 +123,9 @@ void ng_verdict_history_release(struct ng_verdict_history *h)
     free(h->branch);
     free(h->first.commit);
     free(h->last.commit);
+    free(h->before_change.commit);
+    free(h->since_change.commit);
+    free(h->held_commit);
     ng_context_release(&h->match);
     memset(h, 0, sizeof *h);
 }

@@ -162,6 +162,16 @@ struct ng_verdict_history_run {
     time_t timestamp;
 };
 
+/* A change point of the gate's series that decided which runs are the
+ * baseline (history/ng_series.h). */
+struct ng_verdict_history_change {
+    int on;                    /* 0: none */
+    size_t line;               /* its first bad run's line in the file */
+    char *commit;              /* that run's commit; NULL when it recorded none */
+    double magnitude;          /* median after / median before */
+    int acknowledged, expired; /* an acknowledgement in force; one that expired */
+};
+
 struct ng_verdict_history {
     int on;                    /* 0: the baseline is profiles */
     char *path;                /* the --baseline-history file */
@@ -174,6 +184,14 @@ struct ng_verdict_history {
     char *branch;              /* the branch every run names; NULL when none or several */
     size_t branches;           /* how many distinct branches the runs name */
     struct ng_verdict_history_run first, last;
+    /* before: the unacknowledged regression the baseline stops short of
+     * (the runs after it are not the baseline); since: the acknowledged
+     * regression or the improvement that opens the baseline's runs */
+    struct ng_verdict_history_change before_change, since_change;
+    /* the failing runs at the end held out of the baseline (no change
+     * point can tell them yet): how many, the first one's line and commit */
+    size_t held_out, held_line;
+    char *held_commit;
 };
 
 void ng_verdict_history_release(struct ng_verdict_history *h);

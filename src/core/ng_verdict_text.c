@@ -281,14 +281,42 @@ static void short_commit(struct ng_buf *out, const char *commit)
     ng_buf_addf(out, "%.7s", commit);
 }
 
+/* The change's first bad commit, short, or its line when it has none. */
+static void change_at(struct ng_buf *out, const struct ng_verdict_history_change *c)
+{
+    if (c->commit)
+        short_commit(out, c->commit);
+    else
+        ng_buf_addf(out, "line %zu", c->line);
+}
+
 /* " | baseline: last 10 runs of 'resnet50' on main (4f1c2a7..9b2e4d6)":
- * what a history baseline is, after the figures. */
+ * what a history baseline is, after the figures; with a change point
+ * that decided it, " | baseline: 10 runs before the change at d62af1e (not
+ * acknowledged)" or "..., since the acknowledged change at d62af1e". */
 static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
 {
     const struct ng_verdict_history *h = &v->history;
 
     if (!h->on)
         return;
+    if (h->before_change.on) {
+        ng_buf_addf(out, " | baseline: %zu run%s before the change at ", h->runs,
+                    h->runs == 1 ? "" : "s");
+        change_at(out, &h->before_change);
+        ng_buf_adds(out, h->before_change.expired ? " (acknowledgement expired)"
+                                                  : " (not acknowledged)");
+        return;
+    }
+    if (h->held_out) {
+        ng_buf_addf(out, " | baseline: %zu run%s before the %zu failing run%s since ", h->runs,
+                    h->runs == 1 ? "" : "s", h->held_out, h->held_out == 1 ? "" : "s");
+        if (h->held_commit)
+            short_commit(out, h->held_commit);
+        else
+            ng_buf_addf(out, "line %zu", h->held_line);
+        return;
+    }
     ng_buf_addf(out, " | baseline: last %zu run%s of '%s'", h->runs, h->runs == 1 ? "" : "s",
                 h->name);
     if (h->branch)
@@ -297,15 +325,20 @@ static void headline_history(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, " on %zu branches", h->branches);
     if (!h->first.commit || !h->last.commit) {
         ng_buf_adds(out, " (commits not recorded)");
-        return;
+    } else {
+        ng_buf_adds(out, " (");
+        short_commit(out, h->first.commit);
+        if (h->runs > 1) {
+            ng_buf_adds(out, "..");
+            short_commit(out, h->last.commit);
+        }
+        ng_buf_adds(out, ")");
     }
-    ng_buf_adds(out, " (");
-    short_commit(out, h->first.commit);
-    if (h->runs > 1) {
-        ng_buf_adds(out, "..");
-        short_commit(out, h->last.commit);
+    if (h->since_change.on) {
+        ng_buf_adds(out, h->since_change.magnitude > 1 ? ", since the acknowledged change at "
+                                                       : ", since the improvement at ");
+        change_at(out, &h->since_change);
     }
-    ng_buf_adds(out, ")");
 }
 
 #define HEADLINE_NAME_MAX 60

@@ -8,6 +8,7 @@
 #include "core/ng_metric.h"
 #include "core/ng_work_rates.h"
 #include "history/ng_history.h"
+#include "history/ng_series.h"
 #include "util/ng_text.h"
 
 /* The names a message lists of the other gates in the file. */
@@ -39,6 +40,8 @@ void ng_history_baseline_init(struct ng_history_baseline *w, const struct ng_his
     w->has_since = q->has_since;
     w->since = q->since;
     w->size = q->size > 0 ? (size_t)q->size : 10;
+    w->accept = q->accept;
+    w->n_accept = q->n_accept;
     w->runs = ng_xcalloc(w->size, sizeof *w->runs);
     w->lines = ng_xcalloc(w->size, sizeof *w->lines);
 }
@@ -180,6 +183,26 @@ struct reading {
     size_t n;
 };
 
+/* The run in the gate's series: its figure, commit and line. */
+static void add_to_series(struct ng_history_baseline *w, const struct ng_history_entry *e)
+{
+    const char *commit = ng_context_get(&e->doc.v.context, "commit");
+    size_t n = w->n_series;
+
+    if ((n & (n - 1)) == 0) {   /* a power of two (or 0): room for as many again */
+        size_t cap = n ? 2 * n : 16;
+        w->ms = ng_xrealloc(w->ms, cap * sizeof *w->ms);
+        w->failed = ng_xrealloc(w->failed, cap * sizeof *w->failed);
+        w->commits = ng_xrealloc(w->commits, cap * sizeof *w->commits);
+        w->series_lines = ng_xrealloc(w->series_lines, cap * sizeof *w->series_lines);
+    }
+    w->ms[n] = e->doc.v.current.ms_per_epoch;
+    w->failed[n] = e->doc.v.outcome == NG_OUTCOME_FAIL;
+    w->commits[n] = commit ? ng_xstrdup(commit) : NULL;
+    w->series_lines[n] = e->line;
+    w->n_series++;
+}
+
 /* Every window counts the line; the first whose run it is keeps it (a
  * manifest's names are distinct: one gate's run). */
 static int take(struct ng_history_entry *e, void *ctx)
@@ -190,8 +213,39 @@ static int take(struct ng_history_entry *e, void *ctx)
     for (size_t i = 0; i < r->n; i++)
         if (counts(r->w[i], &e->doc.v) && keeper == r->n)
             keeper = i;
-    if (keeper < r->n)
+    if (keeper < r->n) {
+        add_to_series(r->w[keeper], e);
         keep(r->w[keeper], e);
+    }
+    return 0;
+}
+
+/* The second pass: a window whose runs are not the latest keeps the lines
+ * of [from, to) of its series. */
+static int take_again(struct ng_history_entry *e, void *ctx)
+{
+    const struct reading *r = ctx;
+
+    for (size_t i = 0; i < r->n; i++) {
+        struct ng_history_baseline *w = r->w[i];
+        const size_t *lines = w->series_lines + w->from;
+        size_t lo = 0, hi = w->to - w->from;
+        if (!w->reread || w->error[0])
+            continue;
+        while (lo < hi) {   /* the series is in line order */
+            size_t mid = lo + (hi - lo) / 2;
+            if (lines[mid] < e->line)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < w->to - w->from && lines[lo] == e->line && w->n_runs < w->size) {
+            w->runs[w->n_runs] = e->doc;
+            w->lines[w->n_runs++] = e->line;
+            memset(&e->doc, 0, sizeof e->doc);
+            return 0;
+        }
+    }
     return 0;
 }
 
@@ -211,15 +265,96 @@ static void unroll(struct ng_history_baseline *w)
     w->head = 0;
 }
 
+/* A change of the series as the verdict says it. */
+static void note_change(struct ng_verdict_history_change *to, const struct ng_history_baseline *w,
+                        const struct ng_series_change *c)
+{
+    const char *commit = w->commits[c->cp.at];
+    to->on = 1;
+    to->line = w->series_lines[c->cp.at];
+    to->commit = commit ? ng_xstrdup(commit) : NULL;
+    to->magnitude = c->cp.magnitude;
+    to->acknowledged = c->ack != NULL;
+    to->expired = c->expired && !c->ack;
+}
+
+/* Drops the oldest runs of the ring (unrolled) before w->from. */
+static void trim(struct ng_history_baseline *w)
+{
+    size_t first = w->n_series - w->n_runs;   /* the ring's first run in the series */
+    size_t drop = w->from > first ? w->from - first : 0;
+
+    for (size_t i = 0; i < drop; i++)
+        ng_verdict_doc_release(&w->runs[i]);
+    memmove(w->runs, w->runs + drop, (w->n_runs - drop) * sizeof *w->runs);
+    memmove(w->lines, w->lines + drop, (w->n_runs - drop) * sizeof *w->lines);
+    w->n_runs -= drop;
+}
+
+/* The failing runs at the end of the latest segment [from, to), which a
+ * change point cannot tell yet: fewer than the window, with runs before
+ * them in the segment (after an acknowledged change whose runs all
+ * failed, those runs are what was acknowledged). */
+static size_t held_out(const struct ng_history_baseline *w, size_t from, size_t to)
+{
+    size_t k = 0;
+    while (to - k > from && w->failed[to - k - 1])
+        k++;
+    return k < w->size && to - k > from ? k : 0;
+}
+
+/* Which runs of the series are the baseline (history/ng_series.h), and
+ * why; -1 with err when an --accept file cannot be read or names a commit
+ * ambiguously. */
+static int choose(struct ng_history_baseline *w, struct ng_err *err)
+{
+    struct ng_accept acc = NG_ACCEPT_INIT;
+    struct ng_series_change *c = NULL;
+    const struct ng_cp_opts co = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
+    size_t from, to;
+    int ret = 0;
+
+    for (size_t i = 0; ret == 0 && i < w->n_accept; i++)
+        ret = ng_accept_read(&acc, w->accept[i], err);
+    if (ret == 0)
+        ret = ng_series_check_acks(&acc, w->line_name, (const char *const *)w->commits,
+                                   w->n_series, err);
+    if (ret == 0) {
+        size_t n_c = ng_series_judge(w->line_name, w->ms, (const char *const *)w->commits,
+                                     w->n_series, &co, &acc, ng_report_time(), &c);
+        size_t j = ng_series_baseline(c, n_c, w->n_series, &from, &to);
+        if (j < n_c)
+            note_change(&w->before_change, w, &c[j]);
+        if (j > 0)
+            note_change(&w->since_change, w, &c[j - 1]);
+        if (to == w->n_series)
+            to -= w->held_out = held_out(w, from, to);
+        w->from = to - from > w->size ? to - w->size : from;
+        w->to = to;
+        if (to == w->n_series) {
+            trim(w);
+        } else {
+            for (size_t i = 0; i < w->n_runs; i++)
+                ng_verdict_doc_release(&w->runs[i]);
+            w->n_runs = 0;
+            w->reread = 1;
+        }
+    }
+    free(c);
+    ng_accept_release(&acc);
+    return ret;
+}
+
 int ng_history_baseline_read(struct ng_history_baseline *const *w, size_t n, struct ng_err *err)
 {
     struct ng_history h = NG_HISTORY_INIT;
     struct reading r = { w, n };
-    int ret = ng_history_read(&h, w[0]->path, take, &r, err);
+    int ret = ng_history_read(&h, w[0]->path, take, &r, err), again = 0;
 
     if (ret < 0)
         ng_err_prefix(err, "--baseline-history");
     for (size_t i = 0; i < n; i++) {
+        struct ng_err e2;
         if (ret < 0) {
             snprintf(w[i]->error, sizeof w[i]->error, "%s", err->msg);
             continue;
@@ -227,8 +362,22 @@ int ng_history_baseline_read(struct ng_history_baseline *const *w, size_t n, str
         unroll(w[i]);
         for (size_t k = 0; k < h.n_warnings; k++)
             ng_strv_push(&w[i]->warnings, &w[i]->n_warnings, ng_xstrdup(h.warnings[k]));
+        if (choose(w[i], &e2) < 0)
+            snprintf(w[i]->error, sizeof w[i]->error, "%s", e2.msg);
+        again |= w[i]->reread && !w[i]->error[0];
     }
     ng_history_release(&h);
+    if (ret == 0 && again) {
+        struct ng_history h2 = NG_HISTORY_INIT;
+        ret = ng_history_read(&h2, w[0]->path, take_again, &r, err);
+        if (ret < 0) {
+            ng_err_prefix(err, "--baseline-history (read again)");
+            for (size_t i = 0; i < n; i++)
+                if (w[i]->reread)
+                    snprintf(w[i]->error, sizeof w[i]->error, "%s", err->msg);
+        }
+        ng_history_release(&h2);
+    }
     return ret;
 }
 
@@ -444,6 +593,13 @@ static void describe_run(struct ng_verdict_history_run *to, const struct ng_hist
     to->timestamp = w->runs[i].v.timestamp;
 }
 
+static void copy_change(struct ng_verdict_history_change *to,
+                        const struct ng_verdict_history_change *from)
+{
+    *to = *from;
+    to->commit = from->commit ? ng_xstrdup(from->commit) : NULL;
+}
+
 void ng_history_baseline_describe(const struct ng_history_baseline *w, struct ng_verdict *v)
 {
     struct ng_verdict_history *h = &v->history;
@@ -479,6 +635,14 @@ void ng_history_baseline_describe(const struct ng_history_baseline *w, struct ng
     }
     describe_run(&h->first, w, 0);
     describe_run(&h->last, w, w->n_runs - 1);
+    copy_change(&h->before_change, &w->before_change);
+    copy_change(&h->since_change, &w->since_change);
+    if (w->held_out) {
+        const char *c = w->commits[w->to];
+        h->held_out = w->held_out;
+        h->held_line = w->series_lines[w->to];
+        h->held_commit = c ? ng_xstrdup(c) : NULL;
+    }
 }
 
 void ng_history_baseline_release(struct ng_history_baseline *w)
@@ -488,6 +652,14 @@ void ng_history_baseline_release(struct ng_history_baseline *w)
     free(w->runs);
     free(w->lines);
     free(w->line_name);
+    for (size_t i = 0; i < w->n_series; i++)
+        free(w->commits[i]);
+    free(w->commits);
+    free(w->ms);
+    free(w->failed);
+    free(w->series_lines);
+    free(w->before_change.commit);
+    free(w->since_change.commit);
     ng_context_release(&w->match);
     ng_strmap_release(&w->other_names);
     for (size_t i = 0; i < w->n_other_names; i++)

@@ -7,8 +7,20 @@
  * filters and --kernel-names: a run of another metric is another
  * quantity), its context holds every
  * --history-match KEY=VALUE, and it is not older than --history-since.
- * The window is the last `size` such runs in file order (the order they
- * were appended).  The file is read once for every gate that uses it
+ * The runs that count are the gate's series, and the window is the last
+ * `size` runs (in file order, the order they were appended) of its latest
+ * segment that does not follow an unacknowledged regression
+ * (history/ng_series.h, the rule `nsys-gate changes` applies, with its
+ * default parameters and the acknowledgements of --accept): after a
+ * regression nobody acknowledged the baseline stays the runs before it,
+ * and after an acknowledged one (or an improvement) it is the runs since.
+ * A regression shows as a change point only once enough runs follow it
+ * (five or more at the default --change-p); until then its runs failed
+ * their own gates, and the runs at the end of the latest segment that
+ * failed (fewer than --history-window of them, with runs before them in
+ * the segment) are held out of the baseline too.  When the runs taken are
+ * not the latest, they are read again in a second pass over the file, so
+ * only the window's verdicts are kept.  The file is read once for every gate that uses it
  * (ng_history_baseline_read() with several windows), before anything is appended:
  * a run never counts in its own baseline, even with --history on the same
  * file.
@@ -51,6 +63,18 @@ struct ng_history_baseline {
     int has_since;
     time_t since;
     size_t size;               /* --history-window */
+    const char *const *accept; /* --accept files */
+    size_t n_accept;
+    /* the gate's series: every run that counts, as its figure, commit and line */
+    double *ms;
+    unsigned char *failed;     /* the run's own verdict was fail */
+    char **commits;
+    size_t *series_lines;
+    size_t n_series;
+    size_t from, to;           /* the runs taken: [from, to) of the series */
+    int reread;                /* they are not the latest: read them again */
+    struct ng_verdict_history_change before_change, since_change;   /* why (owned) */
+    size_t held_out;           /* failing runs held out at the end */
     /* what was kept: the last `size` runs, a ring while reading, oldest
      * first once read */
     struct ng_verdict_doc *runs;
@@ -82,6 +106,8 @@ struct ng_history_baseline_query {
     int has_since;
     time_t since;              /* --history-since */
     long size;                 /* --history-window; <= 0: 10 */
+    const char *const *accept; /* --accept */
+    size_t n_accept;
 };
 
 /* What the query looks for (nothing read yet). */
@@ -89,7 +115,8 @@ void ng_history_baseline_init(struct ng_history_baseline *w, const struct ng_his
 
 /* Reads the file of w[0] once for the n windows (all on that file):
  * each keeps its runs.  A file that cannot be read is every window's
- * error (w[i]->error).  Returns 0, or -1 with err when it could not be
+ * error (w[i]->error), an --accept file that cannot be read that
+ * window's.  Returns 0, or -1 with err when it could not be
  * read. */
 int ng_history_baseline_read(struct ng_history_baseline *const *w, size_t n, struct ng_err *err);
 

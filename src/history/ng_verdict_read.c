@@ -245,6 +245,22 @@ static void read_history_run(struct ng_verdict_history_run *r, const cJSON *o)
         (void)ng_parse_utc(ts, &r->timestamp);
 }
 
+/* "before_change" or "since_change" (null or absent: none) */
+static void read_history_change(struct ng_verdict_history_change *c, const cJSON *o)
+{
+    const char *commit = get_str(o, "commit");
+    double x = 0;
+
+    if (!cJSON_IsObject(o))
+        return;
+    c->on = 1;
+    c->line = get_num(o, "line", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+    c->commit = commit ? ng_xstrdup(commit) : NULL;
+    c->magnitude = get_num(o, "magnitude", &x) ? x : NAN;
+    c->acknowledged = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "acknowledged"));
+    c->expired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "ack_expired"));
+}
+
 /* "baseline_history" (null or absent: the baseline was profiles) */
 static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
 {
@@ -272,6 +288,14 @@ static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
         read_history_run(&h->first, cJSON_GetObjectItemCaseSensitive(o, "first"));
     if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "last")))
         read_history_run(&h->last, cJSON_GetObjectItemCaseSensitive(o, "last"));
+    read_history_change(&h->before_change, cJSON_GetObjectItemCaseSensitive(o, "before_change"));
+    read_history_change(&h->since_change, cJSON_GetObjectItemCaseSensitive(o, "since_change"));
+    const cJSON *held = cJSON_GetObjectItemCaseSensitive(o, "held_out");
+    if (cJSON_IsObject(held)) {
+        h->held_out = get_num(held, "runs", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+        h->held_line = get_num(held, "line", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
+        h->held_commit = get_str(held, "commit") ? ng_xstrdup(get_str(held, "commit")) : NULL;
+    }
 }
 
 static void read_patterns(struct ng_verdict_doc *d, const cJSON *a, const char **out,

@@ -454,8 +454,26 @@ static cJSON *history_run_json(const struct ng_verdict_history_run *r, const str
     return o;
 }
 
+/* {"line", "commit", "magnitude", "direction", "acknowledged",
+ * "ack_expired"}, or null when no change decided the runs. */
+static cJSON *history_change_json(const struct ng_verdict_history_change *c,
+                                  const struct limits *lim)
+{
+    if (!c->on)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    add_number_or_null(o, "line", 1, (double)c->line);
+    add_cut(o, "commit", c->commit, lim->text, 0);
+    add_number_or_null(o, "magnitude", isfinite(c->magnitude), c->magnitude);
+    cJSON_AddStringToObject(o, "direction", c->magnitude > 1 ? "regression" : "improvement");
+    cJSON_AddBoolToObject(o, "acknowledged", c->acknowledged);
+    cJSON_AddBoolToObject(o, "ack_expired", c->expired);
+    return o;
+}
+
 /* {"path", "name", "window", "runs", "match", "since", "branch", "first",
- * "last"}, or null when the baseline is profiles. */
+ * "last", "before_change", "since_change", "held_out"}, or null when the baseline is
+ * profiles. */
 static cJSON *baseline_history_json(const struct ng_verdict_history *h, const struct limits *lim)
 {
     char ts[32];
@@ -480,6 +498,17 @@ static cJSON *baseline_history_json(const struct ng_verdict_history *h, const st
     } else {
         cJSON_AddNullToObject(o, "first");
         cJSON_AddNullToObject(o, "last");
+    }
+    cJSON_AddItemToObject(o, "before_change", history_change_json(&h->before_change, lim));
+    cJSON_AddItemToObject(o, "since_change", history_change_json(&h->since_change, lim));
+    if (h->held_out) {
+        cJSON *held = cJSON_CreateObject();
+        add_number_or_null(held, "runs", 1, (double)h->held_out);
+        add_number_or_null(held, "line", 1, (double)h->held_line);
+        add_cut(held, "commit", h->held_commit, lim->text, 0);
+        cJSON_AddItemToObject(o, "held_out", held);
+    } else {
+        cJSON_AddNullToObject(o, "held_out");
     }
     return o;
 }

@@ -168,6 +168,8 @@ void ng_gate_history_baseline_init(struct ng_history_baseline *w, const struct n
         .has_since = s->has_history_since,
         .since = s->history_since,
         .size = s->history_window,
+        .accept = s->accept,
+        .n_accept = s->n_accept,
     };
     ng_history_baseline_init(w, &q);
 }

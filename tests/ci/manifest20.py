@@ -187,7 +187,8 @@ SAMPLES = {"epochs": 3, "baseline_epochs": 4, "current_epochs": 5, "threshold": 
            "kernel_threshold": "1.5x", "kernel_min_delta_ms": "0.1", "straggler_threshold": "1.15x",
            "fail_on_improvement": True, "kernel_names": "base",
            "label": ["model=resnet50", "gpu=h100"], "baseline_history": "h.jsonl",
-           "history_window": 5, "history_match": ["branch=main"], "history_since": "2024-05-01"}
+           "history_window": 5, "history_match": ["branch=main"], "history_since": "2024-05-01",
+           "accept": ["acks.jsonl"]}
 # fields that need another one beside them (a floor with no gate to floor)
 COMPANIONS = {"kernel_min_delta_ms": {"kernel_threshold": "1.5x"}}
 

@@ -8,13 +8,19 @@ GITHUB_REF_NAME=main, GITHUB_RUN_ID, ...) and its date (SOURCE_DATE_EPOCH).
 Night 1 seeds the history (the profile against itself: there is nothing to
 compare with yet).
 
-What must hold: nights 2..19 pass; night 20 fails; the nights after fail
-until the window (10 runs, the failures among them) slides: the baseline is
-the mean of the window's epochs, so with k of its 10 runs at the new level
-it is (10 - k + 1.35 k) / 10 of the old one, and night 20 + k fails while
-1.35 over that is past 1.20x: nights 20..23 fail, night 24 passes; every line is a valid history line whose
-baseline_history names the right runs and commits; and --history-since
-restarts the window at the step (night 21 against nights 20.. passes).
+What must hold: nights 2..19 pass; night 20 fails, and so does every night
+after it until the step is acknowledged: the gate does not absorb a
+regression nobody accepted.  For the first nights after the step the
+series holds too few runs at the new level for a change point (five at the
+default --change-p), and the runs that failed are held out of the baseline
+("baseline: 10 runs before the 3 failing runs since <night 20>"); from night
+25 on the change at night 20 is found, and the baseline is the 10 runs before it
+("baseline: 10 runs before the change at <night 20> (not acknowledged)").
+From night ACK on the job passes --accept with an acknowledgement of night
+20's commit, and the baseline is the runs since the change: those nights
+pass.  Every line is a valid history line whose baseline_history names the
+right runs and commits; and --history-since restarts the window at the step
+(night 21 against nights 20.. passes).
 
 The history file, each night's JSON verdict and verdicts.txt (one line a
 night) are left in OUTDIR for the dashboard: by default
@@ -41,6 +47,7 @@ WINDOW = 10          # --history-window (the default)
 STEP_SCALE = 1.35    # the step's --scale
 DAY0 = 1717200000    # 2024-06-01T00:00:00Z: night n runs at DAY0 + n days, 02:00
 NAME = "resnet50"
+ACK = 27             # the first night the job passes the acknowledgement
 
 
 def sha(night):
@@ -73,6 +80,10 @@ def gate(d, night, *args):
 
 def run_nights(d):
     history = os.path.join(d, "history.jsonl")
+    acks = os.path.join(d, "acks.jsonl")
+    with open(acks, "w") as f:
+        f.write(json.dumps({"gate": NAME, "commit": sha(STEP)[:10], "reason": "the new model is "
+                            "bigger", "author": "ana", "expires": "2099-12-31"}) + "\n")
     verdicts = {}
     lines = []
     for night in range(1, NIGHTS + 1):
@@ -81,8 +92,9 @@ def run_nights(d):
         if night == 1:
             p = gate(d, night, "--history", history, "--json", out, prof, prof)
         else:
+            accept = ["--accept", acks] if night >= ACK else []
             p = gate(d, night, "--baseline-history", history, "--history-match", "branch=main",
-                     "--history", history, "--json", out, prof)
+                     *accept, "--history", history, "--json", out, prof)
         v = json.load(open(out))
         verdicts[night] = (p.returncode, v)
         lines.append(f"night {night:2d} {sha(night)[:7]}: exit {p.returncode} "
@@ -92,27 +104,78 @@ def run_nights(d):
     return history, verdicts, lines
 
 
+def sliding(night, bh, v):
+    """The last 10 runs (or fewer) and no change point."""
+    runs = min(night - 1, WINDOW)
+    first = night - runs
+    check(bh["runs"] == runs and bh["first"]["commit"] == sha(first) and
+          bh["last"]["commit"] == sha(night - 1) and bh["first"]["line"] == first and
+          bh["last"]["line"] == night - 1 and bh["before_change"] is None and
+          bh["since_change"] is None and bh["held_out"] is None,
+          f"night {night}: baseline_history {bh}")
+    words = f"| baseline: last {runs} run{'s' if runs > 1 else ''} of '{NAME}' on main " \
+            f"({sha(first)[:7]}..{sha(night - 1)[:7]})" if runs > 1 else \
+            f"| baseline: last 1 run of '{NAME}' on main ({sha(first)[:7]})"
+    check(v["message"].endswith(words), f"night {night}: message {v['message']!r}")
+
+
+def before_step(night, bh, v):
+    """The 10 runs before the unacknowledged step."""
+    c = bh["before_change"]
+    check(bh["runs"] == WINDOW and bh["first"]["line"] == STEP - WINDOW and
+          bh["last"]["line"] == STEP - 1 and c is not None and c["commit"] == sha(STEP) and
+          c["line"] == STEP and c["direction"] == "regression" and not c["acknowledged"] and
+          abs(c["magnitude"] - STEP_SCALE) < 0.05 and bh["since_change"] is None,
+          f"night {night}: baseline_history {bh}")
+    words = f"| baseline: {WINDOW} runs before the change at {sha(STEP)[:7]} (not acknowledged)"
+    check(v["message"].endswith(words), f"night {night}: message {v['message']!r}")
+
+
+def held_out(night, bh, v):
+    """Before the change can be told: the failing runs since the step held out."""
+    k = night - STEP
+    h = bh["held_out"]
+    check(bh["runs"] == WINDOW and bh["first"]["line"] == STEP - WINDOW and
+          bh["last"]["line"] == STEP - 1 and h == {"runs": k, "line": STEP, "commit": sha(STEP)} and
+          bh["before_change"] is None and bh["since_change"] is None,
+          f"night {night}: baseline_history {bh}")
+    words = f"| baseline: {WINDOW} runs before the {k} failing run{'s' if k > 1 else ''} " \
+            f"since {sha(STEP)[:7]}"
+    check(v["message"].endswith(words), f"night {night}: message {v['message']!r}")
+
+
+def since_step(night, bh, v):
+    """After the acknowledgement: the runs since the step."""
+    runs = min(night - STEP, WINDOW)
+    first = night - runs
+    c = bh["since_change"]
+    check(bh["runs"] == runs and bh["first"]["commit"] == sha(first) and
+          bh["last"]["commit"] == sha(night - 1) and c is not None and
+          c["commit"] == sha(STEP) and c["acknowledged"] and bh["before_change"] is None,
+          f"night {night}: baseline_history {bh}")
+    words = f"({sha(first)[:7]}..{sha(night - 1)[:7]}), since the acknowledged change at " \
+            f"{sha(STEP)[:7]}"
+    check(v["message"].endswith(words), f"night {night}: message {v['message']!r}")
+
+
 def check_nights(history, verdicts, lines):
     for night, (code, v) in verdicts.items():
-        k = night - STEP   # runs of the window at the new level
-        want = "fail" if 0 <= k < WINDOW and \
-            STEP_SCALE * WINDOW / (WINDOW - k + STEP_SCALE * k) > 1.2 else "pass"
+        want = "fail" if STEP <= night < ACK else "pass"
         check(v["verdict"] == want and code == (1 if want == "fail" else 0),
               f"night {night}: {v['verdict']} (exit {code}), expected {want}: {lines[night - 1]}")
         if night == 1:
             continue
         bh = v["baseline_history"]
-        runs = min(night - 1, WINDOW)
-        first = night - runs
-        check(bh is not None and bh["runs"] == runs and bh["window"] == WINDOW and
-              bh["branch"] == "main" and bh["match"] == {"branch": "main"} and
-              bh["first"]["commit"] == sha(first) and bh["last"]["commit"] == sha(night - 1) and
-              bh["first"]["line"] == first and bh["last"]["line"] == night - 1,
-              f"night {night}: baseline_history {bh}")
-        words = f"| baseline: last {runs} run{'s' if runs > 1 else ''} of '{NAME}' on main " \
-                f"({sha(first)[:7]}..{sha(night - 1)[:7]})" if runs > 1 else \
-                f"| baseline: last 1 run of '{NAME}' on main ({sha(first)[:7]})"
-        check(v["message"].endswith(words), f"night {night}: message {v['message']!r}")
+        check(bh is not None and bh["window"] == WINDOW and bh["branch"] == "main" and
+              bh["match"] == {"branch": "main"}, f"night {night}: baseline_history {bh}")
+        if night >= ACK:
+            since_step(night, bh, v)
+        elif night > STEP + 4 or (night > STEP and bh["before_change"] is not None):
+            before_step(night, bh, v)   # found once 5 runs follow it
+        elif night > STEP:
+            held_out(night, bh, v)
+        else:
+            sliding(night, bh, v)
         check(v["context"]["commit"] == sha(night) and
               v["context"]["run_url"] == f"https://github.com/example/train/actions/runs/{9000000000 + night}",
               f"night {night}: context {v['context']}")
@@ -128,8 +191,8 @@ def check_nights(history, verdicts, lines):
 
 def test_thirty_nights(d):
     history, verdicts, lines = run_nights(d)
-    print("# the verdicts of nights 19 to 25:")
-    for night in range(19, 26):
+    print("# the verdicts of nights 19 to 30:")
+    for night in range(19, 31):
         print("#   " + lines[night - 1])
     check_nights(history, verdicts, lines)
 

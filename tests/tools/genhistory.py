@@ -8,6 +8,8 @@ and commit.  The level is 1 (times the template's ms/epoch), with
   --spike NIGHT:FACTOR    that one night times FACTOR
   --noise SIGMA           Gaussian noise, relative (seeded by --seed)
   --error NIGHT           that night an error verdict
+  --fail-from NIGHT       from NIGHT on the verdict is fail (the runs a gate
+                          failed, as a regression that landed makes them)
 
 Commits are sha1("NAME/NIGHT"), night 0 at --start (UTC seconds), a
 night a day.
@@ -55,6 +57,7 @@ def main():
     p.add_argument("--creep", action="append", default=[])
     p.add_argument("--spike", action="append", default=[])
     p.add_argument("--error", action="append", type=int, default=[])
+    p.add_argument("--fail-from", type=int, default=None)
     p.add_argument("--noise", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start", type=int, default=1700000000 - 100 * 86400)
@@ -75,6 +78,8 @@ def main():
             d["context"]["commit"] = commit_of(a.name, i)
             if a.run_url:
                 d["context"]["run_url"] = a.run_url.replace("{night}", str(i))
+            if a.fail_from is not None and i >= a.fail_from:
+                d["verdict"] = "fail"
             if i in a.error:
                 d["verdict"] = "error"
                 d["error"] = "unable to open 'x': No such file or directory"

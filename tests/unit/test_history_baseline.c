@@ -135,7 +135,9 @@ static void read_one(struct ng_history_baseline *w, const struct ng_settings *s)
 
 /* The last 10 of 13 good nights on main, oldest first: the error,
  * gpu-busy, bert and the torn line are not among them (the torn line is a
- * warning); without a match the night on dev counts too. */
+ * warning); without a match the night on dev is one of the gate's runs
+ * too, but it failed its own gate and no change point tells it yet: it is
+ * held out, and the window ends before it. */
 static void test_window(void **state)
 {
     struct ng_settings s;
@@ -146,8 +148,10 @@ static void test_window(void **state)
     settings(&s, "resnet", NULL);
     read_one(&w, &s);
     assert_int_equal(w.n_runs, 10);
-    assert_true(w.runs[0].v.current.ms_per_epoch == 105.0);
-    assert_true(w.runs[9].v.current.ms_per_epoch == 500.0);
+    assert_int_equal(w.n_series, 14);
+    assert_int_equal(w.held_out, 1);
+    assert_true(w.runs[0].v.current.ms_per_epoch == 104.0);
+    assert_true(w.runs[9].v.current.ms_per_epoch == 114.0);
     ng_history_baseline_release(&w);
 
     s.history_match[s.n_history_match++] = "branch=main";

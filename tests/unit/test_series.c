@@ -1,0 +1,142 @@
+/* ng_series: which runs a history baseline takes (the latest segment not
+ * opened by an unacknowledged regression), the standing regression, the
+ * acknowledgements in force and expired, and an ambiguous commit prefix.
+ * The segments are checked on changes written here by hand, so the rule
+ * is tested apart from the detector; ng_series_judge on a plain step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "history/ng_series.h"
+
+static struct ng_series_change at(size_t pos, double magnitude, int acked)
+{
+    static const struct ng_ack ack = { 0 };
+    struct ng_series_change c;
+    memset(&c, 0, sizeof c);
+    c.cp.at = pos;
+    c.cp.magnitude = magnitude;
+    c.regression = magnitude > 1;
+    c.ack = acked ? &ack : NULL;
+    return c;
+}
+
+static void test_no_change_is_everything(void **state)
+{
+    (void)state;
+    size_t from, to;
+    assert_int_equal(ng_series_baseline(NULL, 0, 40, &from, &to), 0);
+    assert_int_equal(from, 0);
+    assert_int_equal(to, 40);
+}
+
+static void test_unacknowledged_regression_keeps_the_level_before(void **state)
+{
+    (void)state;
+    struct ng_series_change c[] = { at(30, 1.2, 0) };
+    size_t from, to;
+    assert_int_equal(ng_series_baseline(c, 1, 60, &from, &to), 0);   /* ended by c[0] */
+    assert_int_equal(from, 0);
+    assert_int_equal(to, 30);
+}
+
+static void test_acknowledged_regression_is_the_new_level(void **state)
+{
+    (void)state;
+    struct ng_series_change c[] = { at(30, 1.2, 1) };
+    size_t from, to;
+    assert_int_equal(ng_series_baseline(c, 1, 60, &from, &to), 1);   /* the latest */
+    assert_int_equal(from, 30);
+    assert_int_equal(to, 60);
+}
+
+static void test_two_unacknowledged_go_back_past_both(void **state)
+{
+    (void)state;
+    struct ng_series_change c[] = { at(10, 0.8, 0), at(30, 1.1, 0), at(45, 1.2, 0) };
+    size_t from, to;
+    /* the improvement at 10 opens the segment [10, 30); both later regressions stand */
+    assert_int_equal(ng_series_baseline(c, 3, 60, &from, &to), 1);
+    assert_int_equal(from, 10);
+    assert_int_equal(to, 30);
+}
+
+static void test_the_fix_ends_a_regression(void **state)
+{
+    (void)state;
+    struct ng_series_change c[] = { at(20, 1.3, 0), at(40, 0.77, 0) };
+    size_t from, to;
+    assert_int_equal(ng_series_baseline(c, 2, 60, &from, &to), 2);
+    assert_int_equal(from, 40);
+    assert_int_equal(to, 60);
+    assert_false(ng_series_standing(c, 2));
+}
+
+/* A step of 1.3x at 20 of 40: one change, standing until acknowledged,
+ * and again once its acknowledgement has expired. */
+static void test_judge_a_step(void **state)
+{
+    (void)state;
+    double x[40];
+    char names[40][41];
+    const char *commits[40];
+    for (size_t i = 0; i < 40; i++) {
+        x[i] = (i < 20 ? 100 : 130) * (1 + 0.01 * (double)((int)((i * 7) % 5) - 2));
+        snprintf(names[i], sizeof names[i], "%07zx%033d", 0xabc0000 + i, 0);
+        commits[i] = names[i];
+    }
+    const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
+    struct ng_ack ack = { "g", names[20], "r", "a", "2030-01-01", 2000, 1, "acks.jsonl" };
+    struct ng_accept acc = { &ack, 1, 0, "acks.jsonl" };
+    struct ng_accept none = NG_ACCEPT_INIT;
+    struct ng_series_change *c;
+
+    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &none, 1000, &c), 1);
+    assert_int_equal(c[0].cp.at, 20);
+    assert_true(c[0].regression && c[0].standing && !c[0].ack);
+    free(c);
+    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &acc, 1000, &c), 1);
+    assert_true(c[0].ack == &ack && !c[0].standing && !c[0].expired);
+    free(c);
+    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &acc, 3000, &c), 1);
+    assert_true(c[0].ack == NULL && c[0].standing && c[0].expired);
+    free(c);
+    /* another gate's acknowledgement does not count */
+    assert_int_equal(ng_series_judge("h", x, commits, 40, &o, &acc, 1000, &c), 1);
+    assert_true(c[0].ack == NULL && c[0].standing);
+    free(c);
+}
+
+static void test_ambiguous_prefix(void **state)
+{
+    (void)state;
+    const char *commits[] = { "abcdef0111", NULL, "abcdef0222", "abcdef0111" };
+    struct ng_ack ack = { "g", "abcdef0", "r", "a", "2030-01-01", 2000, 3, "acks.jsonl" };
+    struct ng_accept acc = { &ack, 1, 0, "acks.jsonl" };
+    struct ng_err err;
+    assert_int_equal(ng_series_check_acks(&acc, "g", commits, 4, &err), -1);
+    assert_non_null(strstr(err.msg, "line 3"));
+    assert_non_null(strstr(err.msg, "names more than one commit"));
+    assert_int_equal(ng_series_check_acks(&acc, "g", commits, 2, &err), 0);   /* one commit */
+    assert_int_equal(ng_series_check_acks(&acc, "other", commits, 4, &err), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_change_is_everything),
+        cmocka_unit_test(test_unacknowledged_regression_keeps_the_level_before),
+        cmocka_unit_test(test_acknowledged_regression_is_the_new_level),
+        cmocka_unit_test(test_two_unacknowledged_go_back_past_both),
+        cmocka_unit_test(test_the_fix_ends_a_regression),
+        cmocka_unit_test(test_judge_a_step),
+        cmocka_unit_test(test_ambiguous_prefix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
