@@ -3,10 +3,12 @@
  * file:// and from GitHub or GitLab Pages.
  *
  *   DIR/index.html      the overview table (the latest verdict of every
- *                       gate, failing first, with a sparkline) and one
- *                       trend chart per gate
- *   DIR/g/<gate>.html   one page per gate: its trend over every run, a
- *                       table of its latest runs, and a section per run
+ *                       gate, failing first, with a sparkline), the
+ *                       change points of every gate (newest first; the
+ *                       acknowledged ones apart) and one trend chart per
+ *                       gate, each change marked on it
+ *   DIR/g/<gate>.html   one page per gate: its trend over every run, its
+ *                       changes, a table of its latest runs, and a section per run
  *                       (anchors #run-N, N the run's number in the gate's
  *                       series) for the latest --details runs
  *
@@ -45,6 +47,9 @@ struct ng_dashboard_opts {
     const char *title;         /* --title */
     const char *commit_url;    /* --commit-url: a URL with {commit}, for runs without a run URL */
     long details;              /* --details: runs a gate keeps whole (their sections) */
+    const char *accept[NG_DASHBOARD_MAX_HISTORIES];   /* --accept */
+    size_t n_accept;
+    const char *accept_list;   /* NSYS_GATE_ACCEPT, comma-separated (without --accept) */
     int quiet;                 /* --quiet: no summary line */
     int show_help;
     const char *histories[NG_DASHBOARD_MAX_HISTORIES];
@@ -55,13 +60,14 @@ struct ng_dashboard_result {
     char **warnings;           /* one line each, without "WARNING: " */
     size_t n_warnings;
     size_t gates, runs, files;
+    size_t changes;            /* change points, every gate's */
     size_t index_bytes;        /* the size of index.html */
     size_t site_bytes;         /* every file of the site */
 };
 
 /* The subcommand's arguments (argv[0] is "dashboard"), flag then
  * environment (NSYS_GATE_DASHBOARD_DIR, _TITLE, _DETAILS,
- * NSYS_GATE_COMMIT_URL) then default.  -1 with err on a usage error. */
+ * NSYS_GATE_COMMIT_URL, NSYS_GATE_ACCEPT) then default.  -1 with err on a usage error. */
 int ng_dashboard_parse(struct ng_dashboard_opts *o, int argc, char **argv, struct ng_err *err);
 void ng_dashboard_help(FILE *out);
 

@@ -28,16 +28,21 @@ struct dash_opt {
     const char *help;
 };
 
+enum { D_OUTPUT, D_TITLE, D_COMMIT_URL, D_DETAILS, D_ACCEPT, D_QUIET, D_HELP };
+
 static const struct dash_opt dash_opts[] = {
-    { "output", 'o', "NSYS_GATE_DASHBOARD_DIR", "DIR",
-      "the site's directory (default " DEFAULT_DIR "), replaced whole" },
-    { "title", 0, "NSYS_GATE_DASHBOARD_TITLE", "TEXT", "the pages' title (default " DEFAULT_TITLE ")" },
-    { "commit-url", 0, "NSYS_GATE_COMMIT_URL", "URL",
-      "where a run without a CI run URL links: {commit} is replaced by its commit" },
-    { "details", 0, "NSYS_GATE_DASHBOARD_DETAILS", "N",
-      "runs of each gate with a section of their own (default 20)" },
-    { "quiet", 0, NULL, NULL, "no summary line on stdout" },
-    { "help", 0, NULL, NULL, "this text" },
+    [D_OUTPUT] = { "output", 'o', "NSYS_GATE_DASHBOARD_DIR", "DIR",
+                   "the site's directory (default " DEFAULT_DIR "), replaced whole" },
+    [D_TITLE] = { "title", 0, "NSYS_GATE_DASHBOARD_TITLE", "TEXT",
+                  "the pages' title (default " DEFAULT_TITLE ")" },
+    [D_COMMIT_URL] = { "commit-url", 0, "NSYS_GATE_COMMIT_URL", "URL",
+                       "where a run without a CI run URL links: {commit} is replaced by its commit" },
+    [D_DETAILS] = { "details", 0, "NSYS_GATE_DASHBOARD_DETAILS", "N",
+                    "runs of each gate with a section of their own (default 20)" },
+    [D_ACCEPT] = { "accept", 0, "NSYS_GATE_ACCEPT", "FILE",
+                   "acknowledged changes (JSON Lines; repeatable, the variable comma-separated)" },
+    [D_QUIET] = { "quiet", 0, NULL, NULL, "no summary line on stdout" },
+    [D_HELP] = { "help", 0, NULL, NULL, "this text" },
 };
 
 #define N_DASH_OPTS (sizeof dash_opts / sizeof dash_opts[0])
@@ -79,14 +84,23 @@ static int set_value(struct ng_dashboard_opts *o, size_t i, const char *where, c
     const char *p;
 
     switch (i) {
-    case 0: o->out_dir = v; break;
-    case 1: o->title = v; break;
-    case 2:
+    case D_OUTPUT: o->out_dir = v; break;
+    case D_TITLE: o->title = v; break;
+    case D_ACCEPT:
+        if (strcmp(where, dash_opts[D_ACCEPT].env) == 0) {
+            o->accept_list = v;   /* split when read */
+            break;
+        }
+        if (o->n_accept == NG_DASHBOARD_MAX_HISTORIES)
+            return ng_err_set(err, "%s: more than %d files", where, NG_DASHBOARD_MAX_HISTORIES);
+        o->accept[o->n_accept++] = v;
+        break;
+    case D_COMMIT_URL:
         if (*v && commit_url_bad(v, where, err))
             return -1;
         o->commit_url = v;
         break;
-    case 3:
+    case D_DETAILS:
         for (p = v; *p >= '0' && *p <= '9' && n < 1000000; p++)
             n = n * 10 + (*p - '0');
         if (*v && !*p && n >= 1) {
@@ -160,7 +174,7 @@ static int take_option(struct ng_dashboard_opts *o, int argc, char **argv, int i
         return unknown(err, a);
     snprintf(where, sizeof where, "--%s", dash_opts[opt].flag);
     if (!dash_opts[opt].meta) {
-        if (opt == 4)
+        if (opt == D_QUIET)
             o->quiet = 1;
         else
             o->show_help = 1;

@@ -158,8 +158,14 @@ static void trend(struct ng_buf *out, const struct site *s, const struct gate *g
     ng_buf_addf(&label, "%s: ms/epoch over %zu runs", g->name, g->n);
     const char *metric = gate_metric(g);
     ng_buf_addf(&y_title, "%s%sms per epoch", metric ? metric : "", metric ? ", " : "");
-    struct ng_svg_trend_opts to = { 760, 200, label.data, g->name, g->n, y_title.data };
+    struct ng_svg_marker *markers;
+    char *marker_text;
+    size_t n_markers = ng_dash_change_markers(s, g, &markers, &marker_text);
+    struct ng_svg_trend_opts to = { 760, 200, label.data, g->name, g->n, y_title.data, markers,
+                                    n_markers };
     ng_svg_trend(out, p, n, &to);
+    free(markers);
+    free(marker_text);
     ng_buf_release(&label);
     ng_buf_release(&y_title);
     if (shown < g->n)
@@ -242,6 +248,8 @@ void ng_dash_index_page(struct ng_buf *out, const struct site *s)
     ng_html_filter(out);
     if (s->n_gates)
         ng_html_overview(out, rows, s->n_gates);
+    if (s->n_gates)
+        ng_dash_changes_tables(out, s, NULL);
     ng_html_legend(out, &all_marks);
     /* the charts in the overview's order: failing first */
     size_t *by_rank = ng_xcalloc(s->n_gates + 1, sizeof *by_rank);
@@ -354,6 +362,7 @@ void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct ga
     ng_buf_adds(out, "\">\n");
     trend(out, s, g, PAGE_POINTS, 0);
     ng_buf_adds(out, "</section>\n");
+    ng_dash_changes_tables(out, s, g);
     runs_table(out, g);
     for (size_t k = g->n; k-- > 0;) {
         if (!g->runs[k].doc)

@@ -578,6 +578,8 @@ void ng_dash_site_release(struct site *s)
         free(g->name);
     }
     free(s->gates);
+    free(s->changes);
+    ng_accept_release(&s->acks);
     ng_strmap_release(&s->names);
     ng_arena_release(&s->strings);
     close_histories(s);

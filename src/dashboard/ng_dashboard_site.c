@@ -337,6 +337,10 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
         ng_dash_order(&s);
         r->gates = s.n_gates;
         r->runs = s.runs;
+        ret = ng_dash_changes(&s, err);
+    }
+    if (ret == 0) {
+        r->changes = s.n_changes;
         ret = stage(&s, &pd, err);
     }
     ng_dash_site_release(&s);

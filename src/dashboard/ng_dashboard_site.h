@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "dashboard/ng_dashboard.h"
+#include "history/ng_accept.h"
+#include "history/ng_series.h"
 #include "history/ng_verdict_read.h"
 #include "util/ng_util.h"
 
@@ -58,6 +60,14 @@ struct gate {
     size_t n;
     size_t *held;              /* the runs holding their line (at most details; grown) */
     size_t n_held;
+    size_t change0, n_changes; /* its change points: s->changes[change0 ..], oldest first */
+};
+
+/* A change point of a gate's series (its runs with figures, in order). */
+struct change {
+    size_t gate;               /* in s->gates */
+    size_t good, bad;          /* the last good and first bad run, in the gate's runs */
+    struct ng_series_change sc;   /* its ack points into s->acks */
 };
 
 #define THREADS 2          /* parts a history is read as, and pages written, at once */
@@ -76,6 +86,9 @@ struct site {
     size_t line_base[NG_DASHBOARD_MAX_HISTORIES][THREADS];
     size_t runs;
     time_t now;                /* when the site is written, on every page */
+    struct ng_accept acks;     /* --accept */
+    struct change *changes;    /* every gate's, gate by gate */
+    size_t n_changes;
     struct ng_dashboard_result *r;
 };
 
@@ -87,6 +100,19 @@ int ng_dash_read(struct site *s, struct ng_err *err);
  * gates by name. */
 void ng_dash_order(struct site *s);
 void ng_dash_site_release(struct site *s);
+
+/* The change points of every gate (ng_dashboard_changes.c), once the runs
+ * are ordered, judged against the acknowledgements of --accept.  -1 with
+ * err when an acknowledgement file cannot be read or names a commit
+ * ambiguously. */
+int ng_dash_changes(struct site *s, struct ng_err *err);
+/* The changes as tables (index: every gate's, newest first, the
+ * acknowledged ones in a table of their own; g: that gate's), and a
+ * gate's as its trend's markers (*labels: their text, the caller's). */
+void ng_dash_changes_tables(struct ng_buf *out, const struct site *s, const struct gate *g);
+struct ng_svg_marker;
+size_t ng_dash_change_markers(const struct site *s, const struct gate *g,
+                              struct ng_svg_marker **markers, char **labels);
 
 /* fn(arg) on THREADS threads at once (this one among them), or on this
  * one alone for fewer than two items or one core; fn takes its items

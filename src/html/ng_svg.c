@@ -392,6 +392,37 @@ static void trend_point(struct ng_buf *out, const struct ng_svg_point *p,
     ng_buf_adds(out, p->href ? "</a>" : "</g>");
 }
 
+/* The change points: a line from top to bottom at the first bad run,
+ * labelled at the top (the label's anchor turns near the right edge so
+ * it stays inside the chart). */
+static void trend_markers(struct ng_buf *out, const struct ng_svg_trend_opts *o,
+                          const struct ng_scale *x, double y0, double y1, double x_end)
+{
+    for (size_t i = 0; i < o->n_markers; i++) {
+        const struct ng_svg_marker *m = &o->markers[i];
+        if (m->x < x->d0 || m->x > x->d1)
+            continue;   /* thinned away or outside */
+        double at = ng_scale_map(x, m->x);
+        ng_buf_addf(out, "<g class=\"change%s\"><title>", m->acknowledged ? " acked" : "");
+        ng_html_text(out, m->title ? m->title : "");
+        ng_buf_adds(out, "</title><path d=\"M");
+        xy(out, at, y0);
+        ng_buf_adds(out, "V");
+        num(out, y1);
+        ng_buf_addf(out, "\" stroke=\"%s\" stroke-width=\"1.5\"%s/>",
+                    m->acknowledged ? "#8c959f" : "#cf222e",
+                    m->acknowledged ? " stroke-dasharray=\"3 2\"" : "");
+        ng_buf_adds(out, "<text class=\"change-label\" x=\"");
+        num(out, at + (at > x_end - 90 ? -3 : 3));
+        ng_buf_adds(out, "\" y=\"");
+        num(out, y0 + 9);
+        ng_buf_addf(out, "\" font-size=\"10\" fill=\"%s\"%s>", m->acknowledged ? "#57606a" : "#cf222e",
+                    at > x_end - 90 ? " text-anchor=\"end\"" : "");
+        ng_html_text(out, m->label ? m->label : "");
+        ng_buf_adds(out, "</text></g>");
+    }
+}
+
 void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
                   const struct ng_svg_trend_opts *o)
 {
@@ -426,6 +457,7 @@ void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
                "stroke-dasharray=\"1 2\"");
     trend_line(out, p, n, &x, &y, 0,
                "class=\"line\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\"");
+    trend_markers(out, o, &x, y0, y1, x1);
     for (size_t i = 0; i < n; i++)
         trend_point(out, &p[i], &x, &y, y1);
     ng_buf_adds(out, "</svg>");

@@ -78,6 +78,14 @@ struct ng_svg_point {
     const char *x_label;       /* its label when a tick falls on it (e.g. "05-14"), or NULL */
 };
 
+/* A change point on a trend: a vertical line at its first bad run. */
+struct ng_svg_marker {
+    double x;                  /* that run's x */
+    const char *label;         /* shown at the top, e.g. "d62af1e 1.20x" (raw text) */
+    const char *title;         /* the tooltip (raw text) */
+    int acknowledged;          /* drawn grey and dashed; else red */
+};
+
 struct ng_svg_trend_opts {
     double width, height;      /* the viewBox */
     const char *label;         /* aria-label (raw text) */
@@ -85,11 +93,14 @@ struct ng_svg_trend_opts {
     size_t runs;               /* data-runs: every run the series has */
     const char *y_title;       /* the y axis's title, e.g. "kernel-sum, ms per epoch"
                                   (raw text); NULL: none */
+    const struct ng_svg_marker *markers;   /* change points, oldest first */
+    size_t n_markers;
 };
 
 /* The trend of ms/epoch over runs: the min..max band, the baseline
  * (dashed) and threshold (red, stepped) lines, one mark per point, each
- * point an <a> (with href) or <g> of class "pt" holding its <title>. */
+ * point an <a> (with href) or <g> of class "pt" holding its <title>; a
+ * <g class="change"> per marker inside the points' x range. */
 void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
                   const struct ng_svg_trend_opts *o);
 

@@ -9,6 +9,7 @@ alone, two steps, heavy noise.  The positions of the changes must be the
 same, their magnitudes and p-values equal to 1e-9 (relative).
 
 Environment: GATE, SRCDIR (as the golden suite sets them)."""
+import html.parser
 import json
 import math
 import os
@@ -146,6 +147,59 @@ CASES = [
 ]
 
 
+class ChangeRows(html.parser.HTMLParser):
+    """The rows of the dashboard's change tables: each row's cells' text,
+    the table's id with it."""
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows, self.table, self.cell = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("class") == "changes":
+            self.table = a.get("id")
+        elif tag == "tr" and self.table:
+            self.rows.append((self.table, []))
+        elif tag == "td" and self.table and self.rows:
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.table = None
+        elif tag == "td" and self.cell is not None:
+            self.rows[-1][1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def check_dashboard(gate, d, name, h, want):
+    """The dashboard's Changes table lists the reference's changes: each
+    first bad commit (12 characters), direction and magnitude (3 decimals),
+    and its chart has one marker a change."""
+    site = os.path.join(d, name + "-site")
+    subprocess.run([gate, "dashboard", "--quiet", "-o", site, h], check=True)
+    page = open(os.path.join(site, "index.html"), encoding="utf-8").read()
+    p = ChangeRows()
+    p.feed(page)
+    got = sorted((r[1], r[2], r[3]) for t, r in p.rows if t == "changes-table" and r)
+    with open(h) as f:
+        commits = [json.loads(line)["context"]["commit"] for line in f]
+    ref = sorted((commits[at][:12], "regression" if mag > 1 else "improvement", "%.3fx" % mag)
+                 for at, _, mag in want)
+    bad = 0
+    if got != ref:
+        print(f"{name}: the dashboard lists {got}, the reference {ref}")
+        bad += 1
+    markers = page.count('<g class="change')
+    if markers != len(want):
+        print(f"{name}: {markers} markers for {len(want)} changes")
+        bad += 1
+    return bad
+
+
 def main():
     gate, src = os.environ["GATE"], os.environ["SRCDIR"]
     gen = os.path.join(src, "tests", "tools", "genhistory.py")
@@ -180,6 +234,8 @@ def main():
                         print(f"{name}: {key} {c[key]!r}, the reference {ref!r}")
                         bad += 1
             print(f"{name}: {len(want)} change(s) at {pos}, figures agree")
+            if o["window"] == 50:
+                bad += check_dashboard(gate, d, name, h, want)
     # the Welch test the scan prefilters with, against the integration above
     return 1 if bad else 0
 

@@ -214,6 +214,7 @@ async function checkIndex(context, label, jsEnabled) {
     check(text.includes('<b>hostile</b> "gate" & co'), `${label}: the hostile gate name is not shown as text`);
     check(await page.locator('script').count() === 1, `${label}: more than the page's own script`);
     check(await page.locator('img, b, iframe').count() === 0, `${label}: markup from a name was parsed`);
+    await checkChanges(page, label);
     const filter = await page.locator('#filter').isVisible();
     check(filter === jsEnabled, `${label}: the filter box is ${filter ? '' : 'not '}visible`);
     if (jsEnabled) {
@@ -229,6 +230,33 @@ async function checkIndex(context, label, jsEnabled) {
     done();
     await page.close();
     return links;
+}
+
+// The change points: resnet50's step at night 20 (nightly_history.sh), a
+// standing regression in the index's Changes table, and one marker on its
+// chart, at the 20th point, its label inside the chart.
+async function checkChanges(page, label) {
+    const list = runs.get('resnet50');
+    const commit = list[19].context.commit.slice(0, 12);
+    const rows = await page.$$eval('#changes-table tbody tr', (trs) => trs.map((tr) => tr.innerText));
+    check(rows.some((t) => t.startsWith('resnet50') && t.includes(commit) && t.includes('regression') &&
+        t.includes('standing')), `${label}: no standing change of resnet50 at ${commit} in ${JSON.stringify(rows)}`);
+    const chart = page.locator('svg.chart.trend[data-gate="resnet50"]');
+    const marks = chart.locator('g.change');
+    check(await marks.count() === 1, `${label}: resnet50 has ${await marks.count()} change markers`);
+    if (await marks.count() !== 1)
+        return;
+    const line = await marks.first().locator('path').boundingBox();
+    const point = await chart.locator('.pt').nth(19).boundingBox();
+    check(line && point && Math.abs(line.x + line.width / 2 - (point.x + point.width / 2)) < 1.5,
+        `${label}: the change marker is not at the 20th point (${JSON.stringify(line)} vs ${JSON.stringify(point)})`);
+    const box = await chart.boundingBox();
+    const text = await marks.first().locator('text').boundingBox();
+    check(text && box && text.x >= box.x && text.x + text.width <= box.x + box.width &&
+        text.y >= box.y, `${label}: the change label is outside its chart`);
+    check((await marks.first().locator('text').textContent()).startsWith(list[19].context.commit.slice(0, 7)),
+        `${label}: the marker's label does not name the first bad commit`);
+    await page.locator('section.gate[data-gate="resnet50"]').screenshot({ path: path.join(ARTIFACTS, `${label}-change.png`) });
 }
 
 async function checkLinks(context, links) {

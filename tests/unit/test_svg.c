@@ -110,7 +110,15 @@ static void test_trend(void **state)
         { .x = 5, .outcome = NG_OUTCOME_INCONCLUSIVE, .has_value = 1, .value = 13, .lo = 12,
           .hi = 14, .has_limit = 1, .limit = 12, .baseline = 10, .title = "run 5" },
     };
-    struct ng_svg_trend_opts o = { 760, 200, "g <1>", "g \"1\"", 5, "kernel-sum, ms <per> epoch" };
+    /* change points: one unacknowledged (red), one acknowledged (grey,
+     * dashed), one outside the points drawn (not drawn) */
+    static const struct ng_svg_marker m[] = {
+        { 2, "abc1234 1.20x", "regression <1.20x>", 0 },
+        { 4, "def5678 1.10x", "acknowledged", 1 },
+        { 9, "gone", "thinned away", 0 },
+    };
+    struct ng_svg_trend_opts o = { 760, 200, "g <1>", "g \"1\"", 5, "kernel-sum, ms <per> epoch",
+                                   m, 3 };
     struct ng_buf b = NG_BUF_INIT;
 
     ng_svg_trend(&b, p, 4, &o);
@@ -133,6 +141,11 @@ static void test_trend(void **state)
     assert_non_null(strstr(b.data, "class=\"limit\""));
     assert_non_null(strstr(b.data, "class=\"baseline\""));
     assert_non_null(strstr(b.data, ">2024-05-01</text>"));
+    assert_int_equal(count(b.data, "<g class=\"change"), 2);
+    assert_int_equal(count(b.data, "<g class=\"change acked\">"), 1);
+    assert_non_null(strstr(b.data, "<title>regression &lt;1.20x&gt;</title>"));
+    assert_non_null(strstr(b.data, ">abc1234 1.20x</text>"));
+    assert_null(strstr(b.data, ">gone</text>"));
     ng_buf_release(&b);
 
     ng_svg_trend(&b, p, 1, &o);   /* one point: drawn, in the middle */
