@@ -548,7 +548,19 @@ def run_dashboard(args):
         rss.append(r)
         cpus.append(c)
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(site) for f in fs)
+    # `changes` over the same history: every gate's change points
+    cargv = [os.path.abspath(args.gate), "changes", "--json", os.path.join(work, "changes.json"), hist]
+    cwalls, ccpus = [], []
+    for i in range(args.runs):
+        log("changes: run %d/%d" % (i + 1, args.runs))
+        w, _, c = measure_cpu(cargv, stdout=subprocess.DEVNULL)
+        cwalls.append(w)
+        ccpus.append(c)
+    with open(os.path.join(work, "changes.json")) as f:
+        n_changes = len(json.load(f)["changes"])
     return [{"command": "dashboard, %d gates x %d runs" % (gates, runs),
+             "changes_wall_s": statistics.median(cwalls), "changes_cpu_s": statistics.median(ccpus),
+             "changes_found": n_changes,
              "history_mib": os.path.getsize(hist) / 1048576.0,
              "wall_s": statistics.median(walls), "runs": walls, "cpu_s": statistics.median(cpus),
              "cpu_runs": cpus, "peak_rss_mib": max(rss) / 1024.0,
@@ -565,16 +577,19 @@ def dashboard_targets(drows):
                   "limit": 4, "met": r["cpu_s"] <= 4})
         t.append({"target": "dashboard index.html MiB, 200 x 1000", "value": r["index_mib"],
                   "limit": 8, "met": r["index_mib"] <= 8})
+        t.append({"target": "changes wall s, 200 x 1000", "value": r["changes_wall_s"],
+                  "limit": 2, "met": r["changes_wall_s"] <= 2})
     return t
 
 
 def dashboard_markdown(drows, tgts):
     lines = ["", "| dashboard | history | wall (median) | CPU, user + sys (median) | peak RSS | "
-             "index.html | site |", "|---|---|---|---|---|---|---|"]
+             "index.html | site | `changes` wall (median) | change points |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in drows:
-        lines.append("| %s | %.1f MiB | %.3f s | %.3f s | %.1f MiB | %.2f MiB | %.1f MiB |" % (
+        lines.append("| %s | %.1f MiB | %.3f s | %.3f s | %.1f MiB | %.2f MiB | %.1f MiB | %.3f s | %d |" % (
             r["command"], r["history_mib"], r["wall_s"], r["cpu_s"], r["peak_rss_mib"],
-            r["index_mib"], r["site_mib"]))
+            r["index_mib"], r["site_mib"], r["changes_wall_s"], r["changes_found"]))
     lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
     for t in tgts:
         lines.append("| %s | %.2f | <= %s | %s |" % (t["target"], t["value"], t["limit"],

@@ -10,8 +10,10 @@
 #include "history/ng_accept.h"
 #include "history/ng_history.h"
 #include "history/ng_series.h"
+#include "history/ng_trend_scan.h"
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
+#include "util/ng_oom.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
@@ -235,6 +237,7 @@ struct series {
 
 struct reading {
     const struct ng_changes_opts *o;
+    struct ng_trend_scan scan;
     struct ng_context match;
     struct ng_strmap keys;
     struct series *series;
@@ -257,39 +260,88 @@ static int holds_match(const struct reading *rd, const struct ng_verdict *v)
     return 1;
 }
 
-static int take_run(struct ng_history_entry *e, void *ctx)
+/* What a series takes of a run, from either reader. */
+struct seen {
+    const char *name, *mode, *metric, *work, *commit, *run_url;
+    double ms;
+    time_t timestamp;
+    size_t line;
+};
+
+/* The work set as the full reader keeps it (47 bytes at most), so both
+ * readers put a run in the same series. */
+static void add_run(struct reading *rd, const struct seen *r)
 {
-    struct reading *rd = ctx;
-    const struct ng_verdict *v = &e->doc.v;
     struct ng_buf key = NG_BUF_INIT;
     int added;
+    const char *mode = or_default(r->mode, "total"), *metric = or_default(r->metric, "kernel-sum");
+    const char *work = or_default(r->work, "kernels,graphs");
 
-    if (v->outcome == NG_OUTCOME_ERROR || !v->has_figures || !isfinite(v->current.ms_per_epoch) ||
-        !holds_match(rd, v))
-        return 0;
-    ng_buf_addf(&key, "%s\n%s\n%s\n%s", v->name, or_default(v->mode, "total"),
-                or_default(v->metric, "kernel-sum"), or_default(v->work, "kernels,graphs"));
+    ng_buf_addf(&key, "%s\n%s\n%s\n%.47s", r->name, mode, metric, work);
     size_t i = ng_strmap_get(&rd->keys, key.data, key.len, rd->n_series, &added);
     if (added) {
         rd->series = ng_xgrow(rd->series, rd->n_series, sizeof *rd->series);
         struct series *s = &rd->series[rd->n_series++];
         memset(s, 0, sizeof *s);
-        s->name = ng_xstrdup(v->name);
+        s->name = ng_xstrdup(r->name);
         struct ng_buf setup = NG_BUF_INIT;
-        ng_buf_addf(&setup, "mode %s, metric %s, work %s", or_default(v->mode, "total"),
-                    or_default(v->metric, "kernel-sum"), or_default(v->work, "kernels,graphs"));
+        ng_buf_addf(&setup, "mode %s, metric %s, work %.47s", mode, metric, work);
         s->setup = ng_buf_detach(&setup);
     }
     ng_buf_release(&key);
     struct series *s = &rd->series[i];
     if (s->n == s->cap)
         s->cap = s->cap ? 2 * s->cap : 64, s->runs = ng_xrealloc(s->runs, s->cap * sizeof *s->runs);
-    const char *commit = ng_context_get(&v->context, "commit");
-    const char *url = ng_context_get(&v->context, "run_url");
-    s->runs[s->n++] = (struct run){ v->current.ms_per_epoch, commit ? ng_xstrdup(commit) : NULL,
-                                    url ? ng_xstrdup(url) : NULL, v->timestamp, e->line,
-                                    rd->file };
+    s->runs[s->n++] = (struct run){ r->ms, r->commit ? ng_xstrdup(r->commit) : NULL,
+                                    r->run_url ? ng_xstrdup(r->run_url) : NULL, r->timestamp,
+                                    r->line, rd->file };
+}
+
+static int take_run(struct ng_history_entry *e, void *ctx)
+{
+    struct reading *rd = ctx;
+    const struct ng_verdict *v = &e->doc.v;
+
+    if (v->outcome == NG_OUTCOME_ERROR || !v->has_figures || !isfinite(v->current.ms_per_epoch) ||
+        !holds_match(rd, v))
+        return 0;
+    struct seen r = { v->name, v->mode, v->metric, v->work, ng_context_get(&v->context, "commit"),
+                      ng_context_get(&v->context, "run_url"), v->current.ms_per_epoch,
+                      v->timestamp, e->line };
+    add_run(rd, &r);
     return 0;
+}
+
+/* A line: the trend scanner's few figures when it can tell (a history of
+ * 200 gates x 1000 nights is a gigabyte of lines), else the whole verdict
+ * (and always with --history-match, whose keys the scanner does not keep). */
+static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
+{
+    struct reading *rd = ctx;
+    struct ng_trend_scan *sc = &rd->scan;
+
+    if (rd->match.n > 0 || ng_trend_scan_line(sc, l->text, l->len) != 0)
+        return ng_history_verdict_line(l, take_run, rd, err);
+    if (sc->outcome == NG_OUTCOME_ERROR || !sc->has_figures || !isfinite(sc->current_ms))
+        return 0;
+    struct seen r = { sc->name, sc->mode, sc->metric, sc->work, sc->commit, sc->run_url,
+                      sc->current_ms, sc->timestamp, l->line };
+    add_run(rd, &r);
+    return 0;
+}
+
+static int read_history(struct ng_history *h, const char *path, struct reading *rd,
+                        struct ng_err *err)
+{
+    int fd = ng_history_open(path, err);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        ng_oom_fail();   /* fdopen of an open descriptor fails only for memory */
+    int ret = ng_history_read_lines(h, f, path, take_line, rd, err);
+    fclose(f);
+    return ret;
 }
 
 static void series_release(struct series *s)
@@ -532,7 +584,7 @@ static int write_reports(const struct ng_changes_opts *o, const struct change *c
 int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
                    struct ng_err *err)
 {
-    struct reading rd = { o, { NULL, 0 }, NG_STRMAP_INIT, NULL, 0, NULL };
+    struct reading rd = { o, NG_TREND_SCAN_INIT, { NULL, 0 }, NG_STRMAP_INIT, NULL, 0, NULL };
     struct ng_accept acc = NG_ACCEPT_INIT;
     struct change *ch = NULL;
     size_t n_ch = 0;
@@ -553,7 +605,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     for (size_t i = 0; ret == 0 && i < o->n_histories; i++) {
         struct ng_history h = NG_HISTORY_INIT;
         rd.file = o->histories[i];
-        ret = ng_history_read(&h, o->histories[i], take_run, &rd, err);
+        ret = read_history(&h, o->histories[i], &rd, err);
         for (size_t k = 0; k < h.n_warnings; k++)
             ng_strv_push(&r->warnings, &r->n_warnings, ng_xstrdup(h.warnings[k]));
         ng_history_release(&h);
@@ -588,6 +640,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     free(rd.series);
     ng_strmap_release(&rd.keys);
     ng_context_release(&rd.match);
+    ng_trend_scan_release(&rd.scan);
     ng_accept_release(&acc);
     return ret;
 }

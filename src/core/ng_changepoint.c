@@ -165,13 +165,51 @@ static double window_p(const struct windows *w)
     return welch_p(n1, m1, v1 > 0 ? v1 : 0, n2, m2, v2 > 0 ? v2 : 0);
 }
 
-/* The best qualifying split of [a, b), or 0. */
+/* Whether the windows' Welch p is below limit.  Student's t has heavier
+ * tails than the normal, so its p is never below the normal's: when the
+ * normal's p of the same statistic is at or above limit, so is Welch's,
+ * and the incomplete beta function (the scan's most expensive step) is
+ * not needed for most splits. */
+static int window_p_below(const struct windows *w, double limit)
+{
+    double n1 = (double)(w->t - w->l0), n2 = (double)(w->r1 - w->t);
+    double m1 = w->sl / n1, m2 = w->sr / n2;
+    double v1 = (w->ssl - n1 * m1 * m1) / (n1 - 1), v2 = (w->ssr - n2 * m2 * m2) / (n2 - 1);
+    double se2 = (v1 > 0 ? v1 : 0) / n1 + (v2 > 0 ? v2 : 0) / n2;
+    if (se2 > 0 && !(erfc(fabs(m2 - m1) / sqrt(se2) / sqrt(2)) < limit))
+        return 0;
+    return window_p(w) < limit;
+}
+
+/* A split the scan keeps: its score and windows, tested once the scan
+ * is done. */
+struct candidate {
+    double q;
+    size_t l0, t, r1;
+};
+
+/* Highest score first; among equal scores the earliest split, as a scan
+ * that keeps the first strictly better one would take it. */
+static int by_score(const void *pa, const void *pb)
+{
+    const struct candidate *a = pa, *b = pb;
+    if (a->q != b->q)
+        return a->q > b->q ? -1 : 1;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* The best qualifying split of [a, b), or 0: the scan scores every split
+ * (the prefilter's Welch test is running sums), then the rank test, a
+ * sort each, runs on the candidates in score order until one qualifies,
+ * which is the split of the largest score that qualifies. */
 static int best_split(struct series *s, size_t a, size_t b, struct ng_cp *best)
 {
     const size_t k = NG_CP_MIN_SIDE, win = s->o->window;
     const double *y = s->y;
-    double best_q = -1;
     struct windows w = { a, a, a, 0, 0, 0, 0, 0, 0, 0 };
+    struct candidate *cand = NULL;
+    size_t n_cand = 0;
+    int found = 0;
 
     if (b - a < 2 * k)
         return 0;
@@ -186,11 +224,11 @@ static int best_split(struct series *s, size_t a, size_t b, struct ng_cp *best)
         w.r1 = i + 1;
     }
     for (;;) {
-        if (w.r1 - w.t >= k) {
-            double q = energy(&w);
-            struct ng_cp c;
-            if (q > best_q && window_p(&w) < 100 * s->o->p_max && qualifies(s, w.l0, w.t, w.r1, &c))
-                best_q = q, *best = c;
+        double q;
+        if (w.r1 - w.t >= k && (q = energy(&w)) > -1 && window_p_below(&w, 100 * s->o->p_max)) {
+            if (!cand)
+                cand = ng_xmalloc((b - a) * sizeof *cand);
+            cand[n_cand++] = (struct candidate){ q, w.l0, w.t, w.r1 };
         }
         if (w.t + k >= b)
             break;
@@ -215,7 +253,11 @@ static int best_split(struct series *s, size_t a, size_t b, struct ng_cp *best)
             w.r1 = i + 1;
         }
     }
-    return best_q >= 0;
+    ng_sort(cand, n_cand, sizeof *cand, by_score);
+    for (size_t i = 0; i < n_cand && !found; i++)
+        found = qualifies(s, cand[i].l0, cand[i].t, cand[i].r1, best);
+    free(cand);
+    return found;
 }
 
 static void segment(struct series *s, size_t a, size_t b, struct ng_cp *cp, size_t *n)

@@ -249,7 +249,14 @@ struct verdicts {
 
 static int read_verdict_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
 {
-    struct verdicts *v = ctx;
+    const struct verdicts *v = ctx;
+    return ng_history_verdict_line(l, v->fn, v->ctx, err);
+}
+
+int ng_history_verdict_line(const struct ng_history_line *l, ng_history_fn fn, void *ctx,
+                            struct ng_err *err)
+{
+    struct verdicts vs = { fn, ctx }, *v = &vs;
     struct ng_history_entry e = { .line = l->line };
     int ret = ng_verdict_doc_read(&e.doc, l->text, l->len, err);
 

@@ -100,6 +100,12 @@ typedef int (*ng_history_line_fn)(const struct ng_history_line *l, void *ctx,
 int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
                           void *ctx, struct ng_err *err);
 
+/* One line read whole as ng_history_read() reads it (fn called with its
+ * verdict, as there), for a line callback that reads most lines another
+ * way: 0, 1 to stop, or -1/-2 with err for the line's warning. */
+int ng_history_verdict_line(const struct ng_history_line *l, ng_history_fn fn, void *ctx,
+                            struct ng_err *err);
+
 /* Gives the next bytes of the file: 1 with *chunk and *len (the bytes
  * stay valid until the next call), 0 at the end, -1 with errno. */
 typedef int (*ng_history_chunk_fn)(void *ctx, const char **chunk, size_t *len);

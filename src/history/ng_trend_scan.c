@@ -258,16 +258,17 @@ static int context_member(struct cur *c, const struct span *key, void *ctx, int 
 
 /* The top level: the first member of each name counts, as in cJSON. */
 enum {
-    F_NAME, F_VERDICT, F_TIMESTAMP,                                   /* strings */
+    F_NAME, F_VERDICT, F_TIMESTAMP, F_MODE, F_METRIC, F_WORK,         /* strings */
     F_RATIO, F_P, F_THRESHOLD, F_BASELINE_MS, F_CURRENT_MS,           /* numbers */
     F_BASELINE, F_CURRENT, F_CONTEXT,                                 /* objects */
     F_FIELDS
 };
-#define F_STRINGS 3
-#define F_NUMBERS 8
+#define F_STRINGS 6
+#define F_NUMBERS 11
 
 static const struct key root_keys[F_FIELDS] = {
-    KEY("name"), KEY("verdict"), KEY("timestamp"), KEY("ratio"), KEY("p_value"),
+    KEY("name"), KEY("verdict"), KEY("timestamp"), KEY("mode"), KEY("metric"), KEY("work"),
+    KEY("ratio"), KEY("p_value"),
     KEY("threshold"), KEY("baseline_ms_per_epoch"), KEY("current_ms_per_epoch"),
     KEY("baseline"), KEY("current"), KEY("context"),
 };
@@ -343,16 +344,18 @@ static int outcome_of(const struct span *s, enum ng_outcome *o)
 /* The strings into s->text; offsets first, as the buffer may move. */
 static int figures(struct ng_trend_scan *s, const struct root *r)
 {
-    size_t at[4] = { 0 };
-    int has[4] = { 1, r->is_str[F_TIMESTAMP], r->context.set[CTX_COMMIT],
-                   r->context.set[CTX_RUN_URL] };
-    const struct span *from[4] = { &r->str[F_NAME], &r->str[F_TIMESTAMP],
-                                   &r->context.v[CTX_COMMIT], &r->context.v[CTX_RUN_URL] };
+    size_t at[7] = { 0 };
+    int has[7] = { 1, r->is_str[F_TIMESTAMP], r->context.set[CTX_COMMIT],
+                   r->context.set[CTX_RUN_URL], r->is_str[F_MODE], r->is_str[F_METRIC],
+                   r->is_str[F_WORK] };
+    const struct span *from[7] = { &r->str[F_NAME], &r->str[F_TIMESTAMP],
+                                   &r->context.v[CTX_COMMIT], &r->context.v[CTX_RUN_URL],
+                                   &r->str[F_MODE], &r->str[F_METRIC], &r->str[F_WORK] };
 
     if (!r->is_str[F_NAME] || !r->is_str[F_VERDICT] || outcome_of(&r->str[F_VERDICT], &s->outcome) < 0)
         return -1;
     s->text.len = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 7; i++) {
         at[i] = s->text.len;
         if (has[i] && keep(&s->text, from[i]) < 0)
             return -1;
@@ -363,6 +366,9 @@ static int figures(struct ng_trend_scan *s, const struct root *r)
         (void)ng_parse_utc(s->text.data + at[1], &s->timestamp);
     s->commit = has[2] ? s->text.data + at[2] : NULL;
     s->run_url = has[3] ? s->text.data + at[3] : NULL;
+    s->mode = has[4] ? s->text.data + at[4] : NULL;
+    s->metric = has[5] ? s->text.data + at[5] : NULL;
+    s->work = has[6] ? s->text.data + at[6] : NULL;
     s->has_figures = r->is_num[F_RATIO];
     s->ratio = r->num[F_RATIO];
     s->has_p = r->is_num[F_P];
@@ -416,6 +422,7 @@ void ng_trend_scan_of_verdict(struct ng_trend_scan *s, const struct ng_verdict *
     s->name = s->text.data + at[0];
     s->commit = text[1] ? s->text.data + at[1] : NULL;
     s->run_url = text[2] ? s->text.data + at[2] : NULL;
+    s->mode = s->metric = s->work = NULL;   /* not kept: the dashboard does not ask */
     s->outcome = v->outcome;
     s->timestamp = v->timestamp;
     s->has_figures = v->has_figures;

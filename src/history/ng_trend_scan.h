@@ -1,6 +1,7 @@
 /* ng_trend_scan: the few figures of a --history line that a trend chart needs
  * (name, verdict, ratio, p, threshold, both sides' ms/epoch, the current
- * side's min..max, the date, the commit and CI run), read straight from
+ * side's min..max, the date, the commit and CI run; mode, metric and work,
+ * for the series of `nsys-gate changes`), read straight from
  * the line's JSON text without building a tree.  A dashboard of 200
  * gates x 1000 nights reads a gigabyte of lines and draws a point of
  * each; only the latest runs of a gate need the whole verdict
@@ -44,6 +45,8 @@ struct ng_trend_scan {
     double baseline_ms, current_ms;        /* ms/epoch of each side */
     double current_min_ms, current_max_ms;
     const char *commit, *run_url;          /* the context's, NULL when it has none */
+    const char *mode, *metric, *work;      /* as the line has them (strings), else NULL;
+                                              ng_trend_scan_of_verdict() leaves them NULL */
     struct ng_buf text;          /* the strings above */
 };
 
