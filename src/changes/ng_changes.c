@@ -13,7 +13,6 @@
 #include "history/ng_trend_scan.h"
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
-#include "util/ng_oom.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
@@ -330,20 +329,6 @@ static int take_line(const struct ng_history_line *l, void *ctx, struct ng_err *
     return 0;
 }
 
-static int read_history(struct ng_history *h, const char *path, struct reading *rd,
-                        struct ng_err *err)
-{
-    int fd = ng_history_open(path, err);
-    if (fd < 0)
-        return -1;
-    FILE *f = fdopen(fd, "rb");
-    if (!f)
-        ng_oom_fail();   /* fdopen of an open descriptor fails only for memory */
-    int ret = ng_history_read_lines(h, f, path, take_line, rd, err);
-    fclose(f);
-    return ret;
-}
-
 static void series_release(struct series *s)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -605,7 +590,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     for (size_t i = 0; ret == 0 && i < o->n_histories; i++) {
         struct ng_history h = NG_HISTORY_INIT;
         rd.file = o->histories[i];
-        ret = read_history(&h, o->histories[i], &rd, err);
+        ret = ng_history_read_path_lines(&h, o->histories[i], take_line, &rd, err);
         for (size_t k = 0; k < h.n_warnings; k++)
             ng_strv_push(&r->warnings, &r->n_warnings, ng_xstrdup(h.warnings[k]));
         ng_history_release(&h);

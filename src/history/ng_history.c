@@ -296,8 +296,8 @@ int ng_history_open(const char *path, struct ng_err *err)
     return fd;
 }
 
-int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
-                    struct ng_err *err)
+int ng_history_read_path_lines(struct ng_history *h, const char *path, ng_history_line_fn fn,
+                               void *ctx, struct ng_err *err)
 {
     int fd = ng_history_open(path, err);
     if (fd < 0)
@@ -305,9 +305,16 @@ int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, vo
     FILE *f = fdopen(fd, "rb");
     if (!f)
         ng_oom_fail();   /* fdopen of an open descriptor fails only for memory */
-    int ret = ng_history_read_stream(h, f, path, fn, ctx, err);
+    int ret = ng_history_read_lines(h, f, path, fn, ctx, err);
     fclose(f);
     return ret;
+}
+
+int ng_history_read(struct ng_history *h, const char *path, ng_history_fn fn, void *ctx,
+                    struct ng_err *err)
+{
+    struct verdicts v = { fn, ctx };
+    return ng_history_read_path_lines(h, path, read_verdict_line, &v, err);
 }
 
 /* ng_history_load's callback: every entry moves into the array. */

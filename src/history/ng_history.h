@@ -100,6 +100,11 @@ typedef int (*ng_history_line_fn)(const struct ng_history_line *l, void *ctx,
 int ng_history_read_lines(struct ng_history *h, FILE *f, const char *name, ng_history_line_fn fn,
                           void *ctx, struct ng_err *err);
 
+/* ng_history_read_lines() on the file at path, opened as ng_history_read()
+ * opens it (read-only, under the shared lock). */
+int ng_history_read_path_lines(struct ng_history *h, const char *path, ng_history_line_fn fn,
+                               void *ctx, struct ng_err *err);
+
 /* One line read whole as ng_history_read() reads it (fn called with its
  * verdict, as there), for a line callback that reads most lines another
  * way: 0, 1 to stop, or -1/-2 with err for the line's warning. */
