@@ -267,8 +267,8 @@ struct seen {
     size_t line;
 };
 
-/* The work set as the full reader keeps it (47 bytes at most), so both
- * readers put a run in the same series. */
+/* Both readers give mode, metric and work alike (history/ng_trend_scan.h),
+ * so a run lands in the same series whichever read it. */
 static void add_run(struct reading *rd, const struct seen *r)
 {
     struct ng_buf key = NG_BUF_INIT;
@@ -276,7 +276,7 @@ static void add_run(struct reading *rd, const struct seen *r)
     const char *mode = or_default(r->mode, "total"), *metric = or_default(r->metric, "kernel-sum");
     const char *work = or_default(r->work, "kernels,graphs");
 
-    ng_buf_addf(&key, "%s\n%s\n%s\n%.47s", r->name, mode, metric, work);
+    ng_buf_addf(&key, "%s\n%s\n%s\n%s", r->name, mode, metric, work);
     size_t i = ng_strmap_get(&rd->keys, key.data, key.len, rd->n_series, &added);
     if (added) {
         rd->series = ng_xgrow(rd->series, rd->n_series, sizeof *rd->series);
@@ -284,7 +284,7 @@ static void add_run(struct reading *rd, const struct seen *r)
         memset(s, 0, sizeof *s);
         s->name = ng_xstrdup(r->name);
         struct ng_buf setup = NG_BUF_INIT;
-        ng_buf_addf(&setup, "mode %s, metric %s, work %.47s", mode, metric, work);
+        ng_buf_addf(&setup, "mode %s, metric %s, work %s", mode, metric, work);
         s->setup = ng_buf_detach(&setup);
     }
     ng_buf_release(&key);

@@ -156,6 +156,9 @@ struct ng_work_rate {
  * for the headline ("baseline: last 10 runs of 'resnet50' on main
  * (4f1c2a7..9b2e4d6)") and the JSON's "baseline_history".  Owns its
  * strings (ng_verdict_history_release()). */
+/* The room of a verdict's work set (a longer one read back is cut). */
+#define NG_VERDICT_WORK_MAX 48
+
 struct ng_verdict_history_run {
     size_t line;               /* its line in the file, from 1 */
     char *commit;              /* NULL when the run recorded none */
@@ -201,7 +204,7 @@ struct ng_verdict {
     const char *name;          /* test case / metric name */
     const char *mode;          /* "total" or "nvtx" */
     const char *metric;        /* a name from the metric table */
-    char work[48];             /* what was counted, as --work spells it */
+    char work[NG_VERDICT_WORK_MAX];   /* what was counted, as --work spells it */
     double threshold;
     long epochs;               /* epochs per side actually used (the smaller side's count) */
     int has_figures;           /* ms_per_epoch, samples and ratio are known */

@@ -366,9 +366,17 @@ static int figures(struct ng_trend_scan *s, const struct root *r)
         (void)ng_parse_utc(s->text.data + at[1], &s->timestamp);
     s->commit = has[2] ? s->text.data + at[2] : NULL;
     s->run_url = has[3] ? s->text.data + at[3] : NULL;
-    s->mode = has[4] ? s->text.data + at[4] : NULL;
+    /* as the full reader keeps them: mode "total" when absent, work "" when
+     * absent and cut to its 47 bytes */
+    s->mode = has[4] ? s->text.data + at[4] : "total";
     s->metric = has[5] ? s->text.data + at[5] : NULL;
-    s->work = has[6] ? s->text.data + at[6] : NULL;
+    s->work = "";
+    if (has[6]) {
+        char *work = s->text.data + at[6];
+        if (strlen(work) >= NG_VERDICT_WORK_MAX)
+            work[NG_VERDICT_WORK_MAX - 1] = '\0';
+        s->work = work;
+    }
     s->has_figures = r->is_num[F_RATIO];
     s->ratio = r->num[F_RATIO];
     s->has_p = r->is_num[F_P];
@@ -409,12 +417,12 @@ int ng_trend_scan_line(struct ng_trend_scan *s, const char *line, size_t len)
 
 void ng_trend_scan_of_verdict(struct ng_trend_scan *s, const struct ng_verdict *v)
 {
-    const char *text[3] = { v->name ? v->name : "", ng_context_get(&v->context, "commit"),
-                            ng_context_get(&v->context, "run_url") };
-    size_t at[3];
+    const char *text[6] = { v->name ? v->name : "", ng_context_get(&v->context, "commit"),
+                            ng_context_get(&v->context, "run_url"), v->mode, v->metric, v->work };
+    size_t at[6];
 
     s->text.len = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 6; i++) {
         at[i] = s->text.len;
         if (text[i])
             ng_buf_add(&s->text, text[i], strlen(text[i]) + 1);
@@ -422,7 +430,9 @@ void ng_trend_scan_of_verdict(struct ng_trend_scan *s, const struct ng_verdict *
     s->name = s->text.data + at[0];
     s->commit = text[1] ? s->text.data + at[1] : NULL;
     s->run_url = text[2] ? s->text.data + at[2] : NULL;
-    s->mode = s->metric = s->work = NULL;   /* not kept: the dashboard does not ask */
+    s->mode = text[3] ? s->text.data + at[3] : NULL;
+    s->metric = text[4] ? s->text.data + at[4] : NULL;
+    s->work = s->text.data + at[5];
     s->outcome = v->outcome;
     s->timestamp = v->timestamp;
     s->has_figures = v->has_figures;
@@ -449,7 +459,9 @@ int ng_trend_scan_same(const struct ng_trend_scan *a, const struct ng_trend_scan
                          b->current_min_ms, b->current_max_ms };
 
     return same_text(a->name, b->name) && same_text(a->commit, b->commit) &&
-           same_text(a->run_url, b->run_url) && a->outcome == b->outcome &&
+           same_text(a->run_url, b->run_url) && same_text(a->mode, b->mode) &&
+           same_text(a->metric, b->metric) && same_text(a->work, b->work) &&
+           a->outcome == b->outcome &&
            a->timestamp == b->timestamp && a->has_figures == b->has_figures &&
            a->has_p == b->has_p && memcmp(x, y, sizeof x) == 0;
 }

@@ -45,8 +45,9 @@ struct ng_trend_scan {
     double baseline_ms, current_ms;        /* ms/epoch of each side */
     double current_min_ms, current_max_ms;
     const char *commit, *run_url;          /* the context's, NULL when it has none */
-    const char *mode, *metric, *work;      /* as the line has them (strings), else NULL;
-                                              ng_trend_scan_of_verdict() leaves them NULL */
+    const char *mode, *metric, *work;      /* as the full reader keeps them: mode "total"
+                                              and work "" when absent (work cut to its
+                                              47 bytes), metric NULL */
     struct ng_buf text;          /* the strings above */
 };
 

@@ -286,6 +286,37 @@ static void test_rules(void **state)
                      rules[i].line);
 }
 
+/* What `changes` keys a series by: mode, metric and work as the full
+ * reader keeps them, whether absent (mode "total", work "", metric none),
+ * given, or a work set longer than the verdict's room (cut alike). */
+static void test_setup(void **state)
+{
+    static const char *const lines[] = {
+        "{\"name\":\"a\",\"verdict\":\"pass\"}",
+        "{\"name\":\"a\",\"verdict\":\"pass\",\"mode\":\"nvtx\",\"metric\":\"gpu-busy\","
+        "\"work\":\"all\"}",
+        "{\"name\":\"a\",\"verdict\":\"pass\",\"work\":\"kernels,graphs,memory,kernels,graphs,"
+        "memory,kernels,graphs\"}",
+    };
+    struct ng_trend_scan s = NG_TREND_SCAN_INIT;
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(agree_as(lines[i], strlen(lines[i]), &s));
+        if (i == 0) {
+            assert_string_equal(s.mode, "total");
+            assert_null(s.metric);
+            assert_string_equal(s.work, "");
+        } else if (i == 1) {
+            assert_string_equal(s.mode, "nvtx");
+            assert_string_equal(s.metric, "gpu-busy");
+            assert_string_equal(s.work, "all");
+        } else {
+            assert_int_equal(strlen(s.work), NG_VERDICT_WORK_MAX - 1);
+        }
+    }
+    ng_trend_scan_release(&s);
+}
+
 /* The full reader refuses a NUL escape as a line no gate writes (-2: the
  * history reader skips it with this reason), anywhere in the line. */
 static void test_nul_refused(void **state)
@@ -444,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_project_histories),
         cmocka_unit_test(test_gate_written),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_setup),
         cmocka_unit_test(test_nul_refused),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_nesting),
