@@ -342,11 +342,8 @@ static void series_release(struct series *s)
 
 struct change {
     const struct series *s;
-    struct ng_cp cp;
     const struct run *good, *bad;
-    const struct ng_ack *ack;
-    int expired;
-    int standing;
+    struct ng_series_change sc;   /* the change point, judged */
 };
 
 static int newest_first(const void *pa, const void *pb)
@@ -357,51 +354,34 @@ static int newest_first(const void *pa, const void *pb)
     int c = strcmp(a->s->name, b->s->name);
     if (c)
         return c;
-    return a->cp.at > b->cp.at ? -1 : a->cp.at < b->cp.at;
-}
-
-static int is_regression(const struct ng_cp *c)
-{
-    return c->magnitude > 1;
-}
-
-/* The commits of a series' runs, in order (borrowed from them). */
-static const char **commits_of(const struct series *s)
-{
-    const char **c = ng_xmalloc((s->n + 1) * sizeof *c);
-    for (size_t r = 0; r < s->n; r++)
-        c[r] = s->runs[r].commit;
-    return c;
+    return a->sc.cp.at > b->sc.cp.at ? -1 : a->sc.cp.at < b->sc.cp.at;
 }
 
 /* The series' changes, judged (history/ng_series.h), appended to *ch;
- * whether its latest runs follow an unacknowledged regression. */
+ * *standing when its latest runs follow an unacknowledged regression.  -1
+ * with err for an ambiguous acknowledgement. */
 static int judge(const struct series *s, const struct ng_cp_opts *co, const struct ng_accept *acc,
-                 time_t now, struct change **ch, size_t *n_ch)
+                 time_t now, struct change **ch, size_t *n_ch, int *standing, struct ng_err *err)
 {
     double *x = ng_xmalloc((s->n + 1) * sizeof *x);
-    const char **commits = commits_of(s);
+    const char **commits = ng_xmalloc((s->n + 1) * sizeof *commits);
     struct ng_series_change *sc;
+    size_t found;
 
-    for (size_t k = 0; k < s->n; k++)
+    for (size_t k = 0; k < s->n; k++) {
         x[k] = s->runs[k].ms;
-    size_t found = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &sc);
-    *ch = ng_xrealloc(*ch, (*n_ch + found + 1) * sizeof **ch);
-    for (size_t k = 0; k < found; k++) {
-        struct change *c = &(*ch)[(*n_ch)++];
-        c->s = s;
-        c->cp = sc[k].cp;
-        c->good = &s->runs[sc[k].cp.at - 1];
-        c->bad = &s->runs[sc[k].cp.at];
-        c->ack = sc[k].ack;
-        c->expired = sc[k].expired;
-        c->standing = sc[k].standing;
+        commits[k] = s->runs[k].commit;
     }
-    int standing = ng_series_standing(sc, found);
+    int ret = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &sc, &found, err);
+    *ch = ng_xrealloc(*ch, (*n_ch + found + 1) * sizeof **ch);
+    for (size_t k = 0; k < found; k++)
+        (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[sc[k].cp.at - 1], &s->runs[sc[k].cp.at],
+                                            sc[k] };
+    *standing = ng_series_standing(sc, found);
     free(sc);
     free(commits);
     free(x);
-    return standing;
+    return ret;
 }
 
 static void short_commit(char *buf, size_t size, const char *c)
@@ -425,14 +405,14 @@ static void human_line(struct ng_buf *b, const struct change *c)
     short_commit(good, sizeof good, c->good->commit);
     day_of(day, sizeof day, c->bad->timestamp);
     ng_buf_addf(b, "%s: %s %.2fx at %s (%s, line %zu; last good %s)  %.1f -> %.1f ms/epoch  p=%.1e",
-                c->s->name, is_regression(&c->cp) ? "regression" : "improvement", c->cp.magnitude,
-                bad, day, c->bad->position, good, c->cp.before, c->cp.after, c->cp.p_value);
-    if (c->ack)
-        ng_buf_addf(b, "  acknowledged by %s until %s: %s", c->ack->author, c->ack->expires,
-                    c->ack->reason);
-    else if (is_regression(&c->cp))
-        ng_buf_addf(b, "  %s%s", c->expired ? "acknowledgement expired; " : "",
-                    c->standing ? "STANDING (not acknowledged)" : "not acknowledged");
+                c->s->name, c->sc.regression ? "regression" : "improvement", c->sc.cp.magnitude,
+                bad, day, c->bad->position, good, c->sc.cp.before, c->sc.cp.after, c->sc.cp.p_value);
+    if (c->sc.ack)
+        ng_buf_addf(b, "  acknowledged by %s until %s: %s", c->sc.ack->author, c->sc.ack->expires,
+                    c->sc.ack->reason);
+    else if (c->sc.regression)
+        ng_buf_addf(b, "  %s%s", c->sc.expired ? "acknowledgement expired; " : "",
+                    c->sc.standing ? "STANDING (not acknowledged)" : "not acknowledged");
     ng_buf_adds(b, "\n");
 }
 
@@ -477,19 +457,19 @@ static char *json_report(const struct change *c, size_t n, const struct series *
         cJSON_AddStringToObject(o, "setup", c[i].s->setup);
         cJSON_AddItemToObject(o, "last_good", run_json(c[i].good));
         cJSON_AddItemToObject(o, "first_bad", run_json(c[i].bad));
-        cJSON_AddStringToObject(o, "direction", is_regression(&c[i].cp) ? "regression" : "improvement");
-        add_figure(o, "magnitude", c[i].cp.magnitude, ng_fmt_double);
-        add_figure(o, "before_ms", c[i].cp.before, ng_fmt_ms);
-        add_figure(o, "after_ms", c[i].cp.after, ng_fmt_ms);
-        add_figure(o, "p_value", c[i].cp.p_value, ng_fmt_double);
-        cJSON_AddBoolToObject(o, "acknowledged", c[i].ack != NULL);
-        if (c[i].ack) {
-            cJSON_AddStringToObject(o, "reason", c[i].ack->reason);
-            cJSON_AddStringToObject(o, "author", c[i].ack->author);
-            cJSON_AddStringToObject(o, "expires", c[i].ack->expires);
+        cJSON_AddStringToObject(o, "direction", c[i].sc.regression ? "regression" : "improvement");
+        add_figure(o, "magnitude", c[i].sc.cp.magnitude, ng_fmt_double);
+        add_figure(o, "before_ms", c[i].sc.cp.before, ng_fmt_ms);
+        add_figure(o, "after_ms", c[i].sc.cp.after, ng_fmt_ms);
+        add_figure(o, "p_value", c[i].sc.cp.p_value, ng_fmt_double);
+        cJSON_AddBoolToObject(o, "acknowledged", c[i].sc.ack != NULL);
+        if (c[i].sc.ack) {
+            cJSON_AddStringToObject(o, "reason", c[i].sc.ack->reason);
+            cJSON_AddStringToObject(o, "author", c[i].sc.ack->author);
+            cJSON_AddStringToObject(o, "expires", c[i].sc.ack->expires);
         }
-        cJSON_AddBoolToObject(o, "ack_expired", c[i].expired && !c[i].ack);
-        cJSON_AddBoolToObject(o, "standing", c[i].standing);
+        cJSON_AddBoolToObject(o, "ack_expired", c[i].sc.expired && !c[i].sc.ack);
+        cJSON_AddBoolToObject(o, "standing", c[i].sc.standing);
         cJSON_AddItemToArray(arr, o);
     }
     cJSON *gates = cJSON_AddArrayToObject(root, "gates");
@@ -529,7 +509,7 @@ static char *junit_report(const struct change *c, size_t n, const struct series 
         }
         ng_buf_adds(&b, " time=\"0.000\">\n    <failure type=\"regression\" message=\"");
         for (size_t k = 0; k < n; k++)
-            if (c[k].s == &s[i] && c[k].standing) {
+            if (c[k].s == &s[i] && c[k].sc.standing) {
                 struct ng_buf line = NG_BUF_INIT;
                 human_line(&line, &c[k]);
                 line.data[line.len - 1] = 0;
@@ -595,14 +575,9 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
             ng_strv_push(&r->warnings, &r->n_warnings, ng_xstrdup(h.warnings[k]));
         ng_history_release(&h);
     }
-    for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
-        const char **commits = commits_of(&rd.series[i]);
-        ret = ng_series_check_acks(&acc, rd.series[i].name, commits, rd.series[i].n, err);
-        free(commits);
-    }
     standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
     for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
-        standing[i] = judge(&rd.series[i], &co, &acc, now, &ch, &n_ch);
+        ret = judge(&rd.series[i], &co, &acc, now, &ch, &n_ch, &standing[i], err);
         r->standing += standing[i] != 0;
     }
     if (ret == 0) {

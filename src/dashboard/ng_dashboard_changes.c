@@ -49,7 +49,7 @@ static int judge(struct site *s, size_t gi, struct ng_err *err)
     const char **commits = ng_xmalloc((g->n + 1) * sizeof *commits);
     size_t *run = ng_xmalloc((g->n + 1) * sizeof *run), n = 0;
     struct ng_series_change *sc = NULL;
-    int ret;
+    size_t found;
 
     for (size_t k = 0; k < g->n; k++) {
         const struct run *r = &g->runs[k];
@@ -59,12 +59,8 @@ static int judge(struct site *s, size_t gi, struct ng_err *err)
         commits[n] = r->commit;
         run[n++] = k;
     }
-    ret = ng_series_check_acks(&s->acks, g->name, commits, n, err);
-    size_t found = ret == 0 ? ng_series_judge(g->name, x, commits, n, &(struct ng_cp_opts){
-                                                  NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE,
-                                                  NG_CP_DEFAULT_WINDOW },
-                                              &s->acks, s->now, &sc)
-                            : 0;
+    const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
+    int ret = ng_series_judge(g->name, x, commits, n, &o, &s->acks, s->now, &sc, &found, err);
     g->change0 = s->n_changes;
     g->n_changes = found;
     s->changes = ng_xrealloc(s->changes, (s->n_changes + found + 1) * sizeof *s->changes);

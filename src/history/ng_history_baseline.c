@@ -316,12 +316,11 @@ static int choose(struct ng_history_baseline *w, struct ng_err *err)
 
     for (size_t i = 0; ret == 0 && i < w->n_accept; i++)
         ret = ng_accept_read(&acc, w->accept[i], err);
+    size_t n_c = 0;
     if (ret == 0)
-        ret = ng_series_check_acks(&acc, w->line_name, (const char *const *)w->commits,
-                                   w->n_series, err);
+        ret = ng_series_judge(w->line_name, w->ms, (const char *const *)w->commits, w->n_series,
+                              &co, &acc, ng_report_time(), &c, &n_c, err);
     if (ret == 0) {
-        size_t n_c = ng_series_judge(w->line_name, w->ms, (const char *const *)w->commits,
-                                     w->n_series, &co, &acc, ng_report_time(), &c);
         size_t j = ng_series_baseline(c, n_c, w->n_series, &from, &to);
         if (j < n_c)
             note_change(&w->before_change, w, &c[j]);

@@ -28,10 +28,14 @@ int ng_series_check_acks(const struct ng_accept *a, const char *gate,
     return 0;
 }
 
-size_t ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
-                       const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
-                       struct ng_series_change **out)
+int ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
+                    const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                    struct ng_series_change **out, size_t *n_out, struct ng_err *err)
 {
+    *out = NULL;
+    *n_out = 0;
+    if (ng_series_check_acks(a, gate, commits, n, err) < 0)
+        return -1;
     struct ng_cp *cp = ng_xmalloc((n / NG_CP_MIN_SIDE + 2) * sizeof *cp);
     size_t found = ng_cp_detect(x, n, o, cp);
     struct ng_series_change *c = found ? ng_xcalloc(found, sizeof *c) : NULL;
@@ -45,7 +49,8 @@ size_t ng_series_judge(const char *gate, const double *x, const char *const *com
         c[found - 1].standing = 1;
     free(cp);
     *out = c;
-    return found;
+    *n_out = found;
+    return 0;
 }
 
 int ng_series_standing(const struct ng_series_change *c, size_t n_c)

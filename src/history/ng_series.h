@@ -37,11 +37,12 @@ int ng_series_check_acks(const struct ng_accept *a, const char *gate,
                          const char *const *commits, size_t n, struct ng_err *err);
 
 /* The changes of the gate's figures x[0..n), oldest first, judged against
- * the acknowledgements a in force at now; *out (NULL when none) is the
- * caller's.  Returns their count. */
-size_t ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
-                       const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
-                       struct ng_series_change **out);
+ * the acknowledgements a in force at now, into *out (NULL when none; the
+ * caller's) and *n_out.  -1 with err when an acknowledgement of the gate
+ * names more than one of its commits (ng_series_check_acks()). */
+int ng_series_judge(const char *gate, const double *x, const char *const *commits, size_t n,
+                    const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                    struct ng_series_change **out, size_t *n_out, struct ng_err *err);
 
 /* 1 when the latest runs follow an unacknowledged regression. */
 int ng_series_standing(const struct ng_series_change *c, size_t n_c);

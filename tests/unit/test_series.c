@@ -78,6 +78,17 @@ static void test_the_fix_ends_a_regression(void **state)
     assert_false(ng_series_standing(c, 2));
 }
 
+/* ng_series_judge on 40 figures, its count (it must not fail here). */
+static size_t judged(const char *gate, const double *x, const char *const *commits,
+                     const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                     struct ng_series_change **c)
+{
+    struct ng_err err;
+    size_t n;
+    assert_int_equal(ng_series_judge(gate, x, commits, 40, o, a, now, c, &n, &err), 0);
+    return n;
+}
+
 /* A step of 1.3x at 20 of 40: one change, standing until acknowledged,
  * and again once its acknowledgement has expired. */
 static void test_judge_a_step(void **state)
@@ -97,18 +108,18 @@ static void test_judge_a_step(void **state)
     struct ng_accept none = NG_ACCEPT_INIT;
     struct ng_series_change *c;
 
-    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &none, 1000, &c), 1);
+    assert_int_equal(judged("g", x, commits, &o, &none, 1000, &c), 1);
     assert_int_equal(c[0].cp.at, 20);
     assert_true(c[0].regression && c[0].standing && !c[0].ack);
     free(c);
-    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &acc, 1000, &c), 1);
+    assert_int_equal(judged("g", x, commits, &o, &acc, 1000, &c), 1);
     assert_true(c[0].ack == &ack && !c[0].standing && !c[0].expired);
     free(c);
-    assert_int_equal(ng_series_judge("g", x, commits, 40, &o, &acc, 3000, &c), 1);
+    assert_int_equal(judged("g", x, commits, &o, &acc, 3000, &c), 1);
     assert_true(c[0].ack == NULL && c[0].standing && c[0].expired);
     free(c);
     /* another gate's acknowledgement does not count */
-    assert_int_equal(ng_series_judge("h", x, commits, 40, &o, &acc, 1000, &c), 1);
+    assert_int_equal(judged("h", x, commits, &o, &acc, 1000, &c), 1);
     assert_true(c[0].ack == NULL && c[0].standing);
     free(c);
 }
@@ -125,6 +136,15 @@ static void test_ambiguous_prefix(void **state)
     assert_non_null(strstr(err.msg, "names more than one commit"));
     assert_int_equal(ng_series_check_acks(&acc, "g", commits, 2, &err), 0);   /* one commit */
     assert_int_equal(ng_series_check_acks(&acc, "other", commits, 4, &err), 0);
+    /* judging checks them first: no changes, the same error */
+    const double x[4] = { 1, 1, 1, 1 };
+    const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
+    struct ng_series_change *c = (void *)&err;
+    size_t n = 9;
+    assert_int_equal(ng_series_judge("g", x, commits, 4, &o, &acc, 1000, &c, &n, &err), -1);
+    assert_null(c);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(err.msg, "names more than one commit"));
 }
 
 int main(void)
