@@ -12,10 +12,8 @@
  * searched, more (a crafted file) found by an index built then. */
 #define DEV_SEARCH 8
 
-static struct ng_acc_dev *acc_device(struct ng_acc *a, int64_t device)
+struct ng_acc_dev *ng_acc_other_device(struct ng_acc *a, int64_t device)
 {
-    if (a->last_dev < a->n_dev && a->dev[a->last_dev].device == device)
-        return &a->dev[a->last_dev];
     size_t i = 0;
     if (a->n_dev <= DEV_SEARCH) {
         while (i < a->n_dev && a->dev[i].device != device)
@@ -41,96 +39,37 @@ static struct ng_acc_dev *acc_device(struct ng_acc *a, int64_t device)
     return &a->dev[a->n_dev++];
 }
 
-static int64_t max64(int64_t x, int64_t y)
-{
-    return x > y ? x : y;
-}
-
-static int64_t min64(int64_t x, int64_t y)
-{
-    return x < y ? x : y;
-}
-
-/* The communication time in [mark, t) with no compute: the coverage there
- * is final once an interval starting at t has come. */
-static int64_t exposed_until(const struct ng_acc_dev *d, int64_t t)
-{
-    int64_t lo = max64(d->c_start, d->mark), hi = min64(d->c_end, t);
-    if (hi <= lo)
-        return 0;
-    int64_t hlo = max64(lo, d->k_start), hhi = min64(hi, d->k_end);
-    return (hi - lo) - (hhi > hlo ? hhi - hlo : 0);
-}
-
-/* [start, end] into a union's last component (*s, *e): extends it, or
- * (a gap) replaces it, the old one being wholly before start. */
-static void extend(int64_t *s, int64_t *e, int64_t start, int64_t end)
-{
-    if (*e < start) {
-        *s = start;
-        *e = end;
-    } else if (end > *e) {
-        *e = end;
-    }
-}
-
-/* Intervals in order of start: each one either extends the open busy
- * interval or closes it and opens the next, so memory stays one interval
- * a device. */
-static int add_busy(struct ng_acc_dev *d, int64_t start, int64_t end)
-{
-    int64_t unused;
-    if (d->closed < 0) {
-        d->open_start = d->first = d->mark = start;
-        d->open_end = d->last = end;
-        d->closed = 0;
-        return 0;
-    }
-    if (end > d->last)
-        d->last = end;
-    if (__builtin_sub_overflow(d->last, d->first, &unused))
-        return -1;
-    if (start <= d->open_end) {
-        if (end > d->open_end)
-            d->open_end = end;
-        return 0;
-    }
-    if (__builtin_add_overflow(d->closed, d->open_end - d->open_start, &d->closed))
-        return -1;
-    d->open_start = start;
-    d->open_end = end;
-    return 0;
-}
-
-int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
-               enum ng_work_class cls)
+/* The first interval of a device, or one that starts before the last one
+ * did: the sum and the span still count it (they need no order), the
+ * unions would be wrong, so the caller is told to reorder. */
+int ng_acc_add_rare(struct ng_acc *a, struct ng_acc_dev *d, int64_t start, int64_t end,
+                    enum ng_work_class cls)
 {
     int64_t unused, dur = end - start;
 
+    if (a->launches == 0) {
+        a->first = start;
+        a->last = end;
+    }
     a->launches++;
     if (__builtin_add_overflow(a->sum, dur, &a->sum))
         return -1;
-    if (a->launches == 1 || start < a->first)
-        a->first = start;
-    if (a->launches == 1 || end > a->last)
-        a->last = end;
+    a->first = start < a->first ? start : a->first;
+    a->last = end > a->last ? end : a->last;
     if (__builtin_sub_overflow(a->last, a->first, &unused))
         return -1;
-    struct ng_acc_dev *d = acc_device(a, device);
-    if (d->closed >= 0 && start < d->open_start) {
-        a->disordered = 1;   /* the unions so far would be wrong: the caller reorders */
+    if (d->closed >= 0) {
+        a->disordered = 1;
         return 0;
     }
-    if (d->c_end > d->mark)
-        d->exposed += exposed_until(d, start);
-    if (start > d->mark)
-        d->mark = start;
-    if (add_busy(d, start, end) < 0 || __builtin_add_overflow(d->ns[cls], dur, &d->ns[cls]))
-        return -1;
+    d->open_start = d->first = d->mark = start;
+    d->open_end = d->last = end;
+    d->closed = 0;
+    d->ns[cls] = dur;
     if (cls == NG_CLASS_COMPUTE)
-        extend(&d->k_start, &d->k_end, start, end);
+        d->k_start = start, d->k_end = end;
     else if (cls == NG_CLASS_COMM)
-        extend(&d->c_start, &d->c_end, start, end);
+        d->c_start = start, d->c_end = end;
     return 0;
 }
 
@@ -142,7 +81,7 @@ static int64_t dev_busy(const struct ng_acc_dev *d)
 /* Exposure counted so far, and after the mark (nothing more will come). */
 static int64_t dev_exposed(const struct ng_acc_dev *d)
 {
-    return d->exposed + exposed_until(d, INT64_MAX);
+    return d->exposed + ng_acc_exposed_until(d, INT64_MAX);
 }
 
 /* ---- the metrics ---- */

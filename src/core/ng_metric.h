@@ -116,9 +116,14 @@ void ng_metric_choices(char *buf, size_t size);
 
 /* Adds [start, end] (end >= start) of `device`, of class cls: every
  * metric's figure and the breakdown.  -1 when a figure would overflow 64
- * bits.  Runs once a work row. */
-int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
-               enum ng_work_class cls);
+ * bits.  Runs once a work row, so it is inline (below); what it meets
+ * rarely (a device not the last one, a device's first interval, one out
+ * of order) is out of line. */
+static inline int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
+                             enum ng_work_class cls);
+struct ng_acc_dev *ng_acc_other_device(struct ng_acc *a, int64_t device);
+int ng_acc_add_rare(struct ng_acc *a, struct ng_acc_dev *d, int64_t start, int64_t end,
+                    enum ng_work_class cls);
 int64_t ng_acc_value(const struct ng_acc *a, enum ng_metric m);
 /* Adds each device's breakdown to the list (*devs, *n: sorted by device,
  * merged with what is there) and to *sum.  -1 when a sum would overflow. */
@@ -142,5 +147,76 @@ void ng_breakdown_per_epoch(const struct ng_breakdown *b, double epochs,
 /* Empties the accumulator for a fresh pass (keeps its allocation). */
 void ng_acc_reset(struct ng_acc *a);
 void ng_acc_release(struct ng_acc *a);
+
+/* ---- the hot path, inline ---- */
+
+/* The communication time in [mark, t) with no compute: the coverage there
+ * is final once an interval starting at t has come. */
+static inline int64_t ng_acc_exposed_until(const struct ng_acc_dev *d, int64_t t)
+{
+    int64_t lo = d->c_start > d->mark ? d->c_start : d->mark;
+    int64_t hi = d->c_end < t ? d->c_end : t;
+    if (hi <= lo)
+        return 0;
+    int64_t hlo = lo > d->k_start ? lo : d->k_start, hhi = hi < d->k_end ? hi : d->k_end;
+    return (hi - lo) - (hhi > hlo ? hhi - hlo : 0);
+}
+
+/* [start, end] into a union's last component (*s, *e): extends it, or
+ * (a gap) replaces it, the old one being wholly before start. */
+static inline void ng_acc_extend(int64_t *s, int64_t *e, int64_t start, int64_t end)
+{
+    if (*e < start) {
+        *s = start;
+        *e = end;
+    } else if (end > *e) {
+        *e = end;
+    }
+}
+
+/* Intervals come in order of start per device: each one extends the open
+ * busy interval or closes it and opens the next, so memory stays one
+ * interval a device; the span's ends move only outward. */
+static inline int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
+                             enum ng_work_class cls)
+{
+    int64_t unused, dur = end - start;
+    struct ng_acc_dev *d = a->last_dev < a->n_dev && a->dev[a->last_dev].device == device
+                               ? &a->dev[a->last_dev] : ng_acc_other_device(a, device);
+
+    if (d->closed < 0 || start < d->open_start)
+        return ng_acc_add_rare(a, d, start, end, cls);
+    a->launches++;
+    if (__builtin_add_overflow(a->sum, dur, &a->sum))
+        return -1;
+    if (start < a->first || end > a->last) {
+        a->first = start < a->first ? start : a->first;
+        a->last = end > a->last ? end : a->last;
+        if (__builtin_sub_overflow(a->last, a->first, &unused))
+            return -1;
+    }
+    if (d->c_end > d->mark)
+        d->exposed += ng_acc_exposed_until(d, start);
+    if (start > d->mark)
+        d->mark = start;
+    if (end > d->last)
+        d->last = end;   /* inside the span above, which did not overflow */
+    if (start <= d->open_end) {
+        if (end > d->open_end)
+            d->open_end = end;
+    } else {
+        if (__builtin_add_overflow(d->closed, d->open_end - d->open_start, &d->closed))
+            return -1;
+        d->open_start = start;
+        d->open_end = end;
+    }
+    if (__builtin_add_overflow(d->ns[cls], dur, &d->ns[cls]))
+        return -1;
+    if (cls == NG_CLASS_COMPUTE)
+        ng_acc_extend(&d->k_start, &d->k_end, start, end);
+    else if (cls == NG_CLASS_COMM)
+        ng_acc_extend(&d->c_start, &d->c_end, start, end);
+    return 0;
+}
 
 #endif

@@ -61,6 +61,18 @@ struct ng_btree_cursor {
     uint8_t head[MAX_FIELDS + 8];
     uint32_t pos[MAX_FIELDS];
     uint64_t head_need;         /* the bytes of data those fields take */
+    /* the wanted fields of that layout as cells, when each is an integer,
+     * a constant 0 or 1, or NULL (nearly every work row): a cell is one
+     * load, shift, mask and add, with no test of its type */
+    int plan_ok;
+    struct field_plan {
+        uint32_t off;
+        uint8_t shift;
+        enum ng_btree_type type;
+        uint64_t mask;
+        int64_t add;
+    } plan[NG_BTREE_COLS];
+    struct ng_btree_cell fixed_cell[NG_BTREE_COLS];   /* the constants of fixed[] */
     uint8_t *root;
     struct frame frame[MAX_DEPTH];
     uint8_t *run[MAX_DEPTH];    /* per depth: the children read at once */
@@ -131,6 +143,12 @@ static size_t varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 /* The length of a varint at p, without its value; 0 if it runs past end. */
 static inline size_t varint_len(const uint8_t *p, const uint8_t *end)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p >= 9) {   /* the first byte without its high bit, 8 at a time */
+        uint64_t stops = ~load64(p) & 0x8080808080808080ull;
+        return stops ? (size_t)__builtin_ctzll(stops) / 8 + 1 : 9;
+    }
+#endif
     for (size_t i = 0; i < 9 && p + i < end; i++)
         if (i == 8 || !(p[i] & 0x80))
             return i + 1;
@@ -305,6 +323,27 @@ static inline int same_head(const struct ng_btree_cursor *s, const uint8_t *h, s
     return i == n || (load_be64(h + i) ^ load_be64(s->head + i)) >> (8 * (8 - (n - i))) == 0;
 }
 
+/* The wanted fields of header h as plan rows, if every one is an integer
+ * of 1 to 8 bytes, a constant 0 or 1 (types 8, 9) or NULL. */
+static void make_plan(struct ng_btree_cursor *s, const uint8_t *h)
+{
+    static const uint8_t shift[7] = { 0, 56, 48, 40, 32, 16, 0 };
+    s->plan_ok = 1;
+    for (size_t k = 0; k < s->n_wanted; k++) {
+        int f = s->wanted_field[k];
+        uint8_t t = h[f];
+        struct field_plan *p = &s->plan[k];
+        if (t >= 1 && t <= 6)
+            *p = (struct field_plan){ s->pos[f], shift[t], NG_BTREE_INT, ~(uint64_t)0, 0 };
+        else if (t == 8 || t == 9)
+            *p = (struct field_plan){ 0, 0, NG_BTREE_INT, 0, t - 8 };
+        else if (t == 0)
+            *p = (struct field_plan){ 0, 0, NG_BTREE_NULL, 0, 0 };
+        else
+            s->plan_ok = 0;
+    }
+}
+
 /* The offsets of fields 0..n-1 from a header whose serial types are one
  * byte each, in one branch-free pass, kept for the records after it; 0
  * when a type is longer than a byte. */
@@ -322,7 +361,41 @@ static int lay_out(struct ng_btree_cursor *s, const uint8_t *h, size_t n)
         return 0;
     memcpy(s->head, h, n);
     s->head_need = off;
+    make_plan(s, h);
     return 1;
+}
+
+/* The wanted fields by the layout's plan (a load past a field stays
+ * inside the buffer's padding). */
+static inline void fields_by_plan(const struct ng_btree_cursor *s, const uint8_t *data,
+                                  struct ng_btree_cell *cells)
+{
+    for (size_t k = 0; k < s->n_wanted; k++) {
+        const struct field_plan *p = &s->plan[k];
+        struct ng_btree_cell *c = &cells[s->wanted_cell[k]];
+        c->type = p->type;
+        c->i = (int64_t)(((uint64_t)((int64_t)load_be64(data + p->off) >> p->shift) & p->mask) +
+                         (uint64_t)p->add);
+    }
+}
+
+/* The wanted fields by their serial types: integers decoded here, the
+ * rest as field() does. */
+static int fields_by_type(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *h,
+                          const uint8_t *data, const uint8_t *end, struct ng_btree_cell *cells)
+{
+    for (size_t k = 0; k < s->n_wanted; k++) {
+        int f = s->wanted_field[k];
+        uint8_t t = h[f];
+        struct ng_btree_cell *c = &cells[s->wanted_cell[k]];
+        if (t >= 1 && t <= 6) {
+            c->type = NG_BTREE_INT;
+            c->i = be_int(data + s->pos[f], t);
+        } else if (field(s, pgno, t, data + s->pos[f], end, c) < 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The common record: every serial type up to the last wanted field is one
@@ -344,19 +417,11 @@ static int record_small(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t 
     if (s->head_need > (uint64_t)(end - data) ||
         ((size_t)(hend - h) == n && s->head_need != (uint64_t)(end - data)))
         return 0;   /* the general walk says what is wrong */
-    /* then only the wanted fields, all inside the record: integers (the
-     * common case) decoded here, the rest as field() does */
-    for (size_t k = 0; k < s->n_wanted; k++) {
-        int f = s->wanted_field[k];
-        uint8_t t = h[f];
-        struct ng_btree_cell *c = &cells[s->wanted_cell[k]];
-        if (t >= 1 && t <= 6) {
-            c->type = NG_BTREE_INT;
-            c->i = be_int(data + s->pos[f], t);
-        } else if (field(s, pgno, t, data + s->pos[f], end, c) < 0) {
-            return -1;
-        }
-    }
+    /* then only the wanted fields, all inside the record */
+    if (s->plan_ok)
+        fields_by_plan(s, data, cells);
+    else if (fields_by_type(s, pgno, h, data, end, cells) < 0)
+        return -1;
     if (s->twice)
         for (size_t k = 0; k < s->n_wanted; k++)
             copy_twice(s, s->wanted_field[k], cells);
@@ -386,7 +451,11 @@ static int record(struct ng_btree_cursor *s, uint32_t pgno, const uint8_t *p, ui
         return malformed(s, pgno, "a record header past its record");
     /* the fast path sets every cell of a field; the rowid and constants here */
     for (size_t j = 0; j < s->n_fixed; j++)
-        cells[s->fixed[j]] = cell_default(q, s->fixed[j], rowid);
+        cells[s->fixed[j]] = s->fixed_cell[j];
+    if (s->need_rowid)
+        for (size_t j = 0; j < s->n_fixed; j++)
+            if (q->col[s->fixed[j]] == NG_BTREE_ROWID)
+                cells[s->fixed[j]].i = rowid;
     const uint8_t *h = p + n, *hend = p + hsize, *data = p + hsize;
     int fast = record_small(s, pgno, h, hend, data, end, cells);
     if (fast != 0)
@@ -620,6 +689,7 @@ static struct ng_btree_cursor *cursor_open(int fd, const struct ng_btree_query *
         }
     for (size_t k = 0; k < q->n; k++)
         if (q->col[k] < 0 || q->col[k] >= MAX_FIELDS) {
+            s->fixed_cell[s->n_fixed] = cell_default(q, k, 0);
             s->fixed[s->n_fixed++] = k;
             s->need_rowid |= q->col[k] == NG_BTREE_ROWID;
         }

@@ -660,7 +660,7 @@ static void value_cells(sqlite3_value **v, int n, struct ng_btree_cell *c)
  * figure depends on is type-checked (a device or process id that is not
  * an integer reads as 0), and the correlation and graph ids only when the
  * driver selects them: this runs once per row. */
-static const char *cells_to_row(const struct reader *rd, const struct ng_btree_cell *c,
+static inline const char *cells_to_row(const struct reader *rd, const struct ng_btree_cell *c,
                                 struct row *r)
 {
     if (c[COL_KEY].type != NG_BTREE_INT || c[COL_START].type != NG_BTREE_INT ||
@@ -955,8 +955,9 @@ static const char *column_row(const struct reader *rd, sqlite3_stmt *st, struct 
 }
 
 /* Steps one stream: 1 a row, 0 the end, -1 an error (err set), 2 the
- * table is not in order of start. */
-static int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
+ * table is not in order of start.  Once a row, so inline in the merge
+ * (gcc leaves a function called from two places out of line). */
+static inline __attribute__((always_inline)) int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
 {
     const char *bad;
     if (s->cur) {
