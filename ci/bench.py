@@ -182,7 +182,20 @@ def single_core_commands(args, b, c, mb, mc):
         ("gate NVTX mode (1000 epochs)", [gate, "--quiet", "--epoch-range", "auto", b, c]),
         ("gate total mode, 20% memory rows", [gate, "--quiet", mb, mc]),
         ("gate total mode --work all, 20% memory rows", [gate, "--quiet", "--work", "all", mb, mc]),
-    ]
+    ] + reference_commands(args, b, c)
+
+
+# What the step-time breakdown costs: the same two runs by the version
+# before it (ci/bench.sh builds it from the repository's history).
+BEFORE = "the version before the breakdown"
+
+
+def reference_commands(args, b, c):
+    if not args.reference_gate:
+        return []
+    ref = os.path.abspath(args.reference_gate)
+    return [("%s: total mode" % BEFORE, [ref, "--quiet", b, c]),
+            ("%s: NVTX mode (1000 epochs)" % BEFORE, [ref, "--quiet", "--epoch-range", "auto", b, c])]
 
 
 def run_single_core(args, millions):
@@ -235,7 +248,13 @@ def single_core_targets(rows):
                       "sqlite3 floor, kernel and runtime tables (both files)"), 1.0),
             ("one core: --work all / total mode, 20% memory rows, CPU per file",
              per_file("gate total mode --work all, 20% memory rows",
-                      "gate total mode, 20% memory rows"), 1.5)):
+                      "gate total mode, 20% memory rows"), 1.5),
+            # the breakdown is in every verdict: at most 1.5x what each mode cost before it
+            ("one core: total mode / %s, CPU per file" % BEFORE,
+             per_file("gate total mode", "%s: total mode" % BEFORE), 1.5),
+            ("one core: NVTX mode / %s, CPU per file" % BEFORE,
+             per_file("gate NVTX mode (1000 epochs)", "%s: NVTX mode (1000 epochs)" % BEFORE),
+             1.5)):
         t.append({"target": what, "value": value, "limit": limit,
                   "met": None if value is None else value <= limit})
     return t
@@ -809,6 +828,10 @@ def main():
                     help="leave out the 10M-row saved kernel summary rows")
     ap.add_argument("--summary-runs", type=int, default=1,
                     help="runs of each summary command (each reads 10M rows)")
+    ap.add_argument("--reference-gate", default=None,
+                    help="the version before the breakdown (ci/bench.sh builds it)")
+    ap.add_argument("--single-core-only", action="store_true",
+                    help="only the one-core rows (the breakdown's cost among them)")
     ap.add_argument("--no-single-core", action="store_true",
                     help="leave out the one-core rows (CPU time per file, taskset -c 0)")
     ap.add_argument("--single-core-size", type=int, default=5,
@@ -838,6 +861,9 @@ def main():
     if args.dashboard_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_kineto = args.no_decision = True
+    if args.single_core_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_dashboard = args.no_kineto = args.no_decision = True
     if args.kineto_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_dashboard = args.no_single_core = args.no_decision = True

@@ -4,7 +4,8 @@
 # traces of 1, 5 and 10 million kernels (wall, CPU time per file, peak RSS;
 # gpu-busy too); the same on one core (taskset -c 0: CPU time per file, the
 # ratios total/floor, NVTX/total, --work all/total on a trace with 20% memory
-# rows), so two threads cannot hide a slower reader; the gate's peak RSS on a generated
+# rows, and what the step-time breakdown costs: both modes against the version
+# before it, built from this repository's history), so two threads cannot hide a slower reader; the gate's peak RSS on a generated
 # 10-million-row saved kernel summary (CSV) against the file's size; then the
 # .nsys-rep path: a pair of real-nsys exports sequential (--jobs 1) and
 # parallel (--jobs 2), wall and the peak RSS of the whole process tree, and
@@ -18,6 +19,7 @@
 #               [--summary-runs N] [--no-nsysrep] [--no-single-core]
 #               [--single-core-size M]
 #   ci/bench.sh --sizes "" --no-nsys --no-nsysrep --no-dashboard   only the saved-summary rows
+#   ci/bench.sh --single-core-only [--runs N]   only the one-core rows, the breakdown's cost among them
 #   ci/bench.sh --dashboard-only [--runs N]   only `nsys-gate dashboard` on a generated
 #                                             history of 200 gates x 1000 runs
 #   ci/bench.sh --decision-only [--runs N]   only the decision's statistics: the interval
@@ -41,5 +43,24 @@ else
     meson setup build-bench --buildtype=release >/dev/null
 fi
 ninja -C build-bench >/dev/null
+
+# The version before the step-time breakdown, for the single-core rows that
+# measure what the breakdown costs: built from this repository's history
+# (a shallow clone lacks it, and those rows are then left out, said so).
+REFERENCE=57f767b^
+reference=()
+if rev=$(git rev-parse -q --verify "$REFERENCE^{commit}" 2>/dev/null); then
+    dir=build-bench/reference
+    if [ "$(cat "$dir/rev" 2>/dev/null)" != "$rev" ]; then
+        rm -rf "$dir" && mkdir -p "$dir/src"
+        git archive "$rev" | tar -x -C "$dir/src"
+        meson setup "$dir/build" "$dir/src" --buildtype=release >/dev/null
+        echo "$rev" >"$dir/rev"
+    fi
+    ninja -C "$dir/build" src/nsys-gate >/dev/null
+    reference=(--reference-gate "$dir/build/src/nsys-gate")
+else
+    echo "note: $REFERENCE is not in this clone's history; the breakdown's cost rows are left out" >&2
+fi
 exec /usr/bin/python3 ci/bench.py --gate build-bench/src/nsys-gate \
-    --gentrace build-bench/tests/tools/gentrace --out build-bench "$@"
+    --gentrace build-bench/tests/tools/gentrace --out build-bench "${reference[@]}" "$@"
