@@ -49,6 +49,8 @@ struct ng_nvtx_page_set {
     size_t n_pages;
 };
 
+static void ids_release(struct ng_nvtx_ids *ids);
+
 void ng_nvtx_init(struct ng_nvtx *pj, const struct ng_regex *re, enum ng_metric metric,
                      long skip)
 {
@@ -77,12 +79,7 @@ void ng_nvtx_release(struct ng_nvtx *pj)
     free(pj->epochs);
     free(pj->order);
     free(pj->range_acc);
-    for (size_t i = 0; i < pj->n_pages; i++) {
-        for (size_t k = 0; k < pj->pages[i].n_pages; k++)
-            free(pj->pages[i].pages[k]);
-        free(pj->pages[i].pages);
-    }
-    free(pj->pages);
+    ids_release(&pj->ids);
     ng_idmap_release(&pj->spans);
     ng_idmap_release(&pj->cell_index);
     free(pj->cell_epoch);
@@ -366,27 +363,27 @@ static int containing(const struct ng_nvtx *pj, struct ng_nvtx_thread *th, int64
     return 1;
 }
 
-static struct ng_nvtx_page_set *pages_for(struct ng_nvtx *pj, int64_t gpid, int create)
+static struct ng_nvtx_page_set *ids_set(struct ng_nvtx_ids *ids, int64_t gpid, int create)
 {
-    if (pj->last_pages < pj->n_pages && pj->pages[pj->last_pages].gpid == gpid)
-        return &pj->pages[pj->last_pages];
-    for (size_t i = 0; i < pj->n_pages; i++)
-        if (pj->pages[i].gpid == gpid)
-            return &pj->pages[pj->last_pages = i];
+    if (ids->last_set < ids->n_sets && ids->sets[ids->last_set].gpid == gpid)
+        return &ids->sets[ids->last_set];
+    for (size_t i = 0; i < ids->n_sets; i++)
+        if (ids->sets[i].gpid == gpid)
+            return &ids->sets[ids->last_set = i];
     if (!create)
         return NULL;
-    pj->pages = ng_xrealloc(pj->pages, (pj->n_pages + 1) * sizeof *pj->pages);
-    pj->pages[pj->n_pages] = (struct ng_nvtx_page_set){ gpid, NULL, 0 };
-    pj->last_pages = pj->n_pages;
-    return &pj->pages[pj->n_pages++];
+    ids->sets = ng_xrealloc(ids->sets, (ids->n_sets + 1) * sizeof *ids->sets);
+    ids->sets[ids->n_sets] = (struct ng_nvtx_page_set){ gpid, NULL, 0 };
+    ids->last_set = ids->n_sets;
+    return &ids->sets[ids->n_sets++];
 }
 
 /* The slot of id corr in page `page` of process gpid's ids (the page made
  * when `create`), which becomes the hot page; NULL when there is none. */
-static uint16_t *slot_found(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int create)
+static uint16_t *ids_found(struct ng_nvtx_ids *ids, int64_t gpid, int64_t corr, int create)
 {
     size_t page = (size_t)corr >> PAGE_BITS;
-    struct ng_nvtx_page_set *ps = pages_for(pj, gpid, create);
+    struct ng_nvtx_page_set *ps = ids_set(ids, gpid, create);
     if (!ps)
         return NULL;
     if (page >= ps->n_pages) {
@@ -400,23 +397,34 @@ static uint16_t *slot_found(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int 
         ps->pages[page] = ng_xcalloc(PAGE_IDS, sizeof **ps->pages);
     if (!ps->pages[page])
         return NULL;
-    pj->hot = ps->pages[page];
-    pj->hot_gpid = gpid;
-    pj->hot_no = page;
-    return ng_nvtx_hot_slot(pj, gpid, corr);
+    ids->hot = ps->pages[page];
+    ids->hot_gpid = gpid;
+    ids->hot_no = page;
+    return ng_nvtx_hot_slot(ids, gpid, corr);
 }
 
 /* The slot of id corr (in [0, 2^32)) of process gpid: on the hot page,
  * else found. */
-static inline uint16_t *slot_of(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int create)
+static inline uint16_t *ids_slot(struct ng_nvtx_ids *ids, int64_t gpid, int64_t corr, int create)
 {
-    uint16_t *slot = ng_nvtx_hot_slot(pj, gpid, corr);
-    return slot ? slot : slot_found(pj, gpid, corr, create);
+    uint16_t *slot = ng_nvtx_hot_slot(ids, gpid, corr);
+    return slot ? slot : ids_found(ids, gpid, corr, create);
+}
+
+static void ids_release(struct ng_nvtx_ids *ids)
+{
+    for (size_t i = 0; i < ids->n_sets; i++) {
+        for (size_t k = 0; k < ids->sets[i].n_pages; k++)
+            free(ids->sets[i].pages[k]);
+        free(ids->sets[i].pages);
+    }
+    free(ids->sets);
+    memset(ids, 0, sizeof *ids);
 }
 
 static void page_put(struct ng_nvtx *pj, int64_t gpid, int64_t corr, size_t range)
 {
-    *slot_of(pj, gpid, corr, 1) = (uint16_t)(range + 1);
+    *ids_slot(&pj->ids, gpid, corr, 1) = (uint16_t)(range + 1);
 }
 
 /* Remembers the one range a call of thread tid lay in (index i, of the
@@ -458,7 +466,7 @@ static inline int call_ranges(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
                               size_t *first, size_t *last)
 {
     if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
-        const uint16_t *slot = slot_of(pj, gpid, corr, 0);
+        const uint16_t *slot = ids_slot(&pj->ids, gpid, corr, 0);
         uint16_t v = slot ? *slot : 0;
         if (v) {
             *first = *last = (size_t)v - 1;

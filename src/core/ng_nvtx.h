@@ -50,6 +50,19 @@ struct ng_nvtx_epoch;
 struct ng_nvtx_thread;
 struct ng_nvtx_page_set;
 
+/* A 16-bit value per (process, correlation id), in pages of ids allocated
+ * as values are stored (ng_nvtx.c says why). */
+struct ng_nvtx_ids {
+    struct ng_nvtx_page_set *sets;    /* one a process */
+    size_t n_sets;
+    size_t last_set;            /* the set of the last id's process */
+    /* the page of the last id stored or looked up: ids come in runs, so
+     * most calls and most work rows find their slot here */
+    uint16_t *hot;
+    int64_t hot_gpid;
+    size_t hot_no;
+};
+
 struct ng_nvtx {
     const struct ng_regex *re;
     double regex_cpu;           /* seconds spent matching, against the budget */
@@ -72,14 +85,7 @@ struct ng_nvtx {
     struct ng_nvtx_epoch *epochs;
     size_t n_epochs;
     size_t *order;              /* epochs by first start */
-    struct ng_nvtx_page_set *pages;   /* per process: call -> last containing range */
-    size_t n_pages;
-    size_t last_pages;          /* the page set of the last call's process */
-    /* the page of the last id stored or looked up: ids come in runs, so
-     * most calls and most work rows find their slot here */
-    uint16_t *hot;
-    int64_t hot_gpid;
-    size_t hot_no;
+    struct ng_nvtx_ids ids;     /* call -> the one range it lies in, + 1 */
     /* the last call that lay in exactly one range: a call of the same
      * thread with start in [lo, hi) and end in (prev_end, end] lies in that
      * range alone too (hi: the next range's start; prev_end: the end of
@@ -185,12 +191,12 @@ size_t ng_nvtx_texts(const struct ng_nvtx *pj);    /* distinct range texts seen 
 #define NG_NVTX_PAGE_BITS 16
 #define NG_NVTX_GPID_MASK (~(int64_t)0xFFFFFF)
 
-static inline uint16_t *ng_nvtx_hot_slot(struct ng_nvtx *pj, int64_t gpid, int64_t corr)
+static inline uint16_t *ng_nvtx_hot_slot(struct ng_nvtx_ids *ids, int64_t gpid, int64_t corr)
 {
-    if (!pj->hot || corr < 0 || pj->hot_gpid != gpid ||
-        pj->hot_no != (uint64_t)corr >> NG_NVTX_PAGE_BITS)
+    if (!ids->hot || corr < 0 || ids->hot_gpid != gpid ||
+        ids->hot_no != (uint64_t)corr >> NG_NVTX_PAGE_BITS)
         return NULL;
-    return &pj->hot[(uint64_t)corr & (((uint64_t)1 << NG_NVTX_PAGE_BITS) - 1)];
+    return &ids->hot[(uint64_t)corr & (((uint64_t)1 << NG_NVTX_PAGE_BITS) - 1)];
 }
 
 static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
@@ -198,7 +204,7 @@ static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
 {
     if (tid == pj->call_tid && start >= pj->call_lo && start < pj->call_hi &&
         end <= pj->call_end && end > pj->call_prev_end) {
-        uint16_t *slot = ng_nvtx_hot_slot(pj, tid & NG_NVTX_GPID_MASK, corr);
+        uint16_t *slot = ng_nvtx_hot_slot(&pj->ids, tid & NG_NVTX_GPID_MASK, corr);
         if (slot) {
             *slot = (uint16_t)(pj->call_range + 1);
             return;
@@ -212,7 +218,7 @@ static inline int ng_nvtx_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
                                   enum ng_work_class cls)
 {
     const uint16_t *slot = pj->track_items ? NULL
-                           : ng_nvtx_hot_slot(pj, gpid & NG_NVTX_GPID_MASK, corr);
+                           : ng_nvtx_hot_slot(&pj->ids, gpid & NG_NVTX_GPID_MASK, corr);
     if (!slot || !*slot)
         return ng_nvtx_work_any(pj, gpid, corr, device, start, end, item, cls);
     struct ng_acc *a = pj->range_acc[*slot - 1];
