@@ -17,6 +17,19 @@ struct ng_nvtx_range {
     size_t epoch;
 };
 
+/* A range as a place a call can be nested in: the range around it on its
+ * thread (parent, NO_PARENT at the top), whether it is an epoch (a kept
+ * candidate) and whether it only repeats its parent's bounds (alias: the
+ * parent stands for it). */
+struct ng_nvtx_nest {
+    int64_t start, end, tid;
+    uint32_t text, parent;
+    uint8_t epoch, alias, in_candidate;
+};
+
+#define NO_PARENT UINT32_MAX
+#define NEST_MAX (UINT32_MAX - 1)
+
 struct ng_nvtx_thread {
     int64_t tid;
     size_t begin, end;          /* into the sorted kept ranges */
@@ -80,6 +93,16 @@ void ng_nvtx_release(struct ng_nvtx *pj)
     free(pj->order);
     free(pj->range_acc);
     ids_release(&pj->ids);
+    free(pj->nest);
+    free(pj->nest_threads);
+    free(pj->text_group);
+    ng_strmap_release(&pj->groups);
+    for (size_t i = 0; i < pj->n_groups; i++)
+        free(pj->group_name[i]);
+    free(pj->group_name);
+    free(pj->group_ns);
+    ids_release(&pj->group_ids);
+    ng_idmap_release(&pj->group_spill);
     ng_idmap_release(&pj->spans);
     ng_idmap_release(&pj->cell_index);
     free(pj->cell_epoch);
@@ -155,6 +178,11 @@ void ng_nvtx_range(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
     size_t t = text_index(pj, text);
     int64_t key = key_of(pj, t);
 
+    if (end != NG_NVTX_NO_END && end >= start && pj->n_nest < NEST_MAX) {
+        pj->nest = ng_xgrow(pj->nest, pj->n_nest, sizeof *pj->nest);
+        pj->nest[pj->n_nest++] = (struct ng_nvtx_nest){ start, end, tid, (uint32_t)t, NO_PARENT,
+                                                        0, 0, 0 };
+    }
     if (key == UNMATCHED)
         return;
     if (end == NG_NVTX_NO_END) {
@@ -252,6 +280,76 @@ static void number_occurrences(struct ng_nvtx *pj, unsigned char *repeated)
     free(occ);
 }
 
+/* ---- ranges nested in the epochs ---- */
+
+static int by_nest(const void *a, const void *b, void *ctx)
+{
+    const struct ng_nvtx_nest *x = a, *y = b;
+    char *const *text_of = ctx;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
+    return strcmp(text_of[x->text], text_of[y->text]);
+}
+
+/* One thread's ranges (sorted: start, the outer first) linked to the range
+ * around each, with a stack of the ranges still open: a range ending before
+ * the next one ends does not hold it.  An epoch is a candidate with no
+ * candidate around it, as keep_outermost() keeps them.  Returns how many
+ * are neither epochs nor aliases. */
+static size_t link_thread(struct ng_nvtx *pj, size_t begin, size_t end, uint32_t *stack)
+{
+    size_t depth = 0, named = 0;
+    for (size_t i = begin; i < end; i++) {
+        struct ng_nvtx_nest *r = &pj->nest[i];
+        while (depth && pj->nest[stack[depth - 1]].end < r->end)
+            depth--;
+        const struct ng_nvtx_nest *up = depth ? &pj->nest[stack[depth - 1]] : NULL;
+        int candidate = pj->text_key[r->text] >= 0;
+        r->parent = depth ? stack[depth - 1] : NO_PARENT;
+        r->alias = up && up->start == r->start && up->end == r->end;
+        r->in_candidate = (uint8_t)(candidate || (up && up->in_candidate));
+        r->epoch = (uint8_t)(candidate && !(up && up->in_candidate));
+        named += !r->epoch && !r->alias;
+        stack[depth++] = (uint32_t)i;
+    }
+    return named;
+}
+
+/* Sorts the ranges by thread and links them; with none nested in an epoch
+ * (no range but the epochs), the calls need not look them up at all. */
+static void index_nest(struct ng_nvtx *pj)
+{
+    size_t named = 0;
+    if (pj->n_nest > 1)
+        qsort_r(pj->nest, pj->n_nest, sizeof *pj->nest, by_nest, pj->text_of);
+    uint32_t *stack = ng_xcalloc(pj->n_nest ? pj->n_nest : 1, sizeof *stack);
+    for (size_t i = 0; i < pj->n_nest;) {
+        size_t j = i;
+        while (j < pj->n_nest && pj->nest[j].tid == pj->nest[i].tid)
+            j++;
+        named += link_thread(pj, i, j, stack);
+        pj->nest_threads = ng_xgrow(pj->nest_threads, pj->n_nest_threads,
+                                    sizeof *pj->nest_threads);
+        pj->nest_threads[pj->n_nest_threads++] = (struct ng_nvtx_thread){ pj->nest[i].tid, i, j,
+                                                                          i };
+        i = j;
+    }
+    free(stack);
+    if (named == 0) {
+        free(pj->nest);
+        free(pj->nest_threads);
+        pj->nest = NULL;
+        pj->nest_threads = NULL;
+        pj->n_nest = pj->n_nest_threads = 0;
+        return;
+    }
+    pj->text_group = ng_xcalloc(pj->n_texts ? pj->n_texts : 1, sizeof *pj->text_group);
+}
+
 static int by_first_start(const void *a, const void *b, void *ctx)
 {
     const struct ng_nvtx *pj = ctx;
@@ -285,6 +383,7 @@ size_t ng_nvtx_index(struct ng_nvtx *pj)
         e->name = ng_buf_detach(&name);
     }
     free(repeated);
+    index_nest(pj);
     pj->range_acc = ng_xcalloc(pj->n_ranges ? pj->n_ranges : 1, sizeof *pj->range_acc);
     for (size_t i = 0; i < pj->n_ranges; i++) {
         struct ng_nvtx_epoch *e = &pj->epochs[pj->r[i].epoch];
@@ -297,22 +396,28 @@ size_t ng_nvtx_index(struct ng_nvtx *pj)
 
 /* A thread's calls come in runs (the runtime table is written per thread,
  * in time order), so the last thread found is tried first. */
-static struct ng_nvtx_thread *thread_of(struct ng_nvtx *pj, int64_t tid)
+static struct ng_nvtx_thread *find_thread(struct ng_nvtx_thread *threads, size_t n,
+                                          size_t *last, int64_t tid)
 {
-    if (pj->last_thread < pj->n_threads && pj->threads[pj->last_thread].tid == tid)
-        return &pj->threads[pj->last_thread];
-    size_t lo = 0, hi = pj->n_threads;
+    if (*last < n && threads[*last].tid == tid)
+        return &threads[*last];
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (pj->threads[mid].tid < tid)
+        if (threads[mid].tid < tid)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == pj->n_threads || pj->threads[lo].tid != tid)
+    if (lo == n || threads[lo].tid != tid)
         return NULL;
-    pj->last_thread = lo;
-    return &pj->threads[lo];
+    *last = lo;
+    return &threads[lo];
+}
+
+static struct ng_nvtx_thread *thread_of(struct ng_nvtx *pj, int64_t tid)
+{
+    return find_thread(pj->threads, pj->n_threads, &pj->last_thread, tid);
 }
 
 /* How many of the thread's ranges start no later than `start` (counted
@@ -454,9 +559,97 @@ void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t sta
         (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
         page_put(pj, gpid, corr, last);
         remember_call(pj, th, tid, last);
-        return;
+    } else {
+        ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
     }
-    ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
+    if (pj->n_nest)
+        ng_nvtx_nested_call(pj, tid, corr, start, end);
+}
+
+/* How many of the thread's nested ranges start no later than `start`
+ * (an index into pj->nest): the last call's, or the next, else a binary
+ * search, as ranges_started() does for the epochs. */
+static size_t nest_started(const struct ng_nvtx *pj, struct ng_nvtx_thread *th, int64_t start)
+{
+    for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
+        if ((a == th->begin || pj->nest[a - 1].start <= start) &&
+            (a == th->end || pj->nest[a].start > start))
+            return th->cursor = a;
+    size_t a = th->begin, b = th->end;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (pj->nest[mid].start <= start)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return th->cursor = a;
+}
+
+/* The group of a nested range's text, named on first use. */
+static size_t group_of(struct ng_nvtx *pj, uint32_t text)
+{
+    if (pj->text_group[text])
+        return pj->text_group[text] - 1;
+    char *name = ng_range_group_name(pj->text_of[text]);
+    int added;
+    size_t g = ng_strmap_get(&pj->groups, name, strlen(name), pj->n_groups, &added);
+    if (added) {
+        pj->group_name = ng_xgrow(pj->group_name, pj->n_groups, sizeof *pj->group_name);
+        pj->group_ns = ng_xgrow(pj->group_ns, pj->n_groups, sizeof *pj->group_ns);
+        pj->group_name[g] = name;
+        pj->group_ns[g] = 0;
+        pj->n_groups++;
+    } else {
+        free(name);
+    }
+    pj->text_group[text] = (uint32_t)g + 1;
+    return g;
+}
+
+/* The innermost range around [start, end] is the first of the chain from
+ * the last range starting no later (then the range around it, and so on)
+ * that ends no earlier: ranges on a thread nest, so every range that holds
+ * the call is on that chain. */
+void ng_nvtx_nested_call(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
+                         int64_t end)
+{
+    struct ng_nvtx_thread *th = find_thread(pj->nest_threads, pj->n_nest_threads,
+                                            &pj->last_nest_thread, tid);
+    if (!th)
+        return;
+    size_t a = nest_started(pj, th, start);
+    uint32_t i = a > th->begin ? (uint32_t)(a - 1) : NO_PARENT;
+    while (i != NO_PARENT && (pj->nest[i].end < end || pj->nest[i].alias))
+        i = pj->nest[i].parent;
+    if (i == NO_PARENT || pj->nest[i].epoch)
+        return;   /* in no range inside its epoch */
+    size_t g = group_of(pj, pj->nest[i].text);
+    int64_t gpid = tid & GPID_MASK;
+    if (g < UINT16_MAX - 1 && corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES)
+        *ids_slot(&pj->group_ids, gpid, corr, 1) = (uint16_t)(g + 1);
+    else
+        ng_idmap_set(&pj->group_spill, gpid, corr, g);
+}
+
+int ng_nvtx_nested_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t ns, int n)
+{
+    size_t g = SIZE_MAX;
+    gpid &= GPID_MASK;
+    if (corr >= 0 && (uint64_t)corr < PAGE_IDS * MAX_PAGES) {
+        const uint16_t *slot = ids_slot(&pj->group_ids, gpid, corr, 0);
+        if (slot && *slot)
+            g = *slot - 1;
+    }
+    if (g == SIZE_MAX && pj->group_spill.used)
+        g = ng_idmap_find(&pj->group_spill, gpid, corr);
+    if (g == SIZE_MAX)
+        return 0;
+    int64_t add;
+    if (__builtin_mul_overflow(ns, (int64_t)n, &add) ||
+        __builtin_add_overflow(pj->group_ns[g], add, &pj->group_ns[g]))
+        return -1;
+    return 0;
 }
 
 /* The run of ranges whose thread made call (gpid, corr) inside them: the
@@ -521,6 +714,8 @@ int ng_nvtx_work_any(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t dev
             return -1;
         n++;
     }
+    if (n > 0 && pj->n_groups && ng_nvtx_nested_work(pj, gpid, corr, end - start, n) < 0)
+        return -1;
     pj->taken += n;
     return n;
 }
@@ -565,6 +760,8 @@ void ng_nvtx_restart_work(struct ng_nvtx *pj)
     for (size_t i = 0; i < pj->n_epochs; i++)
         ng_acc_reset(&pj->epochs[i].acc);
     pj->taken = 0;
+    if (pj->n_groups)
+        memset(pj->group_ns, 0, pj->n_groups * sizeof *pj->group_ns);
     ng_idmap_release(&pj->cell_index);
     pj->n_cells = 0;
 }
@@ -617,6 +814,25 @@ int ng_nvtx_breakdown(const struct ng_nvtx *pj, struct ng_breakdown **devs, size
             return -1;
     }
     return 0;
+}
+
+static int by_group_name(const void *a, const void *b, void *ctx)
+{
+    char *const *names = ctx;
+    return strcmp(names[*(const size_t *)a], names[*(const size_t *)b]);
+}
+
+void ng_nvtx_nested_each(const struct ng_nvtx *pj,
+                         void (*fn)(void *ctx, const char *name, int64_t ns), void *ctx)
+{
+    size_t *idx = ng_xcalloc(pj->n_groups + 1, sizeof *idx);
+    for (size_t i = 0; i < pj->n_groups; i++)
+        idx[i] = i;
+    qsort_r(idx, pj->n_groups, sizeof *idx, by_group_name, pj->group_name);
+    for (size_t i = 0; i < pj->n_groups; i++)
+        if (pj->group_ns[idx[i]] > 0)
+            fn(ctx, pj->group_name[idx[i]], pj->group_ns[idx[i]]);
+    free(idx);
 }
 
 int ng_nvtx_over_budget(const struct ng_nvtx *pj)

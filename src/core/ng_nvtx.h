@@ -46,6 +46,7 @@
 #define NG_NVTX_NO_END INT64_MIN   /* ng_nvtx_range: the range never ended */
 
 struct ng_nvtx_range;
+struct ng_nvtx_nest;
 struct ng_nvtx_epoch;
 struct ng_nvtx_thread;
 struct ng_nvtx_page_set;
@@ -86,6 +87,21 @@ struct ng_nvtx {
     size_t n_epochs;
     size_t *order;              /* epochs by first start */
     struct ng_nvtx_ids ids;     /* call -> the one range it lies in, + 1 */
+    /* ranges nested in the epochs: every closed range of a thread (any
+     * text), sorted and linked to the range around it at ng_nvtx_index();
+     * a call inside an epoch is tied to the innermost one around it, by
+     * the group of its name (digits as '#': "layer #") */
+    struct ng_nvtx_nest *nest;
+    size_t n_nest;
+    struct ng_nvtx_thread *nest_threads;   /* begin, end: into nest */
+    size_t n_nest_threads, last_nest_thread;
+    uint32_t *text_group;       /* text -> its group + 1 (0: not yet named) */
+    struct ng_strmap groups;
+    char **group_name;
+    int64_t *group_ns;          /* the counted epochs' work launched inside it */
+    size_t n_groups;
+    struct ng_nvtx_ids group_ids;   /* call -> its group + 1 (groups up to 65534) */
+    struct ng_idmap group_spill;    /* the calls of the groups past those */
     /* the last call that lay in exactly one range: a call of the same
      * thread with start in [lo, hi) and end in (prev_end, end] lies in that
      * range alone too (hi: the next range's start; prev_end: the end of
@@ -172,6 +188,13 @@ struct ng_nvtx_result *ng_nvtx_results(const struct ng_nvtx *pj, size_t *n,
 int ng_nvtx_breakdown(const struct ng_nvtx *pj, struct ng_breakdown **devs, size_t *n,
                       struct ng_breakdown *sum);
 
+/* The counted epochs' work by the innermost range nested in its epoch
+ * around the call that launched it, grouped by name shape: fn(ctx, group
+ * name, ns) for each group that got work, in order of name.  A call
+ * whose innermost range is its epoch's own adds to none. */
+void ng_nvtx_nested_each(const struct ng_nvtx *pj,
+                         void (*fn)(void *ctx, const char *name, int64_t ns), void *ctx);
+
 /* The pattern spent its CPU budget on the range texts (the matching
  * stopped: the result would be partial). */
 int ng_nvtx_over_budget(const struct ng_nvtx *pj);
@@ -199,6 +222,13 @@ static inline uint16_t *ng_nvtx_hot_slot(struct ng_nvtx_ids *ids, int64_t gpid, 
     return &ids->hot[(uint64_t)corr & (((uint64_t)1 << NG_NVTX_PAGE_BITS) - 1)];
 }
 
+/* A call inside an epoch: the group of the innermost nested range around
+ * it, stored for its work.  Work launched by call (gpid, corr), counted in
+ * n epochs: its duration into that group (-1: it overflows). */
+void ng_nvtx_nested_call(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
+                         int64_t end);
+int ng_nvtx_nested_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr, int64_t ns, int n);
+
 static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
                                    int64_t start, int64_t end)
 {
@@ -207,6 +237,8 @@ static inline void ng_nvtx_call(struct ng_nvtx *pj, int64_t tid, int64_t corr,
         uint16_t *slot = ng_nvtx_hot_slot(&pj->ids, tid & NG_NVTX_GPID_MASK, corr);
         if (slot) {
             *slot = (uint16_t)(pj->call_range + 1);
+            if (pj->n_nest)
+                ng_nvtx_nested_call(pj, tid, corr, start, end);
             return;
         }
     }
@@ -224,7 +256,8 @@ static inline int ng_nvtx_work(struct ng_nvtx *pj, int64_t gpid, int64_t corr,
     struct ng_acc *a = pj->range_acc[*slot - 1];
     if (!a)
         return 0;   /* a warm-up epoch */
-    if (ng_acc_add(a, device, start, end, cls) < 0)
+    if (ng_acc_add(a, device, start, end, cls) < 0 ||
+        (pj->n_groups && ng_nvtx_nested_work(pj, gpid, corr, end - start, 1) < 0))
         return -1;
     pj->taken++;
     return 1;

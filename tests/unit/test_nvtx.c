@@ -275,6 +275,76 @@ static void test_outermost_boundary_and_thread(void **state)
     end(&f);
 }
 
+/* The groups of nested ranges as "name=ns;..." (in name order). */
+static void add_nested(void *ctx, const char *name, int64_t ns)
+{
+    char line[160];
+    snprintf(line, sizeof line, "%s=%lld;", name, (long long)ns);
+    strcat(ctx, line);
+}
+
+static void expect_nested(struct fixture *f, const char *want)
+{
+    char got[1024] = "";
+    ng_nvtx_nested_each(&f->pj, add_nested, got);
+    assert_string_equal(got, want);
+}
+
+/* Work goes to the innermost range around its launch, by name shape;
+ * launches in the epoch's own range, in a warm-up epoch, on another
+ * thread or outside every epoch go to none; a range repeating its
+ * parent's bounds is its parent; an inner candidate is a nested range. */
+static void test_nested_ranges(void **state)
+{
+    (void)state;
+    struct fixture f;
+    begin(&f, "^step", NG_METRIC_KERNEL_SUM, 1);
+    ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "step");          /* warm-up */
+    ng_nvtx_range(&f.pj, 10, 90, TID(1, 0), "layer 0");
+    for (int e = 1; e <= 2; e++) {
+        int64_t t = e * 1000;
+        ng_nvtx_range(&f.pj, t, t + 900, TID(1, 0), "step");
+        ng_nvtx_range(&f.pj, t + 100, t + 400, TID(1, 0), "forward");
+        ng_nvtx_range(&f.pj, t + 110, t + 200, TID(1, 0), e == 1 ? "layer 1" : "layer 12");
+        ng_nvtx_range(&f.pj, t + 110, t + 200, TID(1, 0), "layer alias");   /* same bounds */
+        ng_nvtx_range(&f.pj, t + 500, t + 800, TID(1, 0), "step backward");   /* inner candidate */
+    }
+    ng_nvtx_range(&f.pj, 5000, 6000, TID(1, 0), "outside");
+    ng_nvtx_range(&f.pj, 1000, 1900, TID(1, 1), "forward");   /* a thread with no epoch */
+    assert_int_equal(ng_nvtx_index(&f.pj), 3);
+    launch(&f, TID(1, 0), 1, 50, 0, 0, 7);            /* warm-up epoch's layer: not counted */
+    launch(&f, TID(1, 0), 2, 1050, 0, 10, 20);        /* the epoch itself: no group */
+    launch(&f, TID(1, 0), 3, 1150, 0, 20, 50);        /* layer 1 (the alias is layer 1) */
+    launch(&f, TID(1, 0), 4, 1300, 0, 50, 60);        /* forward */
+    launch(&f, TID(1, 0), 5, 1600, 0, 60, 100);       /* step backward */
+    launch(&f, TID(1, 0), 6, 2150, 0, 100, 103);      /* layer 12: "layer #" too */
+    launch(&f, TID(1, 0), 7, 2399, 0, 103, 104);      /* forward, at its end */
+    launch(&f, TID(1, 0), 8, 5500, 0, 104, 200);      /* outside every epoch */
+    launch(&f, TID(1, 1), 9, 1500, 0, 200, 300);      /* another thread */
+    /* a call that starts in layer 12 and ends after it: in forward */
+    ng_nvtx_call(&f.pj, TID(1, 0), 10, 2190, 2250);
+    (void)ng_nvtx_work(&f.pj, GPID(1), 10, 0, 300, 305, SIZE_MAX, NG_CLASS_COMPUTE);
+    expect_nested(&f, "forward=16;layer #=33;step backward=40;");
+    expect_results(&f, "step #2=90/4;step #3=9/3", 0);
+    end(&f);
+}
+
+/* No range but the epochs: no list, and the calls look nothing up. */
+static void test_no_nested_ranges(void **state)
+{
+    (void)state;
+    struct fixture f;
+    begin(&f, "^step", NG_METRIC_KERNEL_SUM, 0);
+    ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "step");
+    ng_nvtx_range(&f.pj, 200, 300, TID(1, 0), "step");
+    ng_nvtx_index(&f.pj);
+    assert_int_equal(f.pj.n_nest, 0);
+    launch(&f, TID(1, 0), 1, 50, 0, 0, 7);
+    launch(&f, TID(1, 0), 2, 250, 0, 10, 20);
+    expect_nested(&f, "");
+    end(&f);
+}
+
 static void test_span_and_busy_per_epoch(void **state)
 {
     (void)state;
@@ -507,6 +577,8 @@ int main(void)
         cmocka_unit_test(test_distinct_texts_and_group_keys),
         cmocka_unit_test(test_outermost_boundary_and_thread),
         cmocka_unit_test(test_span_and_busy_per_epoch),
+        cmocka_unit_test(test_nested_ranges),
+        cmocka_unit_test(test_no_nested_ranges),
         cmocka_unit_test(test_warmup_empty_and_unclosed),
         cmocka_unit_test(test_overlapping_ranges_linear),
         cmocka_unit_test(test_rows_in_any_order),
