@@ -480,6 +480,68 @@ static void find_stragglers(struct ng_verdict *v, struct ng_verdict_side *s, con
                         s->n_stragglers - STRAGGLERS_WARNED, side);
 }
 
+/* The nested range groups of both sides by name: their time per epoch,
+ * the change, its share of the items' total change, ordered as the items
+ * are (most contribution to the change's direction first, then name). */
+static int ranges_first(const void *pa, const void *pb, void *grows_first)
+{
+    const struct ng_range_delta *a = pa, *b = pb;
+    double x = *(const int *)grows_first ? a->delta_ms_per_epoch : -a->delta_ms_per_epoch;
+    double y = *(const int *)grows_first ? b->delta_ms_per_epoch : -b->delta_ms_per_epoch;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void add_nested(struct ng_verdict *v, struct ng_strmap *index, int64_t (**ns)[2],
+                       const struct ng_profile *p, size_t np, int side)
+{
+    for (size_t i = 0; i < np; i++)
+        for (size_t k = 0; k < p[i].n_nested; k++) {
+            const struct ng_nested_range *r = &p[i].nested[k];
+            int added;
+            size_t at = ng_strmap_get(index, r->name, strlen(r->name), v->n_ranges, &added);
+            if (added) {
+                v->ranges = ng_xgrow(v->ranges, v->n_ranges, sizeof *v->ranges);
+                *ns = ng_xgrow(*ns, v->n_ranges, sizeof **ns);
+                v->ranges[at] = (struct ng_range_delta){ .name = ng_xstrdup(r->name) };
+                (*ns)[at][0] = (*ns)[at][1] = 0;
+                v->n_ranges++;
+            }
+            (*ns)[at][side] += r->ns;   /* each below the side's total: no overflow */
+        }
+}
+
+static void attribute_ranges(struct ng_verdict *v, const struct ng_profile *b, size_t nb,
+                             const struct ng_profile *c, size_t nc, const double div[2],
+                             double total_delta)
+{
+    struct ng_strmap index = NG_STRMAP_INIT;
+    int64_t (*ns)[2] = NULL;
+
+    v->has_ranges = nb > 0 && nc > 0;
+    for (size_t i = 0; i < nb; i++)
+        v->has_ranges &= b[i].has_nested;
+    for (size_t i = 0; i < nc; i++)
+        v->has_ranges &= c[i].has_nested;
+    if (!v->has_ranges)
+        return;
+    add_nested(v, &index, &ns, b, nb, 0);
+    add_nested(v, &index, &ns, c, nc, 1);
+    for (size_t i = 0; i < v->n_ranges; i++) {
+        struct ng_range_delta *r = &v->ranges[i];
+        r->baseline_ms_per_epoch = (double)ns[i][0] / 1e6 / div[0];
+        r->current_ms_per_epoch = (double)ns[i][1] / 1e6 / div[1];
+        r->delta_ms_per_epoch = r->current_ms_per_epoch - r->baseline_ms_per_epoch;
+        r->share = total_delta != 0 ? r->delta_ms_per_epoch / total_delta : 0;
+    }
+    int grows_first = total_delta >= 0;
+    if (v->n_ranges > 1)
+        qsort_r(v->ranges, v->n_ranges, sizeof *v->ranges, ranges_first, &grows_first);
+    free(ns);
+    ng_strmap_release(&index);
+}
+
 /* Per-epoch figures divide by the epochs each side counted: total mode
  * --epochs per run, NVTX mode the counted epochs of all runs.  Two passes
  * over the items: the total change (for the shares and the order), then
@@ -519,6 +581,7 @@ static void attribute(struct ng_verdict *v, const struct ng_profile *b, size_t n
         keep_item(&k, &d, gates);
     }
     ng_comparability_finish(&cmp);
+    attribute_ranges(v, b, nb, c, nc, div, total_delta);
     places_compared(&v->comparability, &v->baseline, &v->current);
     v->n_top = g.n < top ? g.n : top;
     v->kernels = kept_items(&k, &v->n_kernels);

@@ -59,12 +59,22 @@ void ng_profile_release(struct ng_profile *p)
     ng_strv_free(&p->warnings, &p->n_warnings);
     free(p->devices);
     free(p->bd_devices);
+    for (size_t i = 0; i < p->n_nested; i++)
+        free(p->nested[i].name);
+    free(p->nested);
     free(p->processes);
     free(p->graph_mode);
     free(p->gpu);
     free(p->driver);
     free(p->path);
     memset(p, 0, sizeof *p);
+}
+
+void ng_profile_add_nested(void *profile, const char *name, int64_t ns)
+{
+    struct ng_profile *p = profile;
+    p->nested = ng_xgrow(p->nested, p->n_nested, sizeof *p->nested);
+    p->nested[p->n_nested++] = (struct ng_nested_range){ ng_xstrdup(name), ns };
 }
 
 /* ---- rows, merged as they are added ----

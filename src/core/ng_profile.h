@@ -92,6 +92,11 @@ struct ng_work_row {
     struct ng_epoch_cells *cells;   /* NULL unless asked for */
 };
 
+struct ng_nested_range {
+    char *name;
+    int64_t ns;
+};
+
 struct ng_profile {
     char *path;
     /* every NVTX range, when the source was asked to list them (owned;
@@ -150,6 +155,13 @@ struct ng_profile {
     struct ng_breakdown breakdown;
     struct ng_breakdown *bd_devices;
     size_t n_bd_devices;
+    /* NVTX mode: the counted work by the innermost range nested in its
+     * epoch around its launch, grouped by name shape ("layer #"), in order
+     * of name (owned); has_nested: the source looked (from intervals, in
+     * NVTX mode), even when it found none */
+    int has_nested;
+    struct ng_nested_range *nested;
+    size_t n_nested;
     /* CUDA graphs: the trace mode the capture recorded ("Graph", "Node",
      * NULL when it says nothing), and kernels that carry a graph id (traced
      * per node) */
@@ -167,6 +179,10 @@ struct ng_profile {
 };
 
 void ng_profile_init(struct ng_profile *p, const char *path);
+
+/* A nested range group's time (name copied); profile is a struct
+ * ng_profile *, so that it serves as ng_nvtx_nested_each()'s callback. */
+void ng_profile_add_nested(void *profile, const char *name, int64_t ns);
 
 /* Appends a counted epoch (name copied). */
 void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_start,

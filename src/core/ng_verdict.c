@@ -86,6 +86,12 @@ void ng_verdict_release(struct ng_verdict *v)
     v->baseline.devices = v->current.devices = NULL;
     v->baseline.processes = v->current.processes = NULL;
     free(v->kernels);
+    for (size_t i = 0; i < v->n_ranges; i++)
+        free(v->ranges[i].name);
+    free(v->ranges);
+    v->ranges = NULL;
+    v->n_ranges = 0;
+    v->has_ranges = 0;
     free(v->rows);
     v->rows = NULL;
     v->n_rows = 0;

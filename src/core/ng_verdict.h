@@ -143,6 +143,21 @@ struct ng_kernel_delta {
     double p_adjusted;                 /* Holm over the items tested (with has_p) */
 };
 
+/* A group of the ranges nested in the epochs (NVTX mode) and its part in
+ * the change: the work whose launch's innermost range has that name
+ * shape (digits as '#'), per epoch.  The name is owned, raw bytes. */
+struct ng_range_delta {
+    char *name;
+    double baseline_ms_per_epoch;
+    double current_ms_per_epoch;
+    double delta_ms_per_epoch;         /* current - baseline */
+    double share;                      /* delta / the items' total delta (signed), as
+                                          ng_kernel_delta's; 0 when that is 0 */
+};
+
+/* The groups the details show (the JSON and the page list every one). */
+#define NG_RANGES_SHOWN 5
+
 /* One row of the current side's counted work, per epoch (ng_work_rates): what
  * a history line keeps of today's work. */
 struct ng_work_rate {
@@ -228,6 +243,11 @@ struct ng_verdict {
     size_t n_kernels;
     size_t n_top;
     long top;                      /* --top */
+    /* the change by nested range group, in order of contribution (owned);
+     * has_ranges: both sides' sources looked (NVTX mode from intervals) */
+    int has_ranges;
+    struct ng_range_delta *ranges;
+    size_t n_ranges;
     /* the policy it was decided under (borrowed) and what came of it */
     const struct ng_policy *policy;
     enum ng_outcome total_outcome; /* the total's own outcome, before per-kernel gates */

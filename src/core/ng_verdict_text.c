@@ -222,6 +222,24 @@ const char *ng_kernel_status_shown(const struct ng_kernel_delta *k)
     return ng_kernel_status_name(k->status);
 }
 
+/* The nested range groups that changed most (the JSON and the page list
+ * them all); none when no range is nested in the epochs. */
+static void range_lines(struct ng_buf *out, const struct ng_verdict *v)
+{
+    if (v->n_ranges == 0)
+        return;
+    ng_buf_adds(out, "  nested NVTX ranges by contribution to the change, per epoch:\n");
+    for (size_t i = 0; i < v->n_ranges && i < NG_RANGES_SHOWN; i++) {
+        const struct ng_range_delta *r = &v->ranges[i];
+        ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %.3f -> %.3f ms  ", r->delta_ms_per_epoch,
+                    r->share * 100.0, r->baseline_ms_per_epoch, r->current_ms_per_epoch);
+        name_line(out, r->name);
+    }
+    if (v->n_ranges > NG_RANGES_SHOWN)
+        ng_buf_addf(out, "    ... and %zu more (the JSON lists them)\n",
+                    v->n_ranges - NG_RANGES_SHOWN);
+}
+
 void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
 {
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
@@ -244,6 +262,7 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     side_line(out, "current ", &v->current, unit);
     work_lines(out, v);
     excluded_line(out, v);
+    range_lines(out, v);
     if (v->n_kernels == 0)
         return;
     ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",

@@ -347,6 +347,32 @@ static cJSON *kernel_json(const struct ng_kernel_delta *k, const struct limits *
     return o;
 }
 
+/* {"name", "baseline_ms_per_epoch", "current_ms_per_epoch",
+ * "delta_ms_per_epoch", "share"}: a group of nested ranges. */
+static cJSON *range_json(const struct ng_range_delta *r, const struct limits *lim)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    add_cut(o, "name", r->name, lim->name, 1);
+    add_number_or_null(o, "baseline_ms_per_epoch", 1, r->baseline_ms_per_epoch);
+    add_number_or_null(o, "current_ms_per_epoch", 1, r->current_ms_per_epoch);
+    add_number_or_null(o, "delta_ms_per_epoch", 1, r->delta_ms_per_epoch);
+    add_number_or_null(o, "share", 1, r->share);
+    return o;
+}
+
+/* Every group (a history line as many as it keeps kernels); null where no
+ * source looked for nested ranges (total mode, saved text). */
+static cJSON *ranges_json(const struct ng_verdict *v, const struct limits *lim)
+{
+    if (!v->has_ranges)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < upto(v->n_ranges, lim->n_kernels); i++)
+        cJSON_AddItemToArray(a, range_json(&v->ranges[i], lim));
+    return a;
+}
+
 static cJSON *string_array(const char *const *s, size_t n, const struct limits *lim)
 {
     cJSON *a = cJSON_CreateArray();
@@ -577,6 +603,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     for (size_t i = 0; i < upto(v->n_kernels, lim->n_kernels); i++)
         cJSON_AddItemToArray(kernels, kernel_json(&v->kernels[i], lim));
     cJSON_AddItemToObject(root, "kernels", kernels);
+    cJSON_AddItemToObject(root, "ranges", ranges_json(v, lim));
     for (size_t i = 0; i < upto(v->n_warnings, lim->n_warnings); i++)
         cJSON_AddItemToArray(warnings, cut_item(v->warnings[i], lim->text, 0));
     cJSON_AddItemToObject(root, "warnings", warnings);

@@ -1346,6 +1346,10 @@ static int replay(struct reader *rd)
         return ng_err_set(rd->err, "'%s': the breakdown of its GPU time overflows 64 bits",
                           rd->shown);
     p->has_breakdown = 1;
+    if (rd->pj) {
+        ng_nvtx_nested_each(rd->pj, ng_profile_add_nested, p);
+        p->has_nested = 1;
+    }
     return 0;
 }
 

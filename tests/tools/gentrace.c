@@ -237,6 +237,10 @@
  *       --graph-nodes K   kernel nodes per graph, 1..999 (default 4).
  *       --slow-device D:F the kernels (and graph nodes) on deviceId D last F times
  *                         longer: a straggling GPU
+ *       --slow-range NAME:F with --nested, the work launched inside the nested
+ *                         ranges named NAME (forward, backward, optimizer.step,
+ *                         or step: the launches of a step in none of those)
+ *                         lasts F times longer (repeatable; factors multiply).
  *       --slow-graph G:F  the nodes of graph id G (1..G) last F times longer
  *                         (repeatable; a regression hidden inside a graph).
  *       --comm-share P    share of the launches that are NCCL kernels on a
@@ -1381,6 +1385,8 @@ static struct {
     slow_t *slow_graphs;
     size_t nslow_graphs;
     slow_t *slow_devices;   /* --slow-device D:F */
+    struct { char *name; double factor; } *slow_ranges;   /* --slow-range NAME:F */
+    size_t nslow_ranges;
     size_t nslow_devices;
     int64_t devices;                 /* per rank */
     int shuffle;
@@ -2108,10 +2114,23 @@ static int64_t *g_step_sids;
 
 #define NSTEPS 2
 
-/* A range on the main thread that launches n kernels. */
+/* --slow-range: the factor of the nested range named `name`. */
+static double range_factor(const char *name)
+{
+    double f = 1.0;
+    for (size_t i = 0; i < opt.nslow_ranges; i++)
+        if (strcmp(opt.slow_ranges[i].name, name) == 0)
+            f *= opt.slow_ranges[i].factor;
+    return f;
+}
+
+/* A range on the main thread that launches n kernels (a range with
+ * neither text nor string is no range a reader names: its launches are
+ * the step's own, "step" to --slow-range). */
 static void range_with_kernels(thread_t *th, int64_t n, int64_t ep, double warm,
                                const char *text, size_t len, int64_t text_id, int64_t domain)
 {
+    warm *= range_factor(text ? text : text_id == sid_optimizer ? "optimizer.step" : "step");
     th->t += rng_range(&th->cpu, 300, 900);
     int idx = nvtx_push(th->t, 59, text, len, text_id, domain, th->gtid);
     for (int64_t k = 0; k < n; k++)
@@ -2469,6 +2488,8 @@ static void usage(FILE *fp)
         "      --graph-nodes K      kernel nodes per graph (default 4)\n"
         "      --slow-graph G:F     graph id G's nodes times F (repeatable)\n"
         "      --slow-device D:F    kernels on deviceId D times F (repeatable): a straggler\n"
+        "      --slow-range NAME:F  with --nested: work in the nested ranges NAME (forward,\n"
+        "                           backward, optimizer.step, step) times F (repeatable)\n"
         "      --comm-share P       share P of the launches are NCCL kernels on a\n"
         "                           communication stream (default 0)\n"
         "      --overlap F          part of each NCCL kernel that overlaps compute, 0..1\n"
@@ -2486,7 +2507,7 @@ enum {
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
     O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
     O_DEVICES, O_MEMORY_SHARE, O_MEMORY_KINDS, O_MEMORY_SCALE, O_GRAPH_SHARE, O_GRAPH_MODE,
-    O_GRAPH_MODE_PREFIX, O_GRAPHS, O_GRAPH_NODES, O_SLOW_GRAPH, O_SLOW_DEVICE, O_COMM_SHARE, O_OVERLAP,
+    O_GRAPH_MODE_PREFIX, O_GRAPHS, O_GRAPH_NODES, O_SLOW_GRAPH, O_SLOW_DEVICE, O_SLOW_RANGE, O_COMM_SHARE, O_OVERLAP,
     O_SHUFFLE, O_FORMAT, O_UNLAUNCHED, O_DIST_RANK, O_WORLD_SIZE
 };
 
@@ -2585,6 +2606,7 @@ static void parse_options(int argc, char **argv)
         {"graph-nodes", required_argument, NULL, O_GRAPH_NODES},
         {"slow-graph", required_argument, NULL, O_SLOW_GRAPH},
         {"slow-device", required_argument, NULL, O_SLOW_DEVICE},
+        {"slow-range", required_argument, NULL, O_SLOW_RANGE},
         {"comm-share", required_argument, NULL, O_COMM_SHARE},
         {"overlap", required_argument, NULL, O_OVERLAP},
         {"shuffle", required_argument, NULL, O_SHUFFLE},
@@ -2671,6 +2693,18 @@ static void parse_options(int argc, char **argv)
                                         (opt.nslow_devices + 1) * sizeof *opt.slow_devices);
             opt.slow_devices[opt.nslow_devices++] = parse_slow("--slow-device", optarg);
             break;
+        case O_SLOW_RANGE: {
+            const char *colon = strrchr(optarg, ':');
+            if (!colon || colon == optarg)
+                die_usage("--slow-range: expected NAME:FACTOR, got '%s'", optarg);
+            opt.slow_ranges = xrealloc(opt.slow_ranges,
+                                       (opt.nslow_ranges + 1) * sizeof *opt.slow_ranges);
+            opt.slow_ranges[opt.nslow_ranges].name = strndup(optarg, (size_t)(colon - optarg));
+            opt.slow_ranges[opt.nslow_ranges].factor = parse_double("--slow-range", colon + 1);
+            if (opt.slow_ranges[opt.nslow_ranges++].factor <= 0)
+                die_usage("--slow-range: factor must be > 0");
+            break;
+        }
         case O_SCALE:
             opt.scale = parse_double("--scale", optarg);
             if (opt.scale <= 0)
@@ -2763,6 +2797,8 @@ static void parse_options(int argc, char **argv)
         die_usage("--epoch-text cannot be combined with --epoch-format");
     if (opt.thread_epochs && opt.threads == 1)
         die_usage("--thread-epochs needs --threads > 1");
+    if (opt.nslow_ranges && !opt.nested)
+        die_usage("--slow-range needs --nested");
     if (opt.share[L_MEMORY] + opt.share[L_GRAPH] + opt.share[L_COMM] > 1.0 + 1e-12)
         die_usage("--memory-share + --graph-share + --comm-share exceed 1");
     if ((opt.mem_kinds_set || opt.memory_scale_set) && opt.share[L_MEMORY] == 0)

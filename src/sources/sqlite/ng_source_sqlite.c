@@ -2033,6 +2033,10 @@ static int keep_breakdown(struct reader *rd, struct ng_profile *p, struct ng_err
         return ng_err_set(err, "'%s': the breakdown of its GPU time overflows 64 bits",
                           rd->shown);
     p->has_breakdown = 1;
+    if (rd->pj) {
+        ng_nvtx_nested_each(rd->pj, ng_profile_add_nested, p);
+        p->has_nested = 1;
+    }
     return 0;
 }
 
