@@ -228,7 +228,7 @@ static void range_lines(struct ng_buf *out, const struct ng_verdict *v)
 {
     if (v->n_ranges == 0)
         return;
-    ng_buf_adds(out, "  nested NVTX ranges by contribution to the change, per epoch:\n");
+    ng_buf_adds(out, "  ranges nested in the epochs by contribution to the change, per epoch:\n");
     for (size_t i = 0; i < v->n_ranges && i < NG_RANGES_SHOWN; i++) {
         const struct ng_range_delta *r = &v->ranges[i];
         ng_buf_addf(out, "    %+.3f ms (%5.1f%%) %.3f -> %.3f ms  ", r->delta_ms_per_epoch,

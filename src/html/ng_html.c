@@ -256,6 +256,14 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
     ng_buf_addf(out, ", epochs %ld</p>\n", v->epochs);
 }
 
+/* A sign on every figure, "-" of a negative zero as printf's (%+.3f). */
+static void delta_cell(struct ng_buf *out, double delta)
+{
+    ng_buf_adds(out, signbit(delta) ? "<td class=\"n\">" : "<td class=\"n\">+");
+    ng_buf_add_fixed(out, delta, 3);
+    ng_buf_adds(out, "</td>");
+}
+
 static void work_items(struct ng_buf *out, const struct ng_verdict *v)
 {
     struct ng_svg_bar *bars = ng_xcalloc(v->n_kernels ? v->n_kernels : 1, sizeof *bars);
@@ -290,10 +298,8 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
                     ng_kernel_status_name(k->status));
         ng_html_num_cell(out, k->baseline_ms_per_epoch, "");
         ng_html_num_cell(out, k->current_ms_per_epoch, "");
-        /* %+.3f: a sign on every figure, "-" of a negative zero as printf's */
-        ng_buf_adds(out, signbit(k->delta_ms_per_epoch) ? "<td class=\"n\">" : "<td class=\"n\">+");
-        ng_buf_add_fixed(out, k->delta_ms_per_epoch, 3);
-        ng_buf_adds(out, "</td><td class=\"n\">");
+        delta_cell(out, k->delta_ms_per_epoch);
+        ng_buf_adds(out, "<td class=\"n\">");
         ng_buf_add_fixed(out, k->share * 100, 1);
         ng_buf_adds(out, "%</td>");
         if (gated) {
@@ -366,6 +372,38 @@ static void breakdown(struct ng_buf *out, const struct ng_verdict *v)
     ng_buf_adds(out, "</tbody>\n</table>\n");
 }
 
+/* The page lists this many groups of nested ranges; the JSON, every one. */
+#define RANGES_LISTED 50
+
+/* Which ranges nested in the epochs changed (docs/breakdown.md): a table
+ * of their groups by contribution to the change. */
+static void nested_ranges(struct ng_buf *out, const struct ng_verdict *v)
+{
+    if (v->n_ranges == 0)
+        return;
+    ng_buf_adds(out, "<h3>Ranges nested in the epochs: change of ms/epoch</h3>\n"
+                     "<table class=\"ranges\">\n<thead><tr><th scope=\"col\" class=\"n\">"
+                     "baseline ms/epoch</th><th scope=\"col\" class=\"n\">current</th>"
+                     "<th scope=\"col\" class=\"n\">delta</th><th scope=\"col\" class=\"n\">"
+                     "share</th><th scope=\"col\">range</th></tr>\n</thead>\n<tbody>\n");
+    for (size_t i = 0; i < v->n_ranges && i < RANGES_LISTED; i++) {
+        const struct ng_range_delta *r = &v->ranges[i];
+        ng_buf_adds(out, "<tr>");
+        ng_html_num_cell(out, r->baseline_ms_per_epoch, "");
+        ng_html_num_cell(out, r->current_ms_per_epoch, "");
+        delta_cell(out, r->delta_ms_per_epoch);
+        ng_buf_adds(out, "<td class=\"n\">");
+        ng_buf_add_fixed(out, r->share * 100, 1);
+        ng_buf_adds(out, "%</td><td class=\"mono\">");
+        ng_html_text(out, r->name);
+        ng_buf_adds(out, "</td></tr>\n");
+    }
+    ng_buf_adds(out, "</tbody>\n</table>\n");
+    if (v->n_ranges > RANGES_LISTED)
+        ng_buf_addf(out, "<p class=\"note\">... and %zu more groups (the JSON lists them).</p>\n",
+                    v->n_ranges - RANGES_LISTED);
+}
+
 void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
                      int heading, const char *title)
 {
@@ -394,6 +432,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
                      v->current.n_samples, v->threshold * v->baseline.ms_per_epoch);
         ng_buf_adds(out, "\n");
         breakdown(out, v);
+        nested_ranges(out, v);
     }
     if (v->n_kernels)
         work_items(out, v);

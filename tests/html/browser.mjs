@@ -76,6 +76,11 @@ execFileSync(GENTRACE, ['-o', path.join(work, 'b.sqlite'), '--names-from', names
 execFileSync(GENTRACE, ['-o', path.join(work, 'c.sqlite'), '--names-from', names, '--kernels', '30',
     '--no-nvtx', '--scale', '1.5'], { env });
 const report = path.join(ARTIFACTS, 'report.html');
+// NVTX epochs with ranges nested in them, the current's backward pass 1.5x slower
+for (const [side, extra] of [['nb', []], ['nc', ['--slow-range', 'backward:1.5']]])
+    execFileSync(GENTRACE, ['-o', path.join(work, `${side}.sqlite`), '--kernels', '400', '--epochs', '3',
+        '--nested', ...extra], { env });
+const rangesReport = path.join(ARTIFACTS, 'report-ranges.html');
 const batchReport = path.join(ARTIFACTS, 'batch.html');
 // The gate with the exit status it must give (1 FAIL, 2 an ERROR gate).
 const run = (args, want) => {
@@ -92,6 +97,8 @@ const run = (args, want) => {
 };
 run(['--quiet', '--epochs', '2', '--name', '</title><script>alert(5)</script>', '--html', report,
     path.join(work, 'b.sqlite'), path.join(work, 'c.sqlite')], 1);
+run(['--quiet', '--epoch-range', 'epoch [0-9]+$', '--threshold', '1.05', '--html', rangesReport,
+    path.join(work, 'nb.sqlite'), path.join(work, 'nc.sqlite')], 1);
 fs.writeFileSync(path.join(work, 'm.json'), JSON.stringify({ gates: [
     { name: 'same', baseline: 'b.sqlite', current: 'b.sqlite', epochs: 2 },
     { name: 'slower <i>', baseline: 'b.sqlite', current: 'c.sqlite', epochs: 2 },
@@ -286,6 +293,20 @@ async function checkStacked(page, label, want) {
     check(await page.locator('table.breakdown tbody tr').count() === 2 * want, `${label}: breakdown tables`);
 }
 
+// The table of the ranges nested in the epochs: a row a group, the one that
+// changed most first, inside the page's width.
+async function checkRanges(page, label, want) {
+    const rows = page.locator('table.ranges tbody tr');
+    check(await rows.count() === want.length, `${label}: ${want.length} range rows`);
+    for (let i = 0; i < want.length && i < await rows.count(); i++)
+        check((await rows.nth(i).locator('td').last().textContent()) === want[i],
+            `${label}: range row ${i} is not ${want[i]}`);
+    const width = await page.evaluate(() => document.documentElement.clientWidth);
+    const box = await page.locator('table.ranges').boundingBox();
+    check(box && box.x + box.width <= width + 1, `${label}: the ranges table is off the page`);
+    await page.locator('table.ranges').screenshot({ path: path.join(ARTIFACTS, `${label}-table.png`) });
+}
+
 async function checkPage(context, file, label, want) {
     const { page, done } = await visit(context, file, label);
     const text = await page.evaluate(() => document.body.innerText);
@@ -297,6 +318,9 @@ async function checkPage(context, file, label, want) {
     check(await page.locator('section.run').count() === want.sections, `${label}: sections`);
     if (want.stacked !== undefined)
         await checkStacked(page, label, want.stacked);
+    check(await page.locator('table.ranges').count() === (want.ranges ? 1 : 0), `${label}: ranges tables`);
+    if (want.ranges)
+        await checkRanges(page, label, want.ranges);
     await page.screenshot({ path: path.join(ARTIFACTS, `${label}.png`), fullPage: true });
     done();
     await page.close();
@@ -322,6 +346,9 @@ for (const js of [true, false]) {
     await checkPage(context, report, `report${suffix}`,
         { text: [hostileKernel, '</title><script>alert(5)</script>', '"><svg onload=alert(4)>'], strips: 1, sections: 1,
           stacked: 1 });
+    await checkPage(context, rangesReport, `report-ranges${suffix}`,
+        { text: ['Ranges nested in the epochs', 'backward'], strips: 1, sections: 1, stacked: 1,
+          ranges: ['backward', 'epoch # step #', 'forward', 'optimizer.step'] });
     await checkPage(context, batchReport, `batch${suffix}`,
         { text: ['slower <i>', 'ERROR: unable to open'], strips: 2, sections: 3 });
     await context.close();

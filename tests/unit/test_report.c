@@ -277,6 +277,7 @@ static void test_json(void **state)
 
         "\t\t\t\"p_adjusted\":\tnull\n"
         "\t\t}],\n"
+        "\t\"ranges\":\tnull,\n"
         "\t\"warnings\":\t[\"baseline and current ran on different GPU (A100 vs H100): the comparison may be meaningless\"],\n"
         "\t\"message\":\t\"FAIL: per-epoch regression 1.50x exceeds 1.20x threshold | baseline=200.0ms/epoch current=300.0ms/epoch ratio=1.500x (epochs=5)\",\n"
         "\t\"error\":\tnull,\n"
