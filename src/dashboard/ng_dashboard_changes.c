@@ -4,6 +4,7 @@
 #include "dashboard/ng_dashboard_site.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,48 +41,92 @@ static int read_acks(struct site *s, struct ng_err *err)
     return 0;
 }
 
+/* A gate's series judged, before its changes join the site's. */
+struct judged {
+    struct ng_series_change *sc;
+    size_t found;
+    size_t *run;               /* series position -> the gate's run */
+    int ret;
+    struct ng_err err;
+};
+
 /* One gate's series: the runs with a figure, as the series of `changes`
- * takes them (error verdicts and runs without figures left out). */
-static int judge(struct site *s, size_t gi, struct ng_err *err)
+ * takes them (error verdicts and runs without figures left out).  Reads
+ * the site only, so gates are judged on two threads at once. */
+static void judge(const struct site *s, size_t gi, struct judged *j)
 {
-    struct gate *g = &s->gates[gi];
+    const struct gate *g = &s->gates[gi];
     double *x = ng_xmalloc((g->n + 1) * sizeof *x);
     const char **commits = ng_xmalloc((g->n + 1) * sizeof *commits);
-    size_t *run = ng_xmalloc((g->n + 1) * sizeof *run), n = 0;
-    struct ng_series_change *sc = NULL;
-    size_t found;
+    size_t n = 0;
 
+    j->run = ng_xmalloc((g->n + 1) * sizeof *j->run);
     for (size_t k = 0; k < g->n; k++) {
         const struct run *r = &g->runs[k];
         if (r->outcome == NG_OUTCOME_ERROR || !r->has_figures || !isfinite(r->cur_ms))
             continue;
         x[n] = r->cur_ms;
         commits[n] = r->commit;
-        run[n++] = k;
+        j->run[n++] = k;
     }
     const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
-    int ret = ng_series_judge(g->name, x, commits, n, &o, &s->acks, s->now, &sc, &found, err);
-    g->change0 = s->n_changes;
-    g->n_changes = found;
-    s->changes = ng_xrealloc(s->changes, (s->n_changes + found + 1) * sizeof *s->changes);
-    for (size_t k = 0; k < found; k++)
-        s->changes[s->n_changes++] = (struct change){ gi, run[sc[k].cp.at - 1], run[sc[k].cp.at],
-                                                      sc[k] };
-    free(sc);
-    free(run);
+    j->ret = ng_series_judge(g->name, x, commits, n, &o, &s->acks, s->now, &j->sc, &j->found,
+                             &j->err);
     free(commits);
     free(x);
-    return ret;
+}
+
+/* The gate's changes into the site's list, in gate order. */
+static void take_judged(struct site *s, size_t gi, struct judged *j)
+{
+    struct gate *g = &s->gates[gi];
+    g->change0 = s->n_changes;
+    g->n_changes = j->found;
+    s->changes = ng_xrealloc(s->changes, (s->n_changes + j->found + 1) * sizeof *s->changes);
+    for (size_t k = 0; k < j->found; k++)
+        s->changes[s->n_changes++] = (struct change){ gi, j->run[j->sc[k].cp.at - 1],
+                                                      j->run[j->sc[k].cp.at], j->sc[k] };
+    free(j->sc);
+    free(j->run);
+}
+
+struct judging {
+    const struct site *s;
+    struct judged *out;
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static void *judge_gates(void *arg)
+{
+    struct judging *jg = arg;
+    for (;;) {
+        pthread_mutex_lock(&jg->lock);
+        size_t i = jg->next++;
+        pthread_mutex_unlock(&jg->lock);
+        if (i >= jg->s->n_gates)
+            return NULL;
+        judge(jg->s, i, &jg->out[i]);
+    }
 }
 
 int ng_dash_changes(struct site *s, struct ng_err *err)
 {
+    int ret = 0;
     if (read_acks(s, err) < 0)
         return -1;
-    for (size_t i = 0; i < s->n_gates; i++)
-        if (judge(s, i, err) < 0)
-            return -1;
-    return 0;
+    struct judging jg = { s, ng_xcalloc(s->n_gates + 1, sizeof *jg.out),
+                          PTHREAD_MUTEX_INITIALIZER, 0 };
+    ng_on_threads(judge_gates, &jg, s->n_gates);
+    for (size_t i = 0; i < s->n_gates; i++) {
+        if (ret == 0 && jg.out[i].ret < 0) {
+            ret = -1;   /* the first gate's error, in gate order */
+            *err = jg.out[i].err;
+        }
+        take_judged(s, i, &jg.out[i]);
+    }
+    free(jg.out);
+    return ret;
 }
 
 /* ---- the markers ---- */

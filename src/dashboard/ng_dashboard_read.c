@@ -194,22 +194,6 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * process's RSS, so it holds one window, not the file. */
 #define WINDOW ((size_t)8 << 20)
 
-/* fn(arg) on THREADS threads at once (this one among them), or on this
- * one alone for fewer than two items or one core; fn takes its items
- * from arg under its own lock until none is left. */
-void ng_dash_on_threads(void *(*fn)(void *), void *arg, size_t items)
-{
-    pthread_t threads[THREADS];
-    size_t n = items > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREADS : 1;
-
-    for (size_t i = 1; i < n; i++)
-        if (pthread_create(&threads[i], NULL, fn, arg) != 0)
-            threads[i] = 0;
-    fn(arg);
-    for (size_t i = 1; i < n; i++)
-        if (threads[i])
-            pthread_join(threads[i], NULL);
-}
 /* Below this a file is read as one part: threads would cost more. */
 #define SPLIT_MIN (4u << 20)
 
@@ -521,7 +505,7 @@ static int read_latest(struct site *s, struct ng_err *err)
     for (size_t i = 0; i < s->n_gates; i++)
         for (size_t k = 0; k < s->gates[i].n_held; k++)
             h.runs[h.n++] = &s->gates[i].runs[s->gates[i].held[k]];
-    ng_dash_on_threads(read_held, &h, h.n);
+    ng_on_threads(read_held, &h, h.n);
     free(h.runs);
     close_histories(s);
     if (h.ret < 0)

@@ -144,7 +144,7 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
     struct pages p = { .s = s, .top = tmp, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
-    ng_dash_on_threads(write_pages, &p, s->n_gates + 1);
+    ng_on_threads(write_pages, &p, s->n_gates + 1);
     s->r->site_bytes = p.bytes;
     int ret = p.ret;
     if (ret < 0)

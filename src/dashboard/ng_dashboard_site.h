@@ -17,6 +17,7 @@
 #include "history/ng_accept.h"
 #include "history/ng_series.h"
 #include "history/ng_verdict_read.h"
+#include "util/ng_threads.h"
 #include "util/ng_util.h"
 
 #define DEFAULT_DIR "dashboard"
@@ -70,7 +71,7 @@ struct change {
     struct ng_series_change sc;   /* its ack points into s->acks */
 };
 
-#define THREADS 2          /* parts a history is read as, and pages written, at once */
+#define THREADS NG_THREADS /* parts a history is read as, and pages written, at once */
 
 struct site {
     const struct ng_dashboard_opts *o;
@@ -113,11 +114,6 @@ void ng_dash_changes_tables(struct ng_buf *out, const struct site *s, const stru
 struct ng_svg_marker;
 size_t ng_dash_change_markers(const struct site *s, const struct gate *g,
                               struct ng_svg_marker **markers, char **labels);
-
-/* fn(arg) on THREADS threads at once (this one among them), or on this
- * one alone for fewer than two items or one core; fn takes its items
- * from arg under its own lock until none is left. */
-void ng_dash_on_threads(void *(*fn)(void *), void *arg, size_t items);
 
 /* The pages (ng_dashboard_pages.c), rendered into out. */
 void ng_dash_index_page(struct ng_buf *out, const struct site *s);
