@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
 #include "util/ng_text.h"
+#include "util/ng_threads.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
 
@@ -357,31 +359,68 @@ static int newest_first(const void *pa, const void *pb)
     return a->sc.cp.at > b->sc.cp.at ? -1 : a->sc.cp.at < b->sc.cp.at;
 }
 
-/* The series' changes, judged (history/ng_series.h), appended to *ch;
- * *standing when its latest runs follow an unacknowledged regression.  -1
- * with err for an ambiguous acknowledgement. */
-static int judge(const struct series *s, const struct ng_cp_opts *co, const struct ng_accept *acc,
-                 time_t now, struct change **ch, size_t *n_ch, int *standing, struct ng_err *err)
+/* A series judged (history/ng_series.h), before its changes join the
+ * list: -1 with err for an ambiguous acknowledgement. */
+struct judged {
+    struct ng_series_change *sc;
+    size_t found;
+    int ret;
+    struct ng_err err;
+};
+
+static void judge(const struct series *s, const struct ng_cp_opts *co,
+                  const struct ng_accept *acc, time_t now, struct judged *j)
 {
     double *x = ng_xmalloc((s->n + 1) * sizeof *x);
     const char **commits = ng_xmalloc((s->n + 1) * sizeof *commits);
-    struct ng_series_change *sc;
-    size_t found;
 
     for (size_t k = 0; k < s->n; k++) {
         x[k] = s->runs[k].ms;
         commits[k] = s->runs[k].commit;
     }
-    int ret = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &sc, &found, err);
-    *ch = ng_xrealloc(*ch, (*n_ch + found + 1) * sizeof **ch);
-    for (size_t k = 0; k < found; k++)
-        (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[sc[k].cp.at - 1], &s->runs[sc[k].cp.at],
-                                            sc[k] };
-    *standing = ng_series_standing(sc, found);
-    free(sc);
+    j->ret = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &j->sc, &j->found,
+                             &j->err);
     free(commits);
     free(x);
-    return ret;
+}
+
+/* The series' changes appended to *ch; 1 when its latest runs follow an
+ * unacknowledged regression. */
+static int take_judged(const struct series *s, struct judged *j, struct change **ch,
+                       size_t *n_ch)
+{
+    *ch = ng_xrealloc(*ch, (*n_ch + j->found + 1) * sizeof **ch);
+    for (size_t k = 0; k < j->found; k++)
+        (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[j->sc[k].cp.at - 1],
+                                            &s->runs[j->sc[k].cp.at], j->sc[k] };
+    int standing = ng_series_standing(j->sc, j->found);
+    free(j->sc);
+    return standing;
+}
+
+/* The series judged on two threads at once, each taking the next. */
+struct judging {
+    const struct series *series;
+    size_t n;
+    const struct ng_cp_opts *co;
+    const struct ng_accept *acc;
+    time_t now;
+    struct judged *out;
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static void *judge_series(void *arg)
+{
+    struct judging *jg = arg;
+    for (;;) {
+        pthread_mutex_lock(&jg->lock);
+        size_t i = jg->next++;
+        pthread_mutex_unlock(&jg->lock);
+        if (i >= jg->n)
+            return NULL;
+        judge(&jg->series[i], jg->co, jg->acc, jg->now, &jg->out[i]);
+    }
 }
 
 static void short_commit(char *buf, size_t size, const char *c)
@@ -576,9 +615,20 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
         ng_history_release(&h);
     }
     standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
-    for (size_t i = 0; ret == 0 && i < rd.n_series; i++) {
-        ret = judge(&rd.series[i], &co, &acc, now, &ch, &n_ch, &standing[i], err);
-        r->standing += standing[i] != 0;
+    if (ret == 0) {
+        struct judging jg = { rd.series, rd.n_series, &co, &acc, now,
+                              ng_xcalloc(rd.n_series + 1, sizeof *jg.out),
+                              PTHREAD_MUTEX_INITIALIZER, 0 };
+        ng_on_threads(judge_series, &jg, rd.n_series);
+        for (size_t i = 0; i < rd.n_series; i++) {
+            if (ret == 0 && jg.out[i].ret < 0) {
+                ret = -1;   /* the first series' error, in file order */
+                *err = jg.out[i].err;
+            }
+            standing[i] = take_judged(&rd.series[i], &jg.out[i], &ch, &n_ch);
+            r->standing += standing[i] != 0;
+        }
+        free(jg.out);
     }
     if (ret == 0) {
         struct ng_buf b = NG_BUF_INIT;
