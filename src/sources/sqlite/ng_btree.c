@@ -688,7 +688,7 @@ static struct ng_btree_cursor *cursor_open(int fd, const struct ng_btree_query *
                 s->max_field = q->col[k];
         }
     for (size_t k = 0; k < q->n; k++)
-        if (q->col[k] < 0 || q->col[k] >= MAX_FIELDS) {
+        if (q->col[k] != NG_BTREE_UNUSED && (q->col[k] < 0 || q->col[k] >= MAX_FIELDS)) {
             s->fixed_cell[s->n_fixed] = cell_default(q, k, 0);
             s->fixed[s->n_fixed++] = k;
             s->need_rowid |= q->col[k] == NG_BTREE_ROWID;

@@ -40,6 +40,8 @@ struct ng_btree_cell {
 #define NG_BTREE_COLS 8
 #define NG_BTREE_ROWID (-1)    /* col[]: the row's rowid (an INTEGER PRIMARY KEY column) */
 #define NG_BTREE_CONST (-2)    /* col[]: always konst[] (a column the table lacks) */
+#define NG_BTREE_UNUSED (-3)   /* col[]: a cell the caller never reads: a row leaves it as
+                                  it was (or konst[]), so no row pays for it */
 
 /* What to read of each row: cell k is field col[k] of the record (its
  * column's index in the table), the rowid, or a constant.  A record with

@@ -555,6 +555,8 @@ enum { COL_KEY, COL_START, COL_END, COL_DEVICE, COL_GPID, COL_CORR, COL_GRAPH, N
 struct col {
     const char *name;              /* NULL: konst */
     struct ng_btree_cell konst;
+    int unused;                    /* a constant this pass never reads (the page reader
+                                      then writes it on no row) */
 };
 
 static const struct ng_btree_cell NULL_CELL = { NG_BTREE_NULL, 0 };
@@ -562,7 +564,7 @@ static const struct ng_btree_cell ZERO_CELL = { NG_BTREE_INT, 0 };
 
 static struct col col_or(int have, const char *name, struct ng_btree_cell otherwise)
 {
-    return have ? (struct col){ name, NULL_CELL } : (struct col){ NULL, otherwise };
+    return have ? (struct col){ name, NULL_CELL, 0 } : (struct col){ NULL, otherwise, 0 };
 }
 
 /* The columns as a SELECT list. */
@@ -607,14 +609,16 @@ static int select_cols(struct reader *rd, const struct work_table *t, const char
         return -1;
     rd->cur_graph = graph;
     c[COL_KEY] = col_or(key_col != NULL, key_col, ZERO_CELL);
-    c[COL_START] = (struct col){ "start", NULL_CELL };
-    c[COL_END] = (struct col){ "end", NULL_CELL };
+    c[COL_START] = (struct col){ "start", NULL_CELL, 0 };
+    c[COL_END] = (struct col){ "end", NULL_CELL, 0 };
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
     c[COL_DEVICE] = col_or(dev, "deviceId", ZERO_CELL);
     c[COL_GPID] = col_or(gpid, "globalPid", ZERO_CELL);
-    c[COL_CORR] = col_or(corr && rd->pj, "correlationId", NULL_CELL);
+    /* total mode never reads the correlation id */
+    c[COL_CORR] = rd->pj ? col_or(corr, "correlationId", NULL_CELL)
+                         : (struct col){ NULL, NULL_CELL, 1 };
     c[COL_GRAPH] = col_or(graph, "graphId", NULL_CELL);
     *n = N_COLS;
     return 0;
@@ -787,7 +791,7 @@ static int direct_query(struct reader *rd, const char *table, const struct col *
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? 0 : rd_error(rd, err, rc);
     for (size_t k = 0; k < n; k++) {
-        q->col[k] = NG_BTREE_CONST;
+        q->col[k] = c[k].unused ? NG_BTREE_UNUSED : NG_BTREE_CONST;
         q->konst[k] = c[k].konst;
     }
     rc = sqlite3_prepare_v2(rd->db, "SELECT cid, name, type, dflt_value, pk, "
@@ -867,7 +871,7 @@ static int direct_scan(struct reader *rd, const char *table, const struct col *c
                        int (*row)(struct reader *rd, const struct ng_btree_cell *c, size_t n),
                        struct ng_err *err)
 {
-    struct ng_btree_cell cells[NG_BTREE_COLS];
+    struct ng_btree_cell cells[NG_BTREE_COLS] = { { 0, 0 } };   /* unused ones stay so */
     struct ng_btree_cursor *cur;
     struct ng_err why;
 
@@ -942,6 +946,7 @@ struct stream {
     sqlite3_stmt *st;              /* SQL, or */
     struct ng_btree_cursor *cur;   /* the page reader (the unsorted pass) */
     struct row head;
+    struct ng_btree_cell cells[NG_BTREE_COLS];   /* the page reader's (its unused ones stay 0) */
     int live;
     int64_t last_start;
 };
@@ -961,7 +966,7 @@ static inline __attribute__((always_inline)) int stream_next(struct reader *rd, 
 {
     const char *bad;
     if (s->cur) {
-        struct ng_btree_cell c[NG_BTREE_COLS];
+        struct ng_btree_cell *c = s->cells;
         struct ng_err why;
         int r = ng_btree_next(s->cur, c, &why);
         if (r < 0)
@@ -1232,8 +1237,8 @@ static int left_out_sql(struct reader *rd, const char *table, struct ng_err *err
 static int count_left_out(struct reader *rd, const char *table, enum ng_work_kind kind,
                           struct ng_profile *p, struct ng_err *err)
 {
-    static const struct col span[] = { { "start", { NG_BTREE_NULL, 0 } },
-                                       { "end", { NG_BTREE_NULL, 0 } } };
+    static const struct col span[] = { { "start", { NG_BTREE_NULL, 0 }, 0 },
+                                       { "end", { NG_BTREE_NULL, 0 }, 0 } };
 
     rd->left_rows = rd->left_ns = 0;
     rd->left_by_sql = rd->left_over = 0;
@@ -1665,10 +1670,10 @@ static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static int map_calls(struct reader *rd, struct ng_err *err)
 {
-    static const struct col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 } },
-                                        { "correlationId", { NG_BTREE_NULL, 0 } },
-                                        { "start", { NG_BTREE_NULL, 0 } },
-                                        { "end", { NG_BTREE_NULL, 0 } } };
+    static const struct col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 }, 0 },
+                                        { "correlationId", { NG_BTREE_NULL, 0 }, 0 },
+                                        { "start", { NG_BTREE_NULL, 0 }, 0 },
+                                        { "end", { NG_BTREE_NULL, 0 }, 0 } };
     const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     sqlite3_stmt *st;
     int have = need_table(rd, table, err), rc = SQLITE_ROW;
