@@ -175,13 +175,19 @@ static void note_unclosed(struct ng_nvtx *pj, const char *text)
 void ng_nvtx_range(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
                       const char *text)
 {
+    ng_nvtx_range_on(pj, start, end, tid, tid, text);
+}
+
+void ng_nvtx_range_on(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
+                      int64_t nest_tid, const char *text)
+{
     size_t t = text_index(pj, text);
     int64_t key = key_of(pj, t);
 
     if (end != NG_NVTX_NO_END && end >= start && pj->n_nest < NEST_MAX) {
         pj->nest = ng_xgrow(pj->nest, pj->n_nest, sizeof *pj->nest);
-        pj->nest[pj->n_nest++] = (struct ng_nvtx_nest){ start, end, tid, (uint32_t)t, NO_PARENT,
-                                                        0, 0, 0 };
+        pj->nest[pj->n_nest++] = (struct ng_nvtx_nest){ start, end, nest_tid, (uint32_t)t,
+                                                        NO_PARENT, 0, 0, 0 };
     }
     if (key == UNMATCHED)
         return;
@@ -546,8 +552,23 @@ static void remember_call(struct ng_nvtx *pj, const struct ng_nvtx_thread *th,
     pj->call_prev_end = i > th->begin ? pj->r[i - 1].end : INT64_MIN;
 }
 
+static void call_on(struct ng_nvtx *pj, int64_t tid, int64_t nest_tid, int64_t corr,
+                    int64_t start, int64_t end);
+
 void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
                          int64_t end)
+{
+    call_on(pj, tid, tid, corr, start, end);
+}
+
+void ng_nvtx_call_on(struct ng_nvtx *pj, int64_t tid, int64_t nest_tid, int64_t corr,
+                     int64_t start, int64_t end)
+{
+    call_on(pj, tid, nest_tid, corr, start, end);
+}
+
+static void call_on(struct ng_nvtx *pj, int64_t tid, int64_t nest_tid, int64_t corr,
+                    int64_t start, int64_t end)
 {
     struct ng_nvtx_thread *th = thread_of(pj, tid);
     size_t first, last;
@@ -563,7 +584,7 @@ void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t sta
         ng_idmap_set(&pj->spans, gpid, corr, (size_t)first << 32 | (size_t)last);
     }
     if (pj->n_nest)
-        ng_nvtx_nested_call(pj, tid, corr, start, end);
+        ng_nvtx_nested_call(pj, nest_tid, corr, start, end);
 }
 
 /* How many of the thread's nested ranges start no later than `start`

@@ -139,6 +139,12 @@ void ng_nvtx_release(struct ng_nvtx *pj);
  * "most frequent ranges" message).  end NG_NVTX_NO_END: never ended. */
 void ng_nvtx_range(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
                       const char *text);
+/* The same, where the epoch's thread and the thread ranges nest on differ
+ * (torch.profiler: a step spans the process's threads, an operator is its
+ * own thread's): tid for the epochs, nest_tid (same process bits) for the
+ * ranges nested in them. */
+void ng_nvtx_range_on(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t tid,
+                      int64_t nest_tid, const char *text);
 /* Keeps the outermost candidates, numbers occurrences, orders the epochs.
  * Returns how many epochs there are (warm-up ones included). */
 size_t ng_nvtx_index(struct ng_nvtx *pj);
@@ -147,6 +153,11 @@ size_t ng_nvtx_index(struct ng_nvtx *pj);
  * upper bits).  Inline below. */
 void ng_nvtx_call_any(struct ng_nvtx *pj, int64_t tid, int64_t corr, int64_t start,
                          int64_t end);
+
+/* A call as ng_nvtx_call(), whose nested range is looked up on nest_tid
+ * (the thread ng_nvtx_range_on() put its ranges on). */
+void ng_nvtx_call_on(struct ng_nvtx *pj, int64_t tid, int64_t nest_tid, int64_t corr,
+                     int64_t start, int64_t end);
 
 /* Keep each item's time per epoch too (call before ng_nvtx_work). */
 void ng_nvtx_track_items(struct ng_nvtx *pj);

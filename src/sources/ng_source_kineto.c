@@ -301,6 +301,7 @@ struct work {
 struct call {
     int64_t corr, start;
     uint32_t proc;
+    int64_t thread;            /* the projection's id of its thread (thread_id()) */
 };
 
 struct place_sum {
@@ -315,12 +316,12 @@ struct span {
 };
 
 struct event {
-    int has_ph, has_ts, has_dur, has_pid, has_corr, has_device, has_name;
+    int has_ph, has_ts, has_dur, has_pid, has_tid, has_corr, has_device, has_name;
     unsigned char ph;
     const struct category *cat;
-    struct span name, pid_text;
+    struct span name, pid_text, tid_text;
     struct span ts, dur;     /* number texts */
-    int64_t pid, corr, device;
+    int64_t pid, tid, corr, device;
 };
 
 struct reader {
@@ -348,6 +349,8 @@ struct reader {
     struct call *calls;
     size_t n_calls;
     struct ng_idmap procs;    /* host pid -> index */
+    struct ng_idmap threads;  /* (process index, tid) -> index, for thread_id() */
+    size_t n_threads;
     int64_t *proc_pid;
     size_t n_procs;
     int64_t host_pid;         /* the trace's process: of its first host event */
@@ -662,6 +665,16 @@ static int event_member(struct reader *rd, struct cur *c, const struct span *k, 
             }
             return int_member(c, &e->pid, &e->has_pid, depth);
         }
+        if (key_is(k, "tid", 3)) {
+            if (c->p < c->end && *c->p == '"') {   /* a named thread */
+                if (string_at(c, &e->tid_text) != OK)
+                    return BAD;
+                e->tid = (int64_t)(ng_hash(e->tid_text.at, e->tid_text.len) >> 2);
+                e->has_tid = 1;
+                return OK;
+            }
+            return int_member(c, &e->tid, &e->has_tid, depth);
+        }
         break;
     case 4:
         if (key_is(k, "name", 4)) {
@@ -812,6 +825,19 @@ static int64_t proc_tid(uint32_t proc)
     return ((int64_t)proc + 1) << 24;
 }
 
+/* The id the projection is given for an event's own thread, for the
+ * ranges nested in a step (a backward pass's operators run on autograd's
+ * thread, not the step's): the process's bits of proc_tid() and a number
+ * for the thread below them (threads past 2^24 - 2 of a trace share the
+ * last one). */
+static int64_t thread_id(struct reader *rd, uint32_t proc, const struct event *e)
+{
+    int added;
+    size_t i = ng_idmap_get(&rd->threads, proc, e->has_tid ? e->tid : 0, rd->n_threads, &added);
+    rd->n_threads += (size_t)added;
+    return proc_tid(proc) | (int64_t)(i < 0xFFFFFE ? i + 1 : 0xFFFFFF);
+}
+
 static void note_host(struct reader *rd, const struct event *e)
 {
     if (!rd->has_host && e->has_pid) {
@@ -879,17 +905,21 @@ static int take_event(struct reader *rd, const struct event *e)
     switch (e->cat->role) {
     case R_WORK:
         return take_work(rd, e, start, end);
-    case R_CALL:
+    case R_CALL: {
+        uint32_t proc = proc_of(rd, e->has_pid ? e->pid : 0);
         rd->calls = ng_xgrow(rd->calls, rd->n_calls, sizeof *rd->calls);
-        rd->calls[rd->n_calls++] = (struct call){ e->corr, start,
-                                                  proc_of(rd, e->has_pid ? e->pid : 0) };
+        rd->calls[rd->n_calls++] = (struct call){ e->corr, start, proc,
+                                                  rd->pj ? thread_id(rd, proc, e) : 0 };
         return OK;
+    }
     case R_RANGE:
         if (e->has_name) {
-            int64_t tid = proc_tid(proc_of(rd, e->has_pid ? e->pid : 0));
+            uint32_t proc = proc_of(rd, e->has_pid ? e->pid : 0);
+            int64_t tid = proc_tid(proc);
             span_text(&e->name, &rd->scratch);
-            if (rd->pj)
-                ng_nvtx_range(rd->pj, start, end, tid, rd->scratch.data);
+            if (rd->pj)   /* a step spans the process's threads; nesting is a thread's */
+                ng_nvtx_range_on(rd->pj, start, end, tid, thread_id(rd, proc, e),
+                                 rd->scratch.data);
             if (rd->ranges)
                 list_range(rd, start, end, tid, rd->scratch.data);
         }
@@ -1385,7 +1415,7 @@ static int nvtx_calls(struct reader *rd)
         ng_sort(rd->calls, rd->n_calls, sizeof *rd->calls, by_corr);
     for (size_t i = 0; i < rd->n_calls; i++) {
         const struct call *c = &rd->calls[i];
-        ng_nvtx_call(rd->pj, proc_tid(c->proc), c->corr, c->start, c->start);
+        ng_nvtx_call_on(rd->pj, proc_tid(c->proc), c->thread, c->corr, c->start, c->start);
     }
     return 0;
 }
@@ -1590,6 +1620,7 @@ static void reader_release(struct reader *rd)
     free(rd->works);
     free(rd->calls);
     ng_idmap_release(&rd->procs);
+    ng_idmap_release(&rd->threads);
     free(rd->proc_pid);
     ng_idmap_release(&rd->device_index);
     free(rd->devices);

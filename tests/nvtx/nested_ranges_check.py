@@ -23,6 +23,8 @@ PyTorch op ranges nested in them.
 Environment: GATE, GENTRACE, SHARED (07/07b skipped without it, except
 under CI=true).  Prints `ok`/`not ok` lines and `N passed, M failed`.
 """
+import decimal
+import gzip
 import json
 import os
 import re
@@ -111,9 +113,65 @@ def reference(path, pattern):
     return groups, total, len(counted)
 
 
+RANGE_CATS = ("user_annotation", "cpu_op", "operator")
+CALL_CATS = ("cuda_runtime", "runtime", "cuda_driver", "driver")
+
+
+def kineto_ns(v):
+    """A Chrome-trace time (microseconds, exact decimal text) in nanoseconds, rounded half to
+    even."""
+    return int((decimal.Decimal(v) * 1000).to_integral_value(decimal.ROUND_HALF_EVEN))
+
+
+def kineto_reference(path, pattern):
+    """As reference(), for a torch.profiler trace: a step is the pattern's range on any
+    thread of the process, an operator nests on its own thread (pid, tid), a call is the
+    point its launch starts at, a kernel its call's by correlation id."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    rx = re.compile(pattern)
+    ranges, calls, kernels = {}, {}, []
+    for e in events:
+        if e.get("ph") != "X" or "ts" not in e:
+            continue
+        cat, start = e.get("cat"), kineto_ns(e["ts"])
+        end = start + kineto_ns(e.get("dur", 0))
+        if cat in RANGE_CATS and isinstance(e.get("name"), str):
+            ranges.setdefault((e["pid"], e["tid"]), []).append((start, end, e["name"]))
+        elif cat in CALL_CATS and "correlation" in e.get("args", {}):
+            calls[e["args"]["correlation"]] = (e["pid"], e["tid"], start)
+        elif cat == "kernel" and "correlation" in e.get("args", {}):
+            kernels.append((e["args"]["correlation"], start, end))
+    steps = {}
+    for (pid, _), rs in ranges.items():
+        steps.setdefault(pid, []).extend(r for r in rs if rx.search(r[2]))
+    groups, total, counted = {}, 0, set()
+    for corr, start, end in kernels:
+        if corr not in calls:
+            continue
+        pid, tid, t = calls[corr]
+        inside = [r for r in steps.get(pid, ()) if r[0] <= t <= r[1]]
+        if not inside:
+            continue
+        total += (end - start) * len(inside)
+        counted.update(r[2] for r in inside)
+        around = [r for r in ranges.get((pid, tid), ()) if r[0] <= t <= r[1]]
+        if not around:
+            continue
+        inner = min(around, key=lambda r: (-r[0], r[1], r[2]))
+        if rx.search(inner[2]) and not any(r != inner and rx.search(r[2]) and r[0] <= inner[0]
+                                           and inner[1] <= r[1] for r in around):
+            continue   # the step's own range
+        name = re.sub(r"[0-9]+", "#", inner[2])
+        groups[name] = groups.get(name, 0) + (end - start) * len(inside)
+    return groups, total, len(counted)
+
+
 def expected(base, cur, pattern):
     """[(name, baseline ms, current ms, delta, share)], by contribution to the change."""
-    (gb, tb, nb), (gc, tc, nc) = reference(base, pattern), reference(cur, pattern)
+    ref = kineto_reference if ".json" in base else reference
+    (gb, tb, nb), (gc, tc, nc) = ref(base, pattern), ref(cur, pattern)
     total_delta = tc / 1e6 / nc - tb / 1e6 / nb
     out = []
     for name in set(gb) | set(gc):
@@ -187,7 +245,19 @@ def main():
         rc, v, out = gate(env, [base, cur, "--epochs", "4"], os.path.join(tmp, "total.json"))
         ck.true("total mode: null (no source looked)", v.get("ranges", 0) is None,
                 repr(v.get("ranges", 0)))
+        kb, kc = (os.path.join(tmp, "k%s.pt.trace.json" % s) for s in "bc")
+        common = ["--format", "kineto", "--kernels", "2000", "--names", "6", "--epochs", "5",
+                  "--threads", "2", "--jitter", "0.02"]
+        gen(env, kb, common)
+        gen(env, kc, common + ["--seed", "2", "--scale", "1.3"])
+        check_pair(ck, env, tmp, "kineto-generated", kb, kc, "ProfilerStep#[0-9]+")
         shared = env.get("SHARED", "")
+        ktraces = [os.path.join(shared, "kineto-samples", "trace_filter_sampled_rank-%d.json.gz" % i)
+                   for i in (0, 1)]
+        if all(os.path.exists(p) for p in ktraces):
+            check_pair(ck, env, tmp, "kineto-ranks", ktraces[0], ktraces[1], "ProfilerStep#[0-9]+")
+        elif env.get("CI") == "true":
+            ck.true("the kineto samples are there under CI=true", False, str(ktraces))
         real = [os.path.join(shared, "nsys-samples", n) for n in
                 ("07_nsysai_mfu_2gpu_before_nsys2026.2.1.sqlite",
                  "07b_nsysai_mfu_2gpu_after_nsys2026.2.1.sqlite")]
