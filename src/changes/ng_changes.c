@@ -2,7 +2,6 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,29 +397,19 @@ static int take_judged(const struct series *s, struct judged *j, struct change *
     return standing;
 }
 
-/* The series judged on two threads at once, each taking the next. */
+/* What the series' judging threads share (each series writes its own slot). */
 struct judging {
     const struct series *series;
-    size_t n;
     const struct ng_cp_opts *co;
     const struct ng_accept *acc;
     time_t now;
     struct judged *out;
-    pthread_mutex_t lock;
-    size_t next;
 };
 
-static void *judge_series(void *arg)
+static void judge_one(void *ctx, size_t i)
 {
-    struct judging *jg = arg;
-    for (;;) {
-        pthread_mutex_lock(&jg->lock);
-        size_t i = jg->next++;
-        pthread_mutex_unlock(&jg->lock);
-        if (i >= jg->n)
-            return NULL;
-        judge(&jg->series[i], jg->co, jg->acc, jg->now, &jg->out[i]);
-    }
+    struct judging *jg = ctx;
+    judge(&jg->series[i], jg->co, jg->acc, jg->now, &jg->out[i]);
 }
 
 static void short_commit(char *buf, size_t size, const char *c)
@@ -616,10 +605,9 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     }
     standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
     if (ret == 0) {
-        struct judging jg = { rd.series, rd.n_series, &co, &acc, now,
-                              ng_xcalloc(rd.n_series + 1, sizeof *jg.out),
-                              PTHREAD_MUTEX_INITIALIZER, 0 };
-        ng_on_threads(judge_series, &jg, rd.n_series);
+        struct judging jg = { rd.series, &co, &acc, now,
+                              ng_xcalloc(rd.n_series + 1, sizeof *jg.out) };
+        ng_on_threads_each(rd.n_series, judge_one, &jg);
         for (size_t i = 0; i < rd.n_series; i++) {
             if (ret == 0 && jg.out[i].ret < 0) {
                 ret = -1;   /* the first series' error, in file order */

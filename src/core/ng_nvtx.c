@@ -426,26 +426,34 @@ static struct ng_nvtx_thread *thread_of(struct ng_nvtx *pj, int64_t tid)
     return find_thread(pj->threads, pj->n_threads, &pj->last_thread, tid);
 }
 
-/* How many of the thread's ranges start no later than `start` (counted
- * from th->begin's index): the cursor of the last call, or the next one,
- * when the call is in the same range as the last or in the one after it
- * (thousands of calls a range); else a binary search. */
-static size_t ranges_started(const struct ng_nvtx *pj, struct ng_nvtx_thread *th,
-                             int64_t start)
+/* How many of the thread's ranges start no later than `start` (an index
+ * into the array whose first start is *starts, one a `stride` bytes: the
+ * kept epochs, the nested ranges): the cursor of the last call, or the
+ * next one, when the call is in the same range as the last or in the one
+ * after it (thousands of calls a range); else a binary search. */
+static inline size_t count_started(const int64_t *starts, size_t stride,
+                                   struct ng_nvtx_thread *th, int64_t start)
 {
+#define START(i) (*(const int64_t *)(const void *)((const char *)starts + (i) * stride))
     for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
-        if ((a == th->begin || pj->r[a - 1].start <= start) &&
-            (a == th->end || pj->r[a].start > start))
+        if ((a == th->begin || START(a - 1) <= start) && (a == th->end || START(a) > start))
             return th->cursor = a;
     size_t a = th->begin, b = th->end;
     while (a < b) {
         size_t mid = a + (b - a) / 2;
-        if (pj->r[mid].start <= start)
+        if (START(mid) <= start)
             a = mid + 1;
         else
             b = mid;
     }
+#undef START
     return th->cursor = a;
+}
+
+static size_t ranges_started(const struct ng_nvtx *pj, struct ng_nvtx_thread *th,
+                             int64_t start)
+{
+    return count_started(&pj->r[0].start, sizeof *pj->r, th, start);
 }
 
 /* The run [*first, *last] of the thread's ranges that contain [start, end]:
@@ -587,24 +595,9 @@ static void call_on(struct ng_nvtx *pj, int64_t tid, int64_t nest_tid, int64_t c
         ng_nvtx_nested_call(pj, nest_tid, corr, start, end);
 }
 
-/* How many of the thread's nested ranges start no later than `start`
- * (an index into pj->nest): the last call's, or the next, else a binary
- * search, as ranges_started() does for the epochs. */
 static size_t nest_started(const struct ng_nvtx *pj, struct ng_nvtx_thread *th, int64_t start)
 {
-    for (size_t a = th->cursor; a <= th->cursor + 1 && a <= th->end; a++)
-        if ((a == th->begin || pj->nest[a - 1].start <= start) &&
-            (a == th->end || pj->nest[a].start > start))
-            return th->cursor = a;
-    size_t a = th->begin, b = th->end;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (pj->nest[mid].start <= start)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return th->cursor = a;
+    return count_started(&pj->nest[0].start, sizeof *pj->nest, th, start);
 }
 
 /* The group of a nested range's text, named on first use. */

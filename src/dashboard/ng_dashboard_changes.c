@@ -4,7 +4,6 @@
 #include "dashboard/ng_dashboard_site.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,22 +91,13 @@ static void take_judged(struct site *s, size_t gi, struct judged *j)
 
 struct judging {
     const struct site *s;
-    struct judged *out;
-    pthread_mutex_t lock;
-    size_t next;
+    struct judged *out;   /* a slot a gate */
 };
 
-static void *judge_gates(void *arg)
+static void judge_one(void *ctx, size_t i)
 {
-    struct judging *jg = arg;
-    for (;;) {
-        pthread_mutex_lock(&jg->lock);
-        size_t i = jg->next++;
-        pthread_mutex_unlock(&jg->lock);
-        if (i >= jg->s->n_gates)
-            return NULL;
-        judge(jg->s, i, &jg->out[i]);
-    }
+    struct judging *jg = ctx;
+    judge(jg->s, i, &jg->out[i]);
 }
 
 int ng_dash_changes(struct site *s, struct ng_err *err)
@@ -115,9 +105,8 @@ int ng_dash_changes(struct site *s, struct ng_err *err)
     int ret = 0;
     if (read_acks(s, err) < 0)
         return -1;
-    struct judging jg = { s, ng_xcalloc(s->n_gates + 1, sizeof *jg.out),
-                          PTHREAD_MUTEX_INITIALIZER, 0 };
-    ng_on_threads(judge_gates, &jg, s->n_gates);
+    struct judging jg = { s, ng_xcalloc(s->n_gates + 1, sizeof *jg.out) };
+    ng_on_threads_each(s->n_gates, judge_one, &jg);
     for (size_t i = 0; i < s->n_gates; i++) {
         if (ret == 0 && jg.out[i].ret < 0) {
             ret = -1;   /* the first gate's error, in gate order */

@@ -14,4 +14,8 @@
  * be made. */
 void ng_on_threads(void *(*fn)(void *), void *arg, size_t items);
 
+/* fn(ctx, i) for each i in [0, n), the items taken in turn by
+ * ng_on_threads()'s threads: for items that only write their own slot. */
+void ng_on_threads_each(size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
+
 #endif

@@ -33,22 +33,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from breakdown_check import Check  # noqa: E402
 from gentrace_check import Trace  # noqa: E402
 
 KERNELS = ("kernel", "graph")
-
-
-class Check:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def true(self, what, cond, detail=""):
-        if cond:
-            self.passed += 1
-            print("ok - %s" % what)
-        else:
-            self.failed += 1
-            print("not ok - %s %s" % (what, detail))
 
 
 def named_ranges(trace):
