@@ -508,7 +508,8 @@ static void add_nested(struct ng_verdict *v, struct ng_strmap *index, int64_t (*
                 (*ns)[at][0] = (*ns)[at][1] = 0;
                 v->n_ranges++;
             }
-            (*ns)[at][side] += r->ns;   /* each below the side's total: no overflow */
+            if (__builtin_add_overflow((*ns)[at][side], r->ns, &(*ns)[at][side]))
+                (*ns)[at][side] = INT64_MAX;   /* over the runs of a side: shown as the most */
         }
 }
 

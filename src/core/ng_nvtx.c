@@ -18,13 +18,13 @@ struct ng_nvtx_range {
 };
 
 /* A range as a place a call can be nested in: the range around it on its
- * thread (parent, NO_PARENT at the top), whether it is an epoch (a kept
- * candidate) and whether it only repeats its parent's bounds (alias: the
- * parent stands for it). */
+ * thread (parent, NO_PARENT at the top), whether it is a kept epoch and
+ * whether it only repeats its parent's bounds (alias: the parent stands
+ * for it). */
 struct ng_nvtx_nest {
     int64_t start, end, tid;
     uint32_t text, parent;
-    uint8_t epoch, alias, in_candidate;
+    uint8_t epoch, alias;
 };
 
 #define NO_PARENT UINT32_MAX
@@ -187,7 +187,7 @@ void ng_nvtx_range_on(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t ti
     if (end != NG_NVTX_NO_END && end >= start && pj->n_nest < NEST_MAX) {
         pj->nest = ng_xgrow(pj->nest, pj->n_nest, sizeof *pj->nest);
         pj->nest[pj->n_nest++] = (struct ng_nvtx_nest){ start, end, nest_tid, (uint32_t)t,
-                                                        NO_PARENT, 0, 0, 0 };
+                                                        NO_PARENT, 0, 0 };
     }
     if (key == UNMATCHED)
         return;
@@ -288,6 +288,45 @@ static void number_occurrences(struct ng_nvtx *pj, unsigned char *repeated)
 
 /* ---- ranges nested in the epochs ---- */
 
+/* A kept epoch as the nested ranges look for it: its process, bounds and
+ * text (a torch.profiler step is kept on its process's id and nests on its
+ * thread's, whose process bits are the same). */
+struct epoch_key {
+    int64_t gpid, start, end;
+    uint32_t text;
+};
+
+static int by_epoch_key(const void *a, const void *b)
+{
+    const struct epoch_key *x = a, *y = b;
+    if (x->gpid != y->gpid)
+        return x->gpid < y->gpid ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return (x->text > y->text) - (x->text < y->text);
+}
+
+/* Flags the ranges that are kept epochs (keep_outermost()'s, not a rule of
+ * their own), so a launch whose innermost range is one is in no group. */
+static void flag_epochs(struct ng_nvtx *pj)
+{
+    struct epoch_key *keys = ng_xcalloc(pj->n_ranges + 1, sizeof *keys);
+    for (size_t i = 0; i < pj->n_ranges; i++)
+        keys[i] = (struct epoch_key){ pj->r[i].tid & GPID_MASK, pj->r[i].start, pj->r[i].end,
+                                      pj->r[i].text };
+    ng_sort(keys, pj->n_ranges, sizeof *keys, by_epoch_key);
+    for (size_t i = 0; i < pj->n_nest && pj->n_ranges; i++) {
+        const struct ng_nvtx_nest *r = &pj->nest[i];
+        struct epoch_key k = { r->tid & GPID_MASK, r->start, r->end, r->text };
+        pj->nest[i].epoch = bsearch(&k, keys, pj->n_ranges, sizeof *keys, by_epoch_key) != NULL;
+    }
+    free(keys);
+}
+
+/* Thread, start, the outer first; of ranges with the same bounds the epoch
+ * first (the others are its aliases: in no group), then by text. */
 static int by_nest(const void *a, const void *b, void *ctx)
 {
     const struct ng_nvtx_nest *x = a, *y = b;
@@ -298,14 +337,15 @@ static int by_nest(const void *a, const void *b, void *ctx)
         return x->start < y->start ? -1 : 1;
     if (x->end != y->end)
         return x->end > y->end ? -1 : 1;
+    if (x->epoch != y->epoch)
+        return x->epoch ? -1 : 1;
     return strcmp(text_of[x->text], text_of[y->text]);
 }
 
 /* One thread's ranges (sorted: start, the outer first) linked to the range
  * around each, with a stack of the ranges still open: a range ending before
- * the next one ends does not hold it.  An epoch is a candidate with no
- * candidate around it, as keep_outermost() keeps them.  Returns how many
- * are neither epochs nor aliases. */
+ * the next one ends does not hold it.  Returns how many are neither epochs
+ * nor aliases. */
 static size_t link_thread(struct ng_nvtx *pj, size_t begin, size_t end, uint32_t *stack)
 {
     size_t depth = 0, named = 0;
@@ -314,22 +354,21 @@ static size_t link_thread(struct ng_nvtx *pj, size_t begin, size_t end, uint32_t
         while (depth && pj->nest[stack[depth - 1]].end < r->end)
             depth--;
         const struct ng_nvtx_nest *up = depth ? &pj->nest[stack[depth - 1]] : NULL;
-        int candidate = pj->text_key[r->text] >= 0;
         r->parent = depth ? stack[depth - 1] : NO_PARENT;
         r->alias = up && up->start == r->start && up->end == r->end;
-        r->in_candidate = (uint8_t)(candidate || (up && up->in_candidate));
-        r->epoch = (uint8_t)(candidate && !(up && up->in_candidate));
         named += !r->epoch && !r->alias;
         stack[depth++] = (uint32_t)i;
     }
     return named;
 }
 
-/* Sorts the ranges by thread and links them; with none nested in an epoch
- * (no range but the epochs), the calls need not look them up at all. */
+/* Flags the epochs, sorts the ranges by thread and links them; with none
+ * nested in an epoch (no range but the epochs), the calls need not look
+ * them up at all. */
 static void index_nest(struct ng_nvtx *pj)
 {
     size_t named = 0;
+    flag_epochs(pj);
     if (pj->n_nest > 1)
         qsort_r(pj->nest, pj->n_nest, sizeof *pj->nest, by_nest, pj->text_of);
     uint32_t *stack = ng_xcalloc(pj->n_nest ? pj->n_nest : 1, sizeof *stack);

@@ -19,13 +19,20 @@
  * - Epochs are ordered by their first start; the first `skip` are warm-up
  *   and not counted; a counted epoch without work is left out (empty).
  * - A range without an end is left out, and named in unclosed().
- * Every step is linear in its input (plus the output): calls are mapped to
- * the run of ranges that contain them by binary search, and a call stores
- * that run's bounds, not one entry per range.
+ * - Which ranges changed: a call inside an epoch also belongs to the
+ *   innermost closed range around it on its thread (any text) that is not
+ *   a kept epoch (a range with an epoch's bounds is that epoch), and its
+ *   work adds up by that range's name with digits as '#'
+ *   (ng_nvtx_nested_each()); ranges nest on a thread, so the innermost is
+ *   on the chain from the last range starting no later outward.
+ * Every step is linear in its input (plus the output) but for that chain,
+ * which costs the nesting depth a call at most: calls are mapped to the
+ * run of ranges that contain them by binary search, and a call stores that
+ * run's bounds, not one entry per range.
  *
- * Use: ng_nvtx_init, ng_nvtx_range for every range, ng_nvtx_index,
- * ng_nvtx_call for every runtime/driver call, ng_nvtx_work for every
- * work interval, then the results.
+ * Use: ng_nvtx_init, ng_nvtx_range (or ng_nvtx_range_on) for every range,
+ * ng_nvtx_index, ng_nvtx_call (or ng_nvtx_call_on) for every runtime/driver
+ * call, ng_nvtx_work for every work interval, then the results.
  *
  * Ownership: the projection borrows the pattern and owns everything else
  * (copies of texts and keys); ng_nvtx_release() frees it all.  The

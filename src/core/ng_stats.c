@@ -156,7 +156,11 @@ static double beta_reg(double a, double b, double x)
         return 0;
     if (x >= 1)
         return 1;
-    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    /* lgamma_r: lgamma() writes the global signgam, and change points are
+     * judged on two threads at once */
+    int sign;
+    double front = exp(lgamma_r(a + b, &sign) - lgamma_r(a, &sign) - lgamma_r(b, &sign) +
+                       a * log(x) + b * log1p(-x));
     return x < (a + 1) / (a + b + 2) ? front * beta_cf(a, b, x) / a
                                      : 1 - front * beta_cf(b, a, 1 - x) / b;
 }

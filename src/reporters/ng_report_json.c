@@ -33,10 +33,11 @@ struct limits {
     size_t name;         /* JSON bytes of a kernel or row name (ng_work_rates_name) */
     size_t n_rows;       /* named rows before the others row */
     size_t n_kernels, n_warnings, n_samples, n_runs, n_labels, n_patterns;
+    size_t n_ranges;     /* nested range groups */
 };
 
-static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 /* Level 0 is every real line; the others only for lines that would not
  * fit (thousands of warnings, 64 runs with long paths, hostile names).
@@ -44,10 +45,10 @@ static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
  * the rows, which later baselines are made of, go last: the attribution's
  * kernels and the text give way first. */
 static const struct limits line_levels[] = {
-    { 1, 2048, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 50, 20, 0, 0, 0, 0 },
-    { 1, 256, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 10, 10, 1000, 16, 32, 16 },
-    { 1, 128, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 5, 5, 200, 4, 16, 8 },
-    { 1, 64, NG_WORK_RATES_NAME_MAX, 20, 0, 1, 20, 1, 8, 2 },
+    { 1, 2048, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 50, 20, 0, 0, 0, 0, 50 },
+    { 1, 256, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 10, 10, 1000, 16, 32, 16, 10 },
+    { 1, 128, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 5, 5, 200, 4, 16, 8, 5 },
+    { 1, 64, NG_WORK_RATES_NAME_MAX, 20, 0, 1, 20, 1, 8, 2, 1 },
 };
 
 /* at most `cap` of n (0: no limit) */
@@ -361,14 +362,15 @@ static cJSON *range_json(const struct ng_range_delta *r, const struct limits *li
     return o;
 }
 
-/* Every group (a history line as many as it keeps kernels); null where no
- * source looked for nested ranges (total mode, saved text). */
+/* Every group (a history line the first 50, fewer where the line is
+ * long); null where no source looked for nested ranges (total mode, saved
+ * text). */
 static cJSON *ranges_json(const struct ng_verdict *v, const struct limits *lim)
 {
     if (!v->has_ranges)
         return cJSON_CreateNull();
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < upto(v->n_ranges, lim->n_kernels); i++)
+    for (size_t i = 0; i < upto(v->n_ranges, lim->n_ranges); i++)
         cJSON_AddItemToArray(a, range_json(&v->ranges[i], lim));
     return a;
 }

@@ -505,9 +505,52 @@ static void test_rows(void **state)
     free(s);
 }
 
+/* n groups of nested ranges with 200-byte names (a trace whose ranges
+ * carry ids that are not digits). */
+static struct ng_range_delta *many_ranges(size_t n)
+{
+    struct ng_range_delta *rg = calloc(n, sizeof *rg);
+    for (size_t i = 0; i < n; i++) {
+        char name[201];
+        memset(name, 'x', 200);
+        name[200] = '\0';
+        for (size_t k = 0, x = i; k < 8; k++, x /= 26)
+            name[k] = (char)('a' + x % 26);
+        rg[i] = (struct ng_range_delta){ strdup(name), 1.0, 2.0, 1.0, 0.00002 };
+    }
+    return rg;
+}
+
+static void free_ranges(struct ng_range_delta *rg, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(rg[i].name);
+    free(rg);
+}
+
+/* Those groups alone: the line keeps 50 of them and fits. */
+static void test_many_ranges(void **state)
+{
+    enum { N = 50000 };
+    struct ng_verdict v = verdict("ranges");
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    v.has_ranges = 1;
+    v.ranges = many_ranges(N);
+    v.n_ranges = N;
+    char *s = render("history", &v);
+    assert_true(strlen(s) <= NG_HISTORY_LINE_LIMIT);
+    assert_non_null(strstr(s, "\"trimmed\":false}"));
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    ng_verdict_doc_release(&d);
+    free(s);
+    free_ranges(v.ranges, N);
+}
+
 /* Hostile sizes: names of 1 MB (50 kernels, 50 rows), 1,000 warnings of
  * 1 MB, 64 labels of 1 MB, 64 runs a side with 4 KB paths, 100,000
- * samples a side.  The line stays under 64 KB, reads back, and says it was
+ * samples a side, 50,000 groups of nested ranges.  The line stays under 64 KB, reads back, and says it was
  * trimmed; a line of ordinary size is not. */
 static void test_hostile_sizes(void **state)
 {
@@ -560,6 +603,9 @@ static void test_hostile_sizes(void **state)
     v.baseline.n_samples = v.current.n_samples = S;
     v.baseline.path = v.current.path = longpath;
     v.name = big;
+    v.has_ranges = 1;
+    v.ranges = many_ranges(50000);
+    v.n_ranges = 50000;
 
     char *s = render("history", &v);
     print_message("# a hostile verdict's history line: %zu bytes\n", strlen(s));
@@ -595,6 +641,7 @@ static void test_hostile_sizes(void **state)
     free(s);
 
     ng_context_release(&v.context);
+    free_ranges(v.ranges, v.n_ranges);
     for (size_t i = 0; i < K; i++)
         free(names[i]);
     free(names);
@@ -645,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_context_read_back),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_hostile_sizes),
+        cmocka_unit_test(test_many_ranges),
         cmocka_unit_test(test_lines_before_rows),
     };
     return cmocka_run_group_tests_name("history", tests, temp_setup, temp_teardown);

@@ -329,6 +329,37 @@ static void test_nested_ranges(void **state)
     end(&f);
 }
 
+/* A range with its epoch's bounds is the epoch's alias, whatever its name
+ * sorts as; an inner candidate is a nested range even where a range that
+ * overlaps without nesting lies between it and its epoch. */
+static void test_nested_edges(void **state)
+{
+    (void)state;
+    static const char *const twins[] = { "a_fwd", "z_fwd" };
+    for (int k = 0; k < 2; k++) {
+        struct fixture f;
+        begin(&f, "^step", NG_METRIC_KERNEL_SUM, 0);
+        ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "step");
+        ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), twins[k]);
+        ng_nvtx_range(&f.pj, 200, 300, TID(1, 0), "step");
+        ng_nvtx_range(&f.pj, 210, 220, TID(1, 0), "layer");
+        ng_nvtx_index(&f.pj);
+        launch(&f, TID(1, 0), 1, 50, 0, 0, 10);
+        launch(&f, TID(1, 0), 2, 215, 0, 10, 13);
+        expect_nested(&f, "layer=3;");
+        end(&f);
+    }
+    struct fixture f;
+    begin(&f, "^step", NG_METRIC_KERNEL_SUM, 0);
+    ng_nvtx_range(&f.pj, 0, 100, TID(1, 0), "step");
+    ng_nvtx_range(&f.pj, 20, 120, TID(1, 0), "mid");    /* overlaps, does not nest */
+    ng_nvtx_range(&f.pj, 30, 90, TID(1, 0), "step");    /* inside the epoch: not kept */
+    assert_int_equal(ng_nvtx_index(&f.pj), 1);
+    launch(&f, TID(1, 0), 1, 40, 0, 0, 10);
+    expect_nested(&f, "step=10;");
+    end(&f);
+}
+
 /* No range but the epochs: no list, and the calls look nothing up. */
 static void test_no_nested_ranges(void **state)
 {
@@ -579,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_span_and_busy_per_epoch),
         cmocka_unit_test(test_nested_ranges),
         cmocka_unit_test(test_no_nested_ranges),
+        cmocka_unit_test(test_nested_edges),
         cmocka_unit_test(test_warmup_empty_and_unclosed),
         cmocka_unit_test(test_overlapping_ranges_linear),
         cmocka_unit_test(test_rows_in_any_order),

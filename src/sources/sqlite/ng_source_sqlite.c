@@ -962,7 +962,9 @@ static const char *column_row(const struct reader *rd, sqlite3_stmt *st, struct 
 /* Steps one stream: 1 a row, 0 the end, -1 an error (err set), 2 the
  * table is not in order of start.  Once a row, so inline in the merge
  * (gcc leaves a function called from two places out of line). */
-static inline __attribute__((always_inline)) int stream_next(struct reader *rd, struct stream *s, struct ng_err *err)
+static inline __attribute__((always_inline)) int stream_next(struct reader *rd,
+                                                             struct stream *s,
+                                                             struct ng_err *err)
 {
     const char *bad;
     if (s->cur) {
