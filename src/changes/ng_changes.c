@@ -14,7 +14,6 @@
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
 #include "util/ng_text.h"
-#include "util/ng_threads.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
 
@@ -358,17 +357,8 @@ static int newest_first(const void *pa, const void *pb)
     return a->sc.cp.at > b->sc.cp.at ? -1 : a->sc.cp.at < b->sc.cp.at;
 }
 
-/* A series judged (history/ng_series.h), before its changes join the
- * list: -1 with err for an ambiguous acknowledgement. */
-struct judged {
-    struct ng_series_change *sc;
-    size_t found;
-    int ret;
-    struct ng_err err;
-};
-
-static void judge(const struct series *s, const struct ng_cp_opts *co,
-                  const struct ng_accept *acc, time_t now, struct judged *j)
+/* The series as a job of figures and commits (the arrays the caller's). */
+static struct ng_series_job series_job(const struct series *s)
 {
     double *x = ng_xmalloc((s->n + 1) * sizeof *x);
     const char **commits = ng_xmalloc((s->n + 1) * sizeof *commits);
@@ -377,39 +367,23 @@ static void judge(const struct series *s, const struct ng_cp_opts *co,
         x[k] = s->runs[k].ms;
         commits[k] = s->runs[k].commit;
     }
-    j->ret = ng_series_judge(s->name, x, commits, s->n, co, acc, now, &j->sc, &j->found,
-                             &j->err);
-    free(commits);
-    free(x);
+    return (struct ng_series_job){ s->name, x, commits, s->n, NULL, 0 };
 }
 
-/* The series' changes appended to *ch; 1 when its latest runs follow an
- * unacknowledged regression. */
-static int take_judged(const struct series *s, struct judged *j, struct change **ch,
+/* The series' judged changes appended to *ch; 1 when its latest runs
+ * follow an unacknowledged regression.  Frees the job. */
+static int take_judged(const struct series *s, struct ng_series_job *j, struct change **ch,
                        size_t *n_ch)
 {
-    *ch = ng_xrealloc(*ch, (*n_ch + j->found + 1) * sizeof **ch);
-    for (size_t k = 0; k < j->found; k++)
-        (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[j->sc[k].cp.at - 1],
-                                            &s->runs[j->sc[k].cp.at], j->sc[k] };
-    int standing = ng_series_standing(j->sc, j->found);
-    free(j->sc);
+    *ch = ng_xrealloc(*ch, (*n_ch + j->n_changes + 1) * sizeof **ch);
+    for (size_t k = 0; k < j->n_changes; k++)
+        (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[j->changes[k].cp.at - 1],
+                                            &s->runs[j->changes[k].cp.at], j->changes[k] };
+    int standing = ng_series_standing(j->changes, j->n_changes);
+    free(j->changes);
+    free(j->x);
+    free(j->commits);
     return standing;
-}
-
-/* What the series' judging threads share (each series writes its own slot). */
-struct judging {
-    const struct series *series;
-    const struct ng_cp_opts *co;
-    const struct ng_accept *acc;
-    time_t now;
-    struct judged *out;
-};
-
-static void judge_one(void *ctx, size_t i)
-{
-    struct judging *jg = ctx;
-    judge(&jg->series[i], jg->co, jg->acc, jg->now, &jg->out[i]);
 }
 
 static void short_commit(char *buf, size_t size, const char *c)
@@ -605,18 +579,15 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     }
     standing = ng_xcalloc(rd.n_series + 1, sizeof *standing);
     if (ret == 0) {
-        struct judging jg = { rd.series, &co, &acc, now,
-                              ng_xcalloc(rd.n_series + 1, sizeof *jg.out) };
-        ng_on_threads_each(rd.n_series, judge_one, &jg);
+        struct ng_series_job *jobs = ng_xcalloc(rd.n_series + 1, sizeof *jobs);
+        for (size_t i = 0; i < rd.n_series; i++)
+            jobs[i] = series_job(&rd.series[i]);
+        ret = ng_series_judge_all(jobs, rd.n_series, &co, &acc, now, err);
         for (size_t i = 0; i < rd.n_series; i++) {
-            if (ret == 0 && jg.out[i].ret < 0) {
-                ret = -1;   /* the first series' error, in file order */
-                *err = jg.out[i].err;
-            }
-            standing[i] = take_judged(&rd.series[i], &jg.out[i], &ch, &n_ch);
+            standing[i] = take_judged(&rd.series[i], &jobs[i], &ch, &n_ch);
             r->standing += standing[i] != 0;
         }
-        free(jg.out);
+        free(jobs);
     }
     if (ret == 0) {
         struct ng_buf b = NG_BUF_INIT;

@@ -40,81 +40,59 @@ static int read_acks(struct site *s, struct ng_err *err)
     return 0;
 }
 
-/* A gate's series judged, before its changes join the site's. */
-struct judged {
-    struct ng_series_change *sc;
-    size_t found;
-    size_t *run;               /* series position -> the gate's run */
-    int ret;
-    struct ng_err err;
-};
-
-/* One gate's series: the runs with a figure, as the series of `changes`
- * takes them (error verdicts and runs without figures left out).  Reads
- * the site only, so gates are judged on two threads at once. */
-static void judge(const struct site *s, size_t gi, struct judged *j)
+/* One gate's series as a job: the runs with a figure, as the series of
+ * `changes` takes them (error verdicts and runs without figures left
+ * out); run[k]: the gate's run at series position k. */
+static struct ng_series_job gate_job(const struct gate *g, size_t *run)
 {
-    const struct gate *g = &s->gates[gi];
     double *x = ng_xmalloc((g->n + 1) * sizeof *x);
     const char **commits = ng_xmalloc((g->n + 1) * sizeof *commits);
     size_t n = 0;
 
-    j->run = ng_xmalloc((g->n + 1) * sizeof *j->run);
     for (size_t k = 0; k < g->n; k++) {
         const struct run *r = &g->runs[k];
         if (r->outcome == NG_OUTCOME_ERROR || !r->has_figures || !isfinite(r->cur_ms))
             continue;
         x[n] = r->cur_ms;
         commits[n] = r->commit;
-        j->run[n++] = k;
+        run[n++] = k;
     }
-    const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
-    j->ret = ng_series_judge(g->name, x, commits, n, &o, &s->acks, s->now, &j->sc, &j->found,
-                             &j->err);
-    free(commits);
-    free(x);
+    return (struct ng_series_job){ g->name, x, commits, n, NULL, 0 };
 }
 
-/* The gate's changes into the site's list, in gate order. */
-static void take_judged(struct site *s, size_t gi, struct judged *j)
+/* The gate's changes into the site's list, in gate order.  Frees the job. */
+static void take_judged(struct site *s, size_t gi, struct ng_series_job *j, const size_t *run)
 {
     struct gate *g = &s->gates[gi];
     g->change0 = s->n_changes;
-    g->n_changes = j->found;
-    s->changes = ng_xrealloc(s->changes, (s->n_changes + j->found + 1) * sizeof *s->changes);
-    for (size_t k = 0; k < j->found; k++)
-        s->changes[s->n_changes++] = (struct change){ gi, j->run[j->sc[k].cp.at - 1],
-                                                      j->run[j->sc[k].cp.at], j->sc[k] };
-    free(j->sc);
-    free(j->run);
-}
-
-struct judging {
-    const struct site *s;
-    struct judged *out;   /* a slot a gate */
-};
-
-static void judge_one(void *ctx, size_t i)
-{
-    struct judging *jg = ctx;
-    judge(jg->s, i, &jg->out[i]);
+    g->n_changes = j->n_changes;
+    s->changes = ng_xrealloc(s->changes, (s->n_changes + j->n_changes + 1) * sizeof *s->changes);
+    for (size_t k = 0; k < j->n_changes; k++)
+        s->changes[s->n_changes++] = (struct change){ gi, run[j->changes[k].cp.at - 1],
+                                                      run[j->changes[k].cp.at], j->changes[k] };
+    free(j->changes);
+    free(j->x);
+    free(j->commits);
 }
 
 int ng_dash_changes(struct site *s, struct ng_err *err)
 {
-    int ret = 0;
+    const struct ng_cp_opts o = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
     if (read_acks(s, err) < 0)
         return -1;
-    struct judging jg = { s, ng_xcalloc(s->n_gates + 1, sizeof *jg.out) };
-    ng_on_threads_each(s->n_gates, judge_one, &jg);
+    struct ng_series_job *jobs = ng_xcalloc(s->n_gates + 1, sizeof *jobs);
+    size_t **runs = ng_xcalloc(s->n_gates + 1, sizeof *runs);
     for (size_t i = 0; i < s->n_gates; i++) {
-        if (ret == 0 && jg.out[i].ret < 0) {
-            ret = -1;   /* the first gate's error, in gate order */
-            *err = jg.out[i].err;
-        }
-        take_judged(s, i, &jg.out[i]);
+        runs[i] = ng_xmalloc((s->gates[i].n + 1) * sizeof **runs);
+        jobs[i] = gate_job(&s->gates[i], runs[i]);
     }
-    free(jg.out);
+    int ret = ng_series_judge_all(jobs, s->n_gates, &o, &s->acks, s->now, err);
+    for (size_t i = 0; i < s->n_gates; i++) {
+        take_judged(s, i, &jobs[i], runs[i]);
+        free(runs[i]);
+    }
+    free(runs);
+    free(jobs);
     return ret;
 }
 

@@ -44,6 +44,25 @@ int ng_series_judge(const char *gate, const double *x, const char *const *commit
                     const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
                     struct ng_series_change **out, size_t *n_out, struct ng_err *err);
 
+/* One series of a batch: the caller's gate, figures and commits (read
+ * only), and what ng_series_judge() made of them (changes: the caller's to
+ * free, as the arrays). */
+struct ng_series_job {
+    const char *gate;
+    double *x;
+    const char **commits;
+    size_t n;
+    struct ng_series_change *changes;
+    size_t n_changes;
+};
+
+/* ng_series_judge() of every job, the jobs shared out over two threads
+ * (each writes only its own): every job gets its changes; -1 with the
+ * error of the first job that has one, in job order, so the answer is the
+ * one a loop would give. */
+int ng_series_judge_all(struct ng_series_job *jobs, size_t n, const struct ng_cp_opts *o,
+                        const struct ng_accept *a, time_t now, struct ng_err *err);
+
 /* 1 when the latest runs follow an unacknowledged regression. */
 int ng_series_standing(const struct ng_series_change *c, size_t n_c);
 
