@@ -205,17 +205,25 @@ void ng_nvtx_range_on(struct ng_nvtx *pj, int64_t start, int64_t end, int64_t ti
 
 /* Thread, start, the outer range first; then the text, so that equal
  * ranges sort the same whatever order the rows came in. */
+/* The order of ranges on threads: thread, start, the outer first (0 for
+ * the same bounds: the caller breaks the tie). */
+static int by_bounds(int64_t xt, int64_t xs, int64_t xe, int64_t yt, int64_t ys, int64_t ye)
+{
+    if (xt != yt)
+        return xt < yt ? -1 : 1;
+    if (xs != ys)
+        return xs < ys ? -1 : 1;
+    if (xe != ye)
+        return xe > ye ? -1 : 1;
+    return 0;
+}
+
 static int by_tid_start(const void *a, const void *b, void *ctx)
 {
     const struct ng_nvtx_range *x = a, *y = b;
     char *const *text_of = ctx;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1;
-    return strcmp(text_of[x->text], text_of[y->text]);
+    int c = by_bounds(x->tid, x->start, x->end, y->tid, y->start, y->end);
+    return c ? c : strcmp(text_of[x->text], text_of[y->text]);
 }
 
 /* Outermost only.  Kept ranges of a thread then have rising starts AND
@@ -331,12 +339,9 @@ static int by_nest(const void *a, const void *b, void *ctx)
 {
     const struct ng_nvtx_nest *x = a, *y = b;
     char *const *text_of = ctx;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1;
+    int c = by_bounds(x->tid, x->start, x->end, y->tid, y->start, y->end);
+    if (c)
+        return c;
     if (x->epoch != y->epoch)
         return x->epoch ? -1 : 1;
     return strcmp(text_of[x->text], text_of[y->text]);

@@ -256,12 +256,15 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
     ng_buf_addf(out, ", epochs %ld</p>\n", v->epochs);
 }
 
-/* A sign on every figure, "-" of a negative zero as printf's (%+.3f). */
-static void delta_cell(struct ng_buf *out, double delta)
+/* A change and its share, as cells: a sign on every change, "-" of a
+ * negative zero as printf's (%+.3f); the share in percent. */
+static void delta_cells(struct ng_buf *out, double delta, double share)
 {
     ng_buf_adds(out, signbit(delta) ? "<td class=\"n\">" : "<td class=\"n\">+");
     ng_buf_add_fixed(out, delta, 3);
-    ng_buf_adds(out, "</td>");
+    ng_buf_adds(out, "</td><td class=\"n\">");
+    ng_buf_add_fixed(out, share * 100, 1);
+    ng_buf_adds(out, "%</td>");
 }
 
 static void work_items(struct ng_buf *out, const struct ng_verdict *v)
@@ -298,10 +301,7 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
                     ng_kernel_status_name(k->status));
         ng_html_num_cell(out, k->baseline_ms_per_epoch, "");
         ng_html_num_cell(out, k->current_ms_per_epoch, "");
-        delta_cell(out, k->delta_ms_per_epoch);
-        ng_buf_adds(out, "<td class=\"n\">");
-        ng_buf_add_fixed(out, k->share * 100, 1);
-        ng_buf_adds(out, "%</td>");
+        delta_cells(out, k->delta_ms_per_epoch, k->share);
         if (gated) {
             ng_buf_adds(out, "<td>");
             if (k->gated) {
@@ -391,10 +391,8 @@ static void nested_ranges(struct ng_buf *out, const struct ng_verdict *v)
         ng_buf_adds(out, "<tr>");
         ng_html_num_cell(out, r->baseline_ms_per_epoch, "");
         ng_html_num_cell(out, r->current_ms_per_epoch, "");
-        delta_cell(out, r->delta_ms_per_epoch);
-        ng_buf_adds(out, "<td class=\"n\">");
-        ng_buf_add_fixed(out, r->share * 100, 1);
-        ng_buf_adds(out, "%</td><td class=\"mono\">");
+        delta_cells(out, r->delta_ms_per_epoch, r->share);
+        ng_buf_adds(out, "<td class=\"mono\">");
         ng_html_text(out, r->name);
         ng_buf_adds(out, "</td></tr>\n");
     }

@@ -244,10 +244,11 @@ static const uint8_t *spilled(struct ng_btree_cursor *s, uint32_t pgno, const ui
  * 6 or 8 bytes): one 8-byte load shifted down, with its sign, since every
  * row has a few of them (the bytes after the field are padding or the
  * record's own; the casts are two's complement, as gcc and clang define). */
+static const uint8_t int_shift[7] = { 0, 56, 48, 40, 32, 16, 0 };   /* by serial type */
+
 static inline int64_t be_int(const uint8_t *d, uint64_t type)
 {
-    static const uint8_t shift[7] = { 0, 56, 48, 40, 32, 16, 0 };
-    return (int64_t)load_be64(d) >> shift[type];
+    return (int64_t)load_be64(d) >> int_shift[type];
 }
 
 /* One field's value from its serial type at data (end: the payload's end). */
@@ -327,14 +328,13 @@ static inline int same_head(const struct ng_btree_cursor *s, const uint8_t *h, s
  * of 1 to 8 bytes, a constant 0 or 1 (types 8, 9) or NULL. */
 static void make_plan(struct ng_btree_cursor *s, const uint8_t *h)
 {
-    static const uint8_t shift[7] = { 0, 56, 48, 40, 32, 16, 0 };
     s->plan_ok = 1;
     for (size_t k = 0; k < s->n_wanted; k++) {
         int f = s->wanted_field[k];
         uint8_t t = h[f];
         struct field_plan *p = &s->plan[k];
         if (t >= 1 && t <= 6)
-            *p = (struct field_plan){ s->pos[f], shift[t], NG_BTREE_INT, ~(uint64_t)0, 0 };
+            *p = (struct field_plan){ s->pos[f], int_shift[t], NG_BTREE_INT, ~(uint64_t)0, 0 };
         else if (t == 8 || t == 9)
             *p = (struct field_plan){ 0, 0, NG_BTREE_INT, 0, t - 8 };
         else if (t == 0)
