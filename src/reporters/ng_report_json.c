@@ -39,6 +39,8 @@ struct limits {
 static const struct limits everything = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 static const struct limits no_rows = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
+#define NONE SIZE_MAX   /* a count limit that keeps none (0 keeps all) */
+
 /* Level 0 is every real line; the others only for lines that would not
  * fit (thousands of warnings, 64 runs with long paths, hostile names).
  * Names keep one spelling at every level (NG_WORK_RATES_NAME_MAX, hashed), and
@@ -48,12 +50,14 @@ static const struct limits line_levels[] = {
     { 1, 2048, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 50, 20, 0, 0, 0, 0, 50 },
     { 1, 256, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 10, 10, 1000, 16, 32, 16, 10 },
     { 1, 128, NG_WORK_RATES_NAME_MAX, NG_WORK_RATES_CAP, 5, 5, 200, 4, 16, 8, 5 },
-    { 1, 64, NG_WORK_RATES_NAME_MAX, 20, 0, 1, 20, 1, 8, 2, 1 },
+    { 1, 64, NG_WORK_RATES_NAME_MAX, 20, NONE, 1, 20, 1, 8, 2, NONE },
 };
 
-/* at most `cap` of n (0: no limit) */
+/* at most `cap` of n (0: no limit; NONE: none) */
 static size_t upto(size_t n, size_t cap)
 {
+    if (cap == NONE)
+        return 0;
     return cap && n > cap ? cap : n;
 }
 

@@ -548,6 +548,56 @@ static void test_many_ranges(void **state)
     free_ranges(v.ranges, N);
 }
 
+/* A line only the last level fits (300 devices a side, which no level
+ * trims, beside 50 rows of long names: 50 rows do not fit, 20 do), with
+ * 1,000 kernels and 1,000 range groups of long names: that level keeps
+ * none of them, not every one. */
+static void test_last_level(void **state)
+{
+    enum { DEVS = 185, K = 1000, ROWS = 50 };
+    struct ng_verdict v = verdict("last level");
+    struct ng_place *devs = calloc(DEVS, sizeof *devs);
+    struct ng_kernel_delta *ks = calloc(K, sizeof *ks);
+    struct ng_work_rate *rs = calloc(ROWS, sizeof *rs);
+    struct ng_range_delta *rg = many_ranges(K);
+    struct ng_verdict_doc d;
+    struct ng_err err;
+    (void)state;
+    for (size_t i = 0; i < DEVS; i++)
+        devs[i] = (struct ng_place){ (int64_t)i, 1000000 + (int64_t)i, 10, -1, NG_OWNER_UNSET };
+    for (size_t i = 0; i < K; i++) {
+        ks[i] = kernels[0];
+        ks[i].name = rg[i].name;
+    }
+    for (size_t i = 0; i < ROWS; i++)
+        rs[i] = (struct ng_work_rate){ rg[i].name, NG_WORK_KERNEL, 1.0, 1.0 };
+    v.baseline.has_places = v.current.has_places = 1;
+    v.baseline.devices = v.current.devices = v.baseline.processes = v.current.processes = devs;
+    v.baseline.n_devices = v.current.n_devices = DEVS;
+    v.baseline.n_processes = v.current.n_processes = DEVS;
+    v.kernels = ks;
+    v.n_kernels = K;
+    v.rows = rs;
+    v.n_rows = ROWS;
+    v.has_ranges = 1;
+    v.ranges = rg;
+    v.n_ranges = K;
+    char *s = render("history", &v);
+    print_message("# a line of the last level: %zu bytes\n", strlen(s));
+    assert_true(strlen(s) <= NG_HISTORY_LINE_LIMIT);
+    assert_non_null(strstr(s, "\"trimmed\":true}"));
+    assert_int_equal(ng_verdict_doc_read(&d, s, strlen(s), &err), 0);
+    assert_int_equal(d.v.n_rows, 20 + 1);   /* the last level's 20 and the others row */
+    assert_int_equal(d.v.n_kernels, 0);
+    assert_non_null(strstr(s, "\"ranges\":[]"));
+    ng_verdict_doc_release(&d);
+    free(s);
+    free_ranges(rg, K);
+    free(rs);
+    free(ks);
+    free(devs);
+}
+
 /* Hostile sizes: names of 1 MB (50 kernels, 50 rows), 1,000 warnings of
  * 1 MB, 64 labels of 1 MB, 64 runs a side with 4 KB paths, 100,000
  * samples a side, 50,000 groups of nested ranges.  The line stays under 64 KB, reads back, and says it was
@@ -693,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_hostile_sizes),
         cmocka_unit_test(test_many_ranges),
+        cmocka_unit_test(test_last_level),
         cmocka_unit_test(test_lines_before_rows),
     };
     return cmocka_run_group_tests_name("history", tests, temp_setup, temp_teardown);
