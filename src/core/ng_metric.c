@@ -45,18 +45,9 @@ struct ng_acc_dev *ng_acc_other_device(struct ng_acc *a, int64_t device)
 int ng_acc_add_rare(struct ng_acc *a, struct ng_acc_dev *d, int64_t start, int64_t end,
                     enum ng_work_class cls)
 {
-    int64_t unused, dur = end - start;
+    int64_t dur = end - start;
 
-    if (a->launches == 0) {
-        a->first = start;
-        a->last = end;
-    }
-    a->launches++;
-    if (__builtin_add_overflow(a->sum, dur, &a->sum))
-        return -1;
-    a->first = start < a->first ? start : a->first;
-    a->last = end > a->last ? end : a->last;
-    if (__builtin_sub_overflow(a->last, a->first, &unused))
+    if (ng_acc_count(a, start, end) < 0)
         return -1;
     if (d->closed >= 0) {
         a->disordered = 1;

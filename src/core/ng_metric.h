@@ -174,20 +174,16 @@ static inline void ng_acc_extend(int64_t *s, int64_t *e, int64_t start, int64_t 
     }
 }
 
-/* Intervals come in order of start per device: each one extends the open
- * busy interval or closes it and opens the next, so memory stays one
- * interval a device; the span's ends move only outward. */
-static inline int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
-                             enum ng_work_class cls)
+/* What needs no order, for every interval: the count, the sum and the
+ * span, whose ends move only outward. */
+static inline int ng_acc_count(struct ng_acc *a, int64_t start, int64_t end)
 {
-    int64_t unused, dur = end - start;
-    struct ng_acc_dev *d = a->last_dev < a->n_dev && a->dev[a->last_dev].device == device
-                               ? &a->dev[a->last_dev] : ng_acc_other_device(a, device);
-
-    if (d->closed < 0 || start < d->open_start)
-        return ng_acc_add_rare(a, d, start, end, cls);
-    a->launches++;
-    if (__builtin_add_overflow(a->sum, dur, &a->sum))
+    int64_t unused;
+    if (a->launches++ == 0) {
+        a->first = start;
+        a->last = end;
+    }
+    if (__builtin_add_overflow(a->sum, end - start, &a->sum))
         return -1;
     if (start < a->first || end > a->last) {
         a->first = start < a->first ? start : a->first;
@@ -195,6 +191,23 @@ static inline int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, in
         if (__builtin_sub_overflow(a->last, a->first, &unused))
             return -1;
     }
+    return 0;
+}
+
+/* Intervals come in order of start per device: each one extends the open
+ * busy interval or closes it and opens the next, so memory stays one
+ * interval a device. */
+static inline int ng_acc_add(struct ng_acc *a, int64_t device, int64_t start, int64_t end,
+                             enum ng_work_class cls)
+{
+    int64_t dur = end - start;
+    struct ng_acc_dev *d = a->last_dev < a->n_dev && a->dev[a->last_dev].device == device
+                               ? &a->dev[a->last_dev] : ng_acc_other_device(a, device);
+
+    if (d->closed < 0 || start < d->open_start)
+        return ng_acc_add_rare(a, d, start, end, cls);
+    if (ng_acc_count(a, start, end) < 0)
+        return -1;
     if (d->c_end > d->mark)
         d->exposed += ng_acc_exposed_until(d, start);
     if (start > d->mark)
