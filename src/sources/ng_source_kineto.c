@@ -319,7 +319,7 @@ struct event {
     int has_ph, has_ts, has_dur, has_pid, has_tid, has_corr, has_device, has_name;
     unsigned char ph;
     const struct category *cat;
-    struct span name, pid_text, tid_text;
+    struct span name;
     struct span ts, dur;     /* number texts */
     int64_t pid, tid, corr, device;
 };
@@ -621,6 +621,21 @@ static int time_member(struct reader *rd, struct cur *c, struct span *s, int *ha
     return OK;
 }
 
+/* A process or thread id: a number, or a name (a named process or thread
+ * in some traces), which stands as a hash of its text. */
+static int id_member(struct cur *c, int64_t *v, int *has, int depth)
+{
+    if (c->p < c->end && *c->p == '"') {
+        struct span s;
+        if (string_at(c, &s) != OK)
+            return BAD;
+        *v = (int64_t)(ng_hash(s.at, s.len) >> 2);
+        *has = 1;
+        return OK;
+    }
+    return int_member(c, v, has, depth);
+}
+
 static int event_member(struct reader *rd, struct cur *c, const struct span *k, void *ctx,
                         int depth)
 {
@@ -655,26 +670,10 @@ static int event_member(struct reader *rd, struct cur *c, const struct span *k, 
         }
         if (key_is(k, "dur", 3))
             return time_member(rd, c, &e->dur, &e->has_dur, "dur");
-        if (key_is(k, "pid", 3)) {
-            if (c->p < c->end && *c->p == '"') {   /* a named process */
-                if (string_at(c, &e->pid_text) != OK)
-                    return BAD;
-                e->pid = (int64_t)(ng_hash(e->pid_text.at, e->pid_text.len) >> 2);
-                e->has_pid = 1;
-                return OK;
-            }
-            return int_member(c, &e->pid, &e->has_pid, depth);
-        }
-        if (key_is(k, "tid", 3)) {
-            if (c->p < c->end && *c->p == '"') {   /* a named thread */
-                if (string_at(c, &e->tid_text) != OK)
-                    return BAD;
-                e->tid = (int64_t)(ng_hash(e->tid_text.at, e->tid_text.len) >> 2);
-                e->has_tid = 1;
-                return OK;
-            }
-            return int_member(c, &e->tid, &e->has_tid, depth);
-        }
+        if (key_is(k, "pid", 3))
+            return id_member(c, &e->pid, &e->has_pid, depth);
+        if (key_is(k, "tid", 3))
+            return id_member(c, &e->tid, &e->has_tid, depth);
         break;
     case 4:
         if (key_is(k, "name", 4)) {
