@@ -174,3 +174,122 @@ double ng_stats_t_upper(double t, double df)
     double tail = 0.5 * beta_reg(df / 2, 0.5, df / (df + t * t));
     return t >= 0 ? tail : 1 - tail;
 }
+
+/* ---- chi-square, through the regularized incomplete gamma ---- */
+
+/* Q(a, x) = 1 - P(a, x): the series for x < a + 1, else the continued
+ * fraction (Lentz), as in Numerical Recipes' gammq. */
+static double gamma_q(double a, double x)
+{
+    int sign;
+    if (x <= 0)
+        return 1;
+    double front = exp(-x + a * log(x) - lgamma_r(a, &sign));
+    if (x < a + 1) {
+        double ap = a, sum = 1 / a, del = sum;
+        for (int n = 0; n < 1000 && fabs(del) > fabs(sum) * 1e-16; n++) {
+            ap += 1;
+            del *= x / ap;
+            sum += del;
+        }
+        return 1 - sum * front;
+    }
+    const double tiny = 1e-300;
+    double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+    for (int i = 1; i < 1000; i++) {
+        double an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        c = b + an / c;
+        c = fabs(c) < tiny ? tiny : c;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-16)
+            break;
+    }
+    return front * h;
+}
+
+double ng_stats_chi2_upper(double x, double df)
+{
+    return isnan(x) ? NAN : gamma_q(df / 2, x / 2);
+}
+
+/* ---- Fisher's exact test ---- */
+
+static double log_choose(double n, double k)
+{
+    int sign;
+    return lgamma_r(n + 1, &sign) - lgamma_r(k + 1, &sign) - lgamma_r(n - k + 1, &sign);
+}
+
+double ng_stats_fisher_2x2(size_t a, size_t b, size_t c, size_t d)
+{
+    double row = (double)(a + b), col = (double)(a + c), n = (double)(a + b + c + d);
+    double lo = row + col > n ? row + col - n : 0, hi = row < col ? row : col;
+    double all = log_choose(n, row);
+#define LOGP(x) (log_choose(col, (x)) + log_choose(n - col, row - (x)) - all)
+    double observed = LOGP((double)a), p = 0;
+    /* scipy's relative tolerance: tables as likely as this one, to
+     * rounding, count as no more likely */
+    for (double x = lo; x <= hi; x++)
+        if (LOGP(x) <= observed + 1e-7)
+            p += exp(LOGP(x));
+#undef LOGP
+    return p > 1 ? 1 : p;
+}
+
+/* ---- Mann-Kendall and Theil-Sen ---- */
+
+static double median_of(double *v, size_t n)
+{
+    ng_sort(v, n, sizeof *v, ng_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* n (n - 1) (2n + 5) for the Mann-Kendall variance, less each run of ties'
+ * share */
+static double mk_variance(const double *x, size_t n)
+{
+    double *s = ng_xmalloc(n * sizeof *s), var = (double)n * (double)(n - 1) * (2.0 * (double)n + 5);
+    memcpy(s, x, n * sizeof *s);
+    ng_sort(s, n, sizeof *s, ng_cmp_double);
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && s[k] == s[i])
+            k++;
+        double t = (double)(k - i);
+        var -= t * (t - 1) * (2 * t + 5);
+        i = k;
+    }
+    free(s);
+    return var / 18;
+}
+
+void ng_stats_trend(const double *x, size_t n, struct ng_trend *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p_value = 1;
+    if (n < 3)
+        return;
+    size_t pairs = n * (n - 1) / 2, k = 0;
+    double *slopes = ng_xmalloc(pairs * sizeof *slopes);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            out->s += (x[j] > x[i]) - (x[j] < x[i]);
+            slopes[k++] = (x[j] - x[i]) / (double)(j - i);
+        }
+    out->slope = median_of(slopes, pairs);
+    free(slopes);
+    double *rest = ng_xmalloc(n * sizeof *rest);
+    for (size_t i = 0; i < n; i++)
+        rest[i] = x[i] - out->slope * (double)i;
+    out->intercept = median_of(rest, n);
+    free(rest);
+    double var = mk_variance(x, n);
+    if (var > 0) {
+        double z = (out->s - (out->s > 0) + (out->s < 0)) / sqrt(var);
+        out->p_value = 0.5 * erfc(z / sqrt(2.0));
+    }
+}
