@@ -12,7 +12,9 @@
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
-#define MIN_TEST_SAMPLES 3
+/* The variance inflation past which the details say the epochs are
+ * correlated enough to matter. */
+#define NG_INFLATION_WARN 1.5
 
 static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, size_t n)
 {
@@ -91,26 +93,55 @@ long ng_compare_side_epochs(const struct ng_compare_opts *o, int current)
     return own > 0 ? own : o->epochs;
 }
 
+/* A run's leading epochs far above the rest (ng_means_warmup) are warm-up:
+ * left out of the samples, with a warning naming them.  Not for a past run
+ * of a history (its samples were kept already) nor with fewer epochs than
+ * a warm-up can be told in. */
+static size_t warmup_of(struct ng_verdict *v, const struct ng_profile *p, const double *x,
+                        size_t n)
+{
+    if (p->format == NG_FORMAT_HISTORY)
+        return 0;
+    size_t w = ng_means_warmup(x, n);
+    if (w == 0)
+        return 0;
+    ng_verdict_warn(v, "the first %zu epoch%s of '%s' (%.3f ms%s, over %.0fx every later epoch) "
+                    "%s left out as warm-up; --skip-epochs %zu leaves %s out of every figure",
+                    w, w == 1 ? "" : "s", p->path, x[0], w > 1 ? " first" : "",
+                    NG_MEANS_WARMUP, w == 1 ? "was" : "were", w + p->skipped_epochs,
+                    w == 1 ? "it" : "them");
+    return w;
+}
+
 /* Total mode: each run's measured time (the metric over its counted work;
  * kernel-sum: the kernel total) per epoch, computed exactly as the
  * prototype did (ns as a double, to ms, divided by the epochs), so the
- * first line matches it to the byte.  NVTX mode: every counted epoch. */
-static void collect_samples(struct ng_verdict_side *s, const struct ng_profile *p, size_t n,
-                            const struct ng_compare_opts *o)
+ * first line matches it to the byte.  NVTX mode: every counted epoch but
+ * a run's warm-up. */
+static void collect_samples(struct ng_verdict *v, struct ng_verdict_side *s,
+                            const struct ng_profile *p, size_t n, const struct ng_compare_opts *o)
 {
     size_t count = 0;
 
     for (size_t i = 0; i < n; i++)
         count += o->nvtx ? p[i].n_epochs : 1;
-    s->samples = ng_xcalloc(count, sizeof *s->samples);
+    s->samples = ng_xcalloc(count ? count : 1, sizeof *s->samples);
+    s->run_samples = ng_xcalloc(n ? n : 1, sizeof *s->run_samples);
     for (size_t i = 0; i < n; i++) {
         if (!o->nvtx) {
             s->samples[s->n_samples++] = (double)p[i].measured_ns / 1000000.0 /
                                          (double)s->run_epochs;
+            s->run_samples[i] = 1;
             continue;
         }
+        double *run = s->samples + s->n_samples;
         for (size_t e = 0; e < p[i].n_epochs; e++)
-            s->samples[s->n_samples++] = (double)p[i].epochs[e].ns / 1000000.0;
+            run[e] = (double)p[i].epochs[e].ns / 1000000.0;
+        size_t w = warmup_of(v, &p[i], run, p[i].n_epochs);
+        memmove(run, run + w, (p[i].n_epochs - w) * sizeof *run);
+        s->warmup += w;
+        s->run_samples[i] = p[i].n_epochs - w;
+        s->n_samples += p[i].n_epochs - w;
     }
     struct ng_summary sum;
     ng_stats_summary(s->samples, s->n_samples, &sum);
@@ -289,7 +320,7 @@ static void gate_item(struct ng_verdict *v, struct ng_kernel_delta *d,
     size_t nx, ny;
     double *x = item_samples(rows, b, nb, o, 0, &nx);
     double *y = item_samples(rows + nb, c, nc, o, 1, &ny);
-    if (o->alpha > 0 && nx >= MIN_TEST_SAMPLES && ny >= MIN_TEST_SAMPLES) {
+    if (o->alpha > 0 && nx >= NG_MEANS_MIN_TEST && ny >= NG_MEANS_MIN_TEST) {
         d->has_p = 1;
         d->p_value = ng_stats_mwu_greater(x, nx, y, ny, NULL);
     }
@@ -953,46 +984,113 @@ static int check_patterns(struct ng_verdict *v, const struct ng_profile *b, size
 
 /* ---- the decision ---- */
 
+/* The baseline is past runs of a history: each run is one unit. */
+static int runs_are_units(const struct ng_verdict_side *b)
+{
+    return b->n_runs > 0 && b->format == NG_FORMAT_HISTORY;
+}
+
+static const char *ci_method(const struct ng_means *m)
+{
+    return m->basis == NG_MEANS_RUNS ? NG_MEANS_CI_METHOD_RUNS
+         : m->strata > 1 ? NG_MEANS_CI_METHOD_STRATA : NG_MEANS_CI_METHOD;
+}
+
 /* The test, the interval and the epochs it would need (ng_means), and the
  * U test beside them. */
 static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o)
 {
     const struct ng_verdict_side *b = &v->baseline, *c = &v->current;
-    struct ng_means m;
+    struct ng_means *m = &v->decision;
+    struct ng_means_side bs = { b->samples, b->n_samples, b->run_samples, b->n_runs };
+    struct ng_means_side cs = { c->samples, c->n_samples, c->run_samples, c->n_runs };
 
-    ng_means_compare_in(b->samples, b->n_samples, c->samples, c->n_samples, b->clusters,
-                        b->n_clusters, o->threshold, o->alpha, &m);
-    v->strata = m.strata;
-    if (m.has_test) {
-        v->has_ci = 1;
-        v->ratio_ci[0] = m.ci_lo;
-        v->ratio_ci[1] = m.ci_hi;
-        v->ratio_ci_method = m.strata > 1 ? NG_MEANS_CI_METHOD_STRATA : NG_MEANS_CI_METHOD;
-        v->epochs_needed = m.epochs_needed;
+    if (runs_are_units(b)) {
+        ng_means_compare_runs(&bs, &cs, o->threshold, o->alpha, m);
+    } else {
+        ng_means_compare_in(&bs, &cs, b->clusters, b->n_clusters, o->threshold, o->alpha, m);
+        /* the means as the sides' summaries added them up (in sorted
+         * order), so every report rounds the one figure */
+        m->figure[0] = b->ms_per_epoch;
+        if (m->basis == NG_MEANS_EPOCHS)
+            m->figure[1] = c->ms_per_epoch;
+        m->ratio = m->figure[1] / m->figure[0];
+        m->raw_ratio = c->ms_per_epoch / b->ms_per_epoch;
     }
-    if (o->alpha > 0 && m.has_test && b->n_samples >= MIN_TEST_SAMPLES &&
-        c->n_samples >= MIN_TEST_SAMPLES) {
+    v->ratio = m->ratio;
+    v->strata = m->strata;
+    if (m->has_test) {
+        v->has_ci = 1;
+        v->ratio_ci[0] = m->ci_lo;
+        v->ratio_ci[1] = m->ci_hi;
+        v->ratio_ci_method = ci_method(m);
+        v->epochs_needed = m->epochs_needed;
+    }
+    if (o->alpha > 0 && m->has_test && m->has_p) {
         v->has_p = 1;
-        v->p_value = m.p_value;
+        v->p_value = m->p_value;
         v->u_p_value = ng_stats_mwu_greater(b->samples, b->n_samples, c->samples, c->n_samples,
                                             NULL);
     }
+}
+
+/* "epochs near 15.73 ms: 30% of the baseline's epochs, 70% of the
+ * current's" for each kind, and what the change adds. */
+static void warn_mix(struct ng_verdict *v, const struct ng_means *m)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    double n[2] = { 0, 0 };
+    for (size_t i = 0; i < m->strata; i++)
+        for (int side = 0; side < 2; side++)
+            n[side] += (double)m->count[i][side];
+    for (size_t i = 0; i < m->strata; i++)
+        ng_buf_addf(&b, "%sepochs near %.2f ms: %.0f%% of the baseline's, %.0f%% of the current's",
+                    i ? "; " : "", v->baseline.clusters[i].median,
+                    100.0 * (double)m->count[i][0] / n[0], 100.0 * (double)m->count[i][1] / n[1]);
+    ng_verdict_warn(v, "the mix of epoch kinds changed (p=%.3g): %s: %+.3f ms/epoch; the ratio "
+                    "%.3fx compares each kind at the baseline's mix, the job's own time per "
+                    "epoch changed %.3fx", m->mix_p, b.data, m->mix_ms, m->ratio, m->raw_ratio);
+    ng_buf_release(&b);
+}
+
+/* What the verdict says of the decision's figures: a shift of the mix,
+ * epochs that move together, past runs. */
+static void warn_decision(struct ng_verdict *v, const struct ng_compare_opts *o)
+{
+    const struct ng_means *m = &v->decision;
+    if (!(o->alpha > 0))
+        return;   /* the tests are off: the ratio alone decides */
+    if (m->basis == NG_MEANS_MIX && m->mix_p <= o->alpha)
+        warn_mix(v, m);
+    if (m->inflation >= NG_INFLATION_WARN)
+        ng_verdict_warn(v, "neighbouring epochs move together (lag-1 autocorrelation %.2f): the "
+                        "variance of each mean is taken %.1fx larger than for independent "
+                        "epochs", m->rho, m->inflation);
 }
 
 /* The total's own outcome: over the threshold, over the floor, and (when a
  * test ran) significant.  Exactly at the threshold or the floor passes. */
 static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
 {
-    double delta = v->current.ms_per_epoch - v->baseline.ms_per_epoch;
+    const struct ng_means *m = &v->decision;
+    enum ng_means_call call = ng_means_call(m, o->threshold, o->alpha);
+    char alpha[32];
 
-    if (v->ratio <= o->threshold) {
+    v->call = call;
+    ng_fmt_double(alpha, sizeof alpha, o->alpha);
+    if (call == NG_MEANS_WITHIN) {
         v->total_outcome = NG_OUTCOME_PASS;
-    } else if (o->policy.min_delta_ms > 0 && delta <= o->policy.min_delta_ms) {
+    } else if (call == NG_MEANS_MIX_SHIFTED) {
+        v->total_outcome = NG_OUTCOME_INCONCLUSIVE;   /* warn_mix() said why */
+    } else if (o->policy.min_delta_ms > 0 && m->figure[1] - m->figure[0] <= o->policy.min_delta_ms) {
         v->total_outcome = NG_OUTCOME_PASS;
         v->under_floor = 1;
-    } else if (v->has_p && v->p_value > o->alpha) {
-        char alpha[32];
-        ng_fmt_double(alpha, sizeof alpha, o->alpha);
+    } else if (call == NG_MEANS_FEW_RUNS) {
+        v->total_outcome = NG_OUTCOME_INCONCLUSIVE;
+        ng_verdict_warn(v, "the baseline has %zu past run%s: the spread between runs is not "
+                        "known until %d, so a ratio past the threshold is inconclusive",
+                        m->runs, m->runs == 1 ? "" : "s", NG_MEANS_MIN_TEST);
+    } else if (call == NG_MEANS_NOT_SIGNIFICANT) {
         v->total_outcome = NG_OUTCOME_INCONCLUSIVE;
         ng_verdict_warn(v, "the regression is not statistically significant (p=%.3g > "
                         "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
@@ -1044,8 +1142,8 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
      * epoch, and the error says why better than a warning per epoch */
     if (check_patterns(v, baseline, nb, current, nc, opts) < 0)
         return;
-    collect_samples(&v->baseline, baseline, nb, opts);
-    collect_samples(&v->current, current, nc, opts);
+    collect_samples(v, &v->baseline, baseline, nb, opts);
+    collect_samples(v, &v->current, current, nc, opts);
     if (opts->nvtx) {
         v->epochs = (long)(v->baseline.n_samples < v->current.n_samples
                                ? v->baseline.n_samples : v->current.n_samples);
@@ -1073,11 +1171,11 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
         ng_verdict_fail_with(v, msg);
         return;
     }
-    v->ratio = v->current.ms_per_epoch / v->baseline.ms_per_epoch;
     v->has_figures = 1;
     find_stragglers(v, &v->baseline, "baseline", opts);
     find_stragglers(v, &v->current, "current", opts);
     decide_figures(v, opts);
+    warn_decision(v, opts);
     v->kernel_floor_ms = opts->policy.kernel_min_delta_ms >= 0
                          ? opts->policy.kernel_min_delta_ms
                          : NG_KERNEL_FLOOR_SHARE * v->baseline.ms_per_epoch;

@@ -115,6 +115,87 @@ static double t_quantile_upper(double q, double df)
     return (lo + hi) / 2;
 }
 
+/* ---- dependence between neighbouring epochs ---- */
+
+/* g(rho, L) = 1 + 2 sum_{k<L} (1 - k/L) rho^k: the variance of the mean
+ * of L epochs of an AR(1) series over that of L independent ones. */
+static double ar_g(double rho, double L)
+{
+    double g = 1, pk = 1;
+    for (double k = 1; k < L; k++) {
+        pk *= rho;
+        if (pk < 1e-12)
+            break;
+        g += 2 * (1 - k / L) * pk;
+    }
+    return g;
+}
+
+/* What the variance of a run's mean, estimated as s^2 / L, must be
+ * multiplied by: g for the mean, and (L - 1) / (L - g) since s^2 itself
+ * comes out low when neighbours move together. */
+static double ar_inflation(double rho, double L)
+{
+    if (rho <= 0 || L < 2)
+        return 1;
+    double g = ar_g(rho, L);
+    return g * (L - 1) / (L - g);
+}
+
+/* The mean length of a side's runs. */
+static double run_length(const struct ng_means_side *s)
+{
+    return s->runs && s->n_runs ? (double)s->n / (double)s->n_runs : (double)s->n;
+}
+
+/* Lag-1 sums of a side's residuals (value minus its stratum's mean):
+ * pairs within a run and within a stratum (neighbours of two kinds say
+ * nothing of how one kind drifts), and the pairs counted. */
+static void lag1(const struct ng_means_side *s, const double *resid, const size_t *at,
+                 double *num, double *den, double *pairs)
+{
+    size_t from = 0, runs = s->runs ? s->n_runs : 1;
+    for (size_t r = 0; r < runs; r++) {
+        size_t len = s->runs ? s->runs[r] : s->n;
+        for (size_t i = from; i < from + len; i++) {
+            *den += resid[i] * resid[i];
+            if (i + 1 < from + len && at[i] == at[i + 1]) {
+                *num += resid[i] * resid[i + 1];
+                *pairs += 1;
+            }
+        }
+        from += len;
+    }
+}
+
+/* The lag-1 autocorrelation of both sides' residuals, r, when it is
+ * evidence of dependence: past NG_MEANS_AR_Z standard errors (1 / sqrt of
+ * the pairs) above what independent epochs show with their mean taken out
+ * (-1 / L, L epochs of a kind in a run).  Then taken back to the rho whose
+ * series shows r on average: a short series shows far less than its rho
+ * (E r = rho - (1 + 4 rho) / L: 0.27 for 0.8 at 8 epochs), so
+ * rho = (L r + 1) / (L - 4), in [0, NG_MEANS_RHO_MAX].  Without the
+ * evidence, 0: every unchanged pair would pay for the noise of r in a
+ * wider interval.  Negative dependence is taken as none: it would only
+ * shrink the variance. */
+static double autocorrelation(const struct ng_means_side *b, const double *rb, const size_t *ab,
+                              const struct ng_means_side *c, const double *rc, const size_t *ac,
+                              size_t k)
+{
+    double num = 0, den = 0, pairs = 0;
+    lag1(b, rb, ab, &num, &den, &pairs);
+    lag1(c, rc, ac, &num, &den, &pairs);
+    /* the epochs of one kind in one run, on average */
+    double L = (run_length(b) + run_length(c)) / 2 / (double)k;
+    if (!(den > 0) || L < NG_MEANS_AR_EPOCHS || pairs < 3)
+        return 0;
+    double r = num / den * ((double)(b->n + c->n) / pairs);
+    if ((r + 1 / L) * sqrt(pairs) < NG_MEANS_AR_Z)
+        return 0;
+    double rho = (L * r + 1) / (L - 4);
+    return rho < 0 ? 0 : rho > NG_MEANS_RHO_MAX ? NG_MEANS_RHO_MAX : rho;
+}
+
 /* ---- the comparison ---- */
 
 struct stratum {
@@ -139,41 +220,20 @@ static size_t stratum_of(double v, const struct ng_cluster *c, size_t k)
     return best;
 }
 
-static void fill(struct stratum *st, size_t k, const struct ng_cluster *c, const double *x,
-                 size_t n, int side)
+/* Each epoch's stratum (in at[]), the strata's counts, sums and squared
+ * deviations, and each epoch's residual from its stratum's mean. */
+static void fill(struct stratum *st, size_t k, const struct ng_cluster *c,
+                 const struct ng_means_side *s, int side, size_t *at, double *resid)
 {
-    for (size_t i = 0; i < n; i++) {
-        struct stratum *s = &st[k > 1 ? stratum_of(x[i], c, k) : 0];
-        s->n[side]++;
-        s->sum[side] += x[i];
+    for (size_t i = 0; i < s->n; i++) {
+        at[i] = k > 1 ? stratum_of(s->x[i], c, k) : 0;
+        st[at[i]].n[side]++;
+        st[at[i]].sum[side] += s->x[i];
     }
-    for (size_t i = 0; i < n; i++) {
-        struct stratum *s = &st[k > 1 ? stratum_of(x[i], c, k) : 0];
-        double d = x[i] - s->sum[side] / (double)s->n[side];
-        s->dev[side] += d * d;
+    for (size_t i = 0; i < s->n; i++) {
+        resid[i] = s->x[i] - st[at[i]].sum[side] / (double)st[at[i]].n[side];
+        st[at[i]].dev[side] += resid[i] * resid[i];
     }
-}
-
-/* Per side: the variance of its mean, relative to the mean squared, as the
- * sum of each stratum's part (the stratum's share of the epochs squared
- * times its variance over its count); the parts go into df too. */
-static void spread(const struct stratum *st, size_t k, const size_t n[2], const double mean[2],
-                   double rel_var[2], double *df_num, double *df_den)
-{
-    double total = 0, den = 0;
-    for (int side = 0; side < 2; side++) {
-        rel_var[side] = 0;
-        for (size_t i = 0; i < k; i++) {
-            double w = (double)st[i].n[side] / (double)n[side];
-            double var = st[i].dev[side] / (double)(st[i].n[side] - 1);
-            double part = w * w * var / (double)st[i].n[side] / (mean[side] * mean[side]);
-            rel_var[side] += part;
-            den += part * part / (double)(st[i].n[side] - 1);
-        }
-        total += rel_var[side];
-    }
-    *df_num = total * total;
-    *df_den = den;
 }
 
 /* z of one-sided alpha plus z of power 0.8 (the usual sample-size
@@ -184,69 +244,450 @@ static double z_sum_squared(double alpha)
     return z * z;
 }
 
+/* The degrees of freedom of n epochs' variance when dependence makes an
+ * epoch worth 1 / f of an independent one. */
+static double dof(double n, double f)
+{
+    return n / f - 1 < 1 ? 1 : n / f - 1;
+}
+
+/* The test and the interval of the log ratio from its two parts (each a
+ * side's variance of its log figure) and their degrees of freedom. */
+static void t_test(struct ng_means *m, const double var[2], const double df[2])
+{
+    double se2 = var[0] + var[1], den = 0;
+    for (int side = 0; side < 2; side++)
+        if (var[side] > 0)
+            den += var[side] * var[side] / df[side];
+    m->has_test = 1;
+    m->df = den > 0 ? se2 * se2 / den : INFINITY;
+    double se = sqrt(se2), lr = log(m->ratio);
+    if (se > 0) {
+        m->p_value = ng_stats_t_upper(lr / se, m->df);
+        double q = t_quantile_upper(0.025, m->df);
+        m->ci_lo = m->ratio * exp(-q * se);
+        m->ci_hi = m->ratio * exp(q * se);
+    } else {   /* every epoch of a kind took the same time */
+        m->p_value = m->ratio > 1 ? 0 : 1;
+        m->ci_lo = m->ci_hi = m->ratio;
+    }
+}
+
+/* The counts of the kinds on the two sides: did the mix change? */
+static double mix_test(const struct stratum *st, size_t k)
+{
+    if (k == 2)
+        return ng_stats_fisher_2x2(st[0].n[0], st[1].n[0], st[0].n[1], st[1].n[1]);
+    double n[2] = { 0, 0 }, chi2 = 0;
+    for (size_t i = 0; i < k; i++)
+        for (int side = 0; side < 2; side++)
+            n[side] += (double)st[i].n[side];
+    for (size_t i = 0; i < k; i++) {
+        double kind = (double)(st[i].n[0] + st[i].n[1]);
+        for (int side = 0; side < 2; side++) {
+            double e = kind * n[side] / (n[0] + n[1]), d = (double)st[i].n[side] - e;
+            chi2 += d * d / e;
+        }
+    }
+    return ng_stats_chi2_upper(chi2, (double)(k - 1));
+}
+
+static double side_mean(const struct ng_means_side *s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < s->n; i++)
+        sum += s->x[i];
+    return sum / (double)(s->n ? s->n : 1);
+}
+
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out)
 {
     struct ng_cluster c[NG_CLUSTERS_MAX];
+    struct ng_means_side b = { x, nx, NULL, 0 }, cur = { y, ny, NULL, 0 };
     size_t k = ng_means_clusters(x, nx, c);
-    ng_means_compare_in(x, nx, y, ny, c, k, threshold, alpha, out);
+    ng_means_compare_in(&b, &cur, c, k, threshold, alpha, out);
 }
 
-void ng_means_compare_in(const double *x, size_t nx, const double *y, size_t ny,
+static void begin(struct ng_means *out, const struct ng_means_side *b,
+                  const struct ng_means_side *c)
+{
+    memset(out, 0, sizeof *out);
+    out->figure[0] = side_mean(b);
+    out->figure[1] = side_mean(c);
+    out->ratio = out->raw_ratio = out->figure[1] / out->figure[0];
+    out->ci_lo = out->ci_hi = NAN;
+    out->strata = 1;
+    out->inflation = 1;
+    out->mix_p = NAN;
+}
+
+/* The relative variance within the cells of two or more epochs, pooled
+ * over the kinds and sides (from each cell's squared deviations dev and
+ * mean), and its degrees of freedom: the spread a cell of one epoch is
+ * given. */
+struct pooled {
+    double rv, df;
+};
+
+static struct pooled pooled_of(double (*dev)[2], double (*mean)[2],
+                               const struct stratum *st, size_t k)
+{
+    struct pooled p = { 0, 0 };
+    for (size_t i = 0; i < k; i++)
+        for (int side = 0; side < 2; side++)
+            if (st[i].n[side] >= 2 && mean[i][side] != 0) {
+                p.rv += dev[i][side] / (mean[i][side] * mean[i][side]);
+                p.df += (double)(st[i].n[side] - 1);
+            }
+    p.rv = p.df > 0 ? p.rv / p.df : 0;
+    return p;
+}
+
+/* A cell's variance of its mean and that variance's degrees of freedom,
+ * dependence allowed for (f). */
+static double cell_var(double dev, double n, double mean, struct pooled p, double f, double *df)
+{
+    if (n >= 2) {
+        *df = dof(n, f);
+        return dev / (n - 1) / n * f;
+    }
+    *df = p.df / f < 1 ? 1 : p.df / f;
+    return p.rv * mean * mean * f;
+}
+
+/* Strata the test can use: every kind at least twice in the baseline (its
+ * clusters are) and at least once in the current, else one: a kind the
+ * current lacks cannot be weighed.  A kind the current has once takes
+ * its spread from the other cells (pooled()). */
+static size_t usable_strata(struct stratum *st, size_t k, const struct ng_cluster *c,
+                            const struct ng_means_side *b, const struct ng_means_side *cur,
+                            size_t *at[2], double *resid[2])
+{
+    for (int tries = 0; tries < 2; tries++) {
+        memset(st, 0, NG_CLUSTERS_MAX * sizeof *st);
+        fill(st, k, c, b, 0, at[0], resid[0]);
+        fill(st, k, c, cur, 1, at[1], resid[1]);
+        int thin = 0;
+        for (size_t i = 0; i < k; i++)
+            thin |= st[i].n[0] < 2 || st[i].n[1] < 1;
+        if (!thin)
+            break;
+        k = 1;
+    }
+    return k;
+}
+
+/* The standardized third moment of both sides' residuals, each relative
+ * to its side's figure. */
+static double skewness(const struct ng_means_side *const sides[2], double *const resid[2],
+                       const double figure[2])
+{
+    double m2 = 0, m3 = 0, n = 0;
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < sides[side]->n; i++) {
+            double e = resid[side][i] / figure[side];
+            m2 += e * e;
+            m3 += e * e * e;
+            n += 1;
+        }
+    return m2 > 0 ? (m3 / n) / pow(m2 / n, 1.5) : 0;
+}
+
+/* The same test on the logs of the epochs (the kinds weighed as in the
+ * comparison): the one-sided p that the current's weighted mean log is
+ * larger; 0 (no say) when an epoch is not positive. */
+static double log_test(const struct ng_means_side *const sides[2], size_t *const at[2],
+                       const struct stratum *st, size_t k, size_t nb, double rho)
+{
+    double var[2], df[2], level[2] = { 0, 0 };
+    double sum[NG_CLUSTERS_MAX][2] = { { 0 } }, dev[NG_CLUSTERS_MAX][2] = { { 0 } };
+    double one[NG_CLUSTERS_MAX][2];
+    for (int side = 0; side < 2; side++) {
+        const struct ng_means_side *s = sides[side];
+        for (size_t i = 0; i < s->n; i++) {
+            if (!(s->x[i] > 0))
+                return 0;
+            sum[at[side][i]][side] += log(s->x[i]);
+        }
+        for (size_t i = 0; i < s->n; i++) {
+            size_t c = at[side][i];
+            double d = log(s->x[i]) - sum[c][side] / (double)st[c].n[side];
+            dev[c][side] += d * d;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        one[i][0] = one[i][1] = 1;   /* logs: the spread is absolute */
+    struct pooled pool = pooled_of(dev, one, st, k);
+    for (int side = 0; side < 2; side++) {
+        double f = ar_inflation(rho, run_length(sides[side])), v = 0, den = 0;
+        for (size_t i = 0; i < k; i++) {
+            double w = (double)st[i].n[0] / (double)nb, n = (double)st[i].n[side], dfi;
+            double part = w * w * cell_var(dev[i][side], n, 1, pool, f, &dfi);
+            level[side] += w * sum[i][side] / n;
+            v += part;
+            den += part * part / dfi;
+        }
+        var[side] = v;
+        df[side] = den > 0 ? v * v / den : INFINITY;
+    }
+    struct ng_means q;
+    memset(&q, 0, sizeof q);
+    q.ratio = exp(level[1] - level[0]);
+    t_test(&q, var, df);
+    return q.p_value;
+}
+
+void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_side *cur,
                          const struct ng_cluster *c, size_t k, double threshold, double alpha,
                          struct ng_means *out)
 {
     struct stratum st[NG_CLUSTERS_MAX];
-    size_t n[2] = { nx, ny };
-    double mean[2] = { 0, 0 };
+    const struct ng_means_side *sides[2] = { b, cur };
 
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < nx; i++)
-        mean[0] += x[i];
-    for (size_t i = 0; i < ny; i++)
-        mean[1] += y[i];
-    mean[0] /= (double)(nx ? nx : 1);
-    mean[1] /= (double)(ny ? ny : 1);
-    out->ratio = mean[1] / mean[0];
-    out->ci_lo = out->ci_hi = NAN;
-    out->strata = 1;
-    if (nx < 2 || ny < 2 || !(mean[0] > 0) || !(mean[1] > 0))
+    begin(out, b, cur);
+    if (b->n < 2 || cur->n < 2 || !(out->figure[0] > 0) || !(out->figure[1] > 0))
         return;
-    if (k < 1)
-        k = 1;
-    for (int tries = 0; tries < 2; tries++) {
-        memset(st, 0, sizeof st);
-        fill(st, k, c, x, nx, 0);
-        fill(st, k, c, y, ny, 1);
-        int thin = 0;
-        for (size_t i = 0; i < k; i++)
-            thin |= st[i].n[0] < 2 || st[i].n[1] < 2;
-        if (!thin)
-            break;
-        k = 1;   /* a kind of epoch one side hardly has: no strata */
-    }
-    double rel_var[2], num, den;
-    spread(st, k, n, mean, rel_var, &num, &den);
-    out->has_test = 1;
+    size_t *at[2] = { ng_xmalloc(b->n * sizeof *at[0]), ng_xmalloc(cur->n * sizeof *at[1]) };
+    double *resid[2] = { ng_xmalloc(b->n * sizeof *resid[0]),
+                         ng_xmalloc(cur->n * sizeof *resid[1]) };
+    k = usable_strata(st, k < 1 ? 1 : k, c, b, cur, at, resid);
     out->strata = k;
-    out->df = den > 0 ? num / den : INFINITY;
-    double se = sqrt(rel_var[0] + rel_var[1]), lr = log(out->ratio);
-    if (se > 0) {
-        out->p_value = ng_stats_t_upper(lr / se, out->df);
-        double q = t_quantile_upper(0.025, out->df);
-        out->ci_lo = out->ratio * exp(-q * se);
-        out->ci_hi = out->ratio * exp(q * se);
-    } else {   /* every epoch of a kind took the same time */
-        out->p_value = out->ratio > 1 ? 0 : 1;
-        out->ci_lo = out->ci_hi = out->ratio;
+    /* the current's kinds weighed by the baseline's shares: the baseline's
+     * figure is its mean, the current's does not move with its mix */
+    if (k > 1) {
+        out->basis = NG_MEANS_MIX;
+        out->figure[1] = 0;
+        for (size_t i = 0; i < k; i++) {
+            for (int side = 0; side < 2; side++) {
+                out->count[i][side] = st[i].n[side];
+                out->kind_ms[i][side] = st[i].sum[side] / (double)st[i].n[side];
+            }
+            out->figure[1] += (double)st[i].n[0] / (double)b->n * out->kind_ms[i][1];
+        }
+        out->ratio = out->figure[1] / out->figure[0];
+        out->mix_p = mix_test(st, k);
+        out->mix_ms = side_mean(cur) - out->figure[1];
     }
+    out->rho = autocorrelation(b, resid[0], at[0], cur, resid[1], at[1], k);
+    double var[2], df[2], cv2 = 0, dev[NG_CLUSTERS_MAX][2], mean[NG_CLUSTERS_MAX][2];
+    for (size_t i = 0; i < k; i++)
+        for (int side = 0; side < 2; side++) {
+            dev[i][side] = st[i].dev[side];
+            mean[i][side] = st[i].sum[side] / (double)st[i].n[side];
+        }
+    struct pooled pool = pooled_of(dev, mean, st, k);
+    for (int side = 0; side < 2; side++) {
+        double f = ar_inflation(out->rho, run_length(sides[side])), v = 0, den = 0;
+        for (size_t i = 0; i < k; i++) {
+            double w = (double)st[i].n[0] / (double)b->n, dfi;
+            double part = w * w * cell_var(dev[i][side], (double)st[i].n[side], mean[i][side],
+                                           pool, f, &dfi);
+            v += part;
+            den += part * part / dfi;
+        }
+        double m2 = out->figure[side] * out->figure[side];
+        var[side] = v / m2;
+        df[side] = den > 0 ? v * v / den : INFINITY;
+        cv2 += (double)sides[side]->n * var[side];
+        if (side == 0)
+            out->inflation = f;
+    }
+    t_test(out, var, df);
+    if (skewness(sides, resid, out->figure) > NG_MEANS_SKEW) {
+        double p = log_test(sides, at, st, k, b->n, out->rho);
+        out->log_test = 1;
+        if (p > out->p_value)
+            out->p_value = p;
+    }
+    out->has_p = b->n >= NG_MEANS_MIN_TEST && cur->n >= NG_MEANS_MIN_TEST;
     if (threshold > 1 && alpha > 0 && alpha < 1) {
-        double cv2 = (double)nx * rel_var[0] + (double)ny * rel_var[1];
         double lt = log(threshold);
         out->epochs_needed = ceil(z_sum_squared(alpha) * cv2 / (lt * lt));
         if (out->epochs_needed < 2)
             out->epochs_needed = 2;
     }
+    for (int side = 0; side < 2; side++) {
+        free(at[side]);
+        free(resid[side]);
+    }
+}
+
+/* ---- runs as the unit ---- */
+
+/* Each run's mean and the variance of that mean within the run (the
+ * dependence between its epochs allowed for; 0 for a run of one). */
+static void run_figures(const struct ng_means_side *s, double rho, double *mean, double *within)
+{
+    size_t at = 0, runs = s->runs ? s->n_runs : 1;
+    for (size_t r = 0; r < runs; r++) {
+        size_t len = s->runs ? s->runs[r] : s->n;
+        double sum = 0, dev = 0;
+        for (size_t i = at; i < at + len; i++)
+            sum += s->x[i];
+        mean[r] = sum / (double)len;
+        for (size_t i = at; i < at + len; i++)
+            dev += (s->x[i] - mean[r]) * (s->x[i] - mean[r]);
+        within[r] = len > 1 ? dev / (double)(len - 1) / (double)len *
+                              ar_inflation(rho, (double)len) : 0;
+        at += len;
+    }
+}
+
+/* Residuals from each run's own mean, for the autocorrelation. */
+static double *run_residuals(const struct ng_means_side *s)
+{
+    double *resid = ng_xmalloc((s->n ? s->n : 1) * sizeof *resid);
+    size_t at = 0, runs = s->runs ? s->n_runs : 1;
+    for (size_t r = 0; r < runs; r++) {
+        size_t len = s->runs ? s->runs[r] : s->n;
+        double sum = 0;
+        for (size_t i = at; i < at + len; i++)
+            sum += s->x[i];
+        for (size_t i = at; i < at + len; i++)
+            resid[i] = s->x[i] - sum / (double)len;
+        at += len;
+    }
+    return resid;
+}
+
+void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_side *cur,
+                           double threshold, double alpha, struct ng_means *out)
+{
+    size_t k = b->runs ? b->n_runs : 1;
+
+    begin(out, b, cur);
+    out->basis = NG_MEANS_RUNS;
+    out->runs = k;
+    if (k == 0 || cur->n == 0)
+        return;
+    double *rb = run_residuals(b), *rc = run_residuals(cur);
+    size_t *ab = ng_xcalloc(b->n + 1, sizeof *ab), *ac = ng_xcalloc(cur->n + 1, sizeof *ac);
+    out->rho = autocorrelation(b, rb, ab, cur, rc, ac, 1);
+    free(rb);
+    free(rc);
+    free(ab);
+    free(ac);
+    double *mean = ng_xmalloc(k * sizeof *mean), *within = ng_xmalloc(k * sizeof *within);
+    double cur_mean, cur_within;
+    run_figures(b, out->rho, mean, within);
+    struct ng_means_side one = { cur->x, cur->n, NULL, 0 };
+    run_figures(&one, out->rho, &cur_mean, &cur_within);
+    double rbar = 0, wbar = 0, s2 = 0;
+    for (size_t r = 0; r < k; r++) {
+        rbar += mean[r] / (double)k;
+        wbar += within[r] / (double)k;
+    }
+    for (size_t r = 0; r < k; r++)
+        s2 += (mean[r] - rbar) * (mean[r] - rbar) / (double)(k > 1 ? k - 1 : 1);
+    free(mean);
+    free(within);
+    out->figure[0] = rbar;
+    out->figure[1] = cur_mean;
+    out->ratio = cur_mean / rbar;
+    out->inflation = ar_inflation(out->rho, (double)cur->n);
+    if (k < 2 || !(rbar > 0) || !(cur_mean > 0))
+        return;
+    out->between_cv = sqrt(s2) / rbar;
+    /* the past runs' mean is off by s2 / k; the current run differs from
+     * any past run by the spread between runs and its own within */
+    double between = s2 - wbar > 0 ? s2 - wbar : 0;
+    double var[2] = { (s2 / (double)k + between) / (rbar * rbar),
+                      cur_within / (cur_mean * cur_mean) };
+    double df[2] = { (double)(k - 1), cur->n > 1 ? (double)(cur->n - 1) : 1 };
+    t_test(out, var, df);
+    out->has_p = k >= NG_MEANS_MIN_TEST;
+    (void)threshold;
+    (void)alpha;
+}
+
+/* ---- the call ---- */
+
+enum ng_means_call ng_means_call(const struct ng_means *m, double threshold, double alpha)
+{
+    int tests = alpha > 0;   /* alpha 0: the tests are off, the ratio decides */
+    if (!(m->ratio > threshold)) {
+        /* a shift of the mix is never a silent pass */
+        if (tests && m->basis == NG_MEANS_MIX && m->mix_p <= alpha && m->raw_ratio > threshold)
+            return NG_MEANS_MIX_SHIFTED;
+        return NG_MEANS_WITHIN;
+    }
+    if (m->basis == NG_MEANS_RUNS && !m->has_p)
+        return NG_MEANS_FEW_RUNS;
+    if (tests && m->has_p && m->p_value > alpha)
+        return NG_MEANS_NOT_SIGNIFICANT;
+    return NG_MEANS_PAST;
+}
+
+static const char *const call_names[NG_MEANS_CALLS] = {
+    [NG_MEANS_WITHIN] = "within",
+    [NG_MEANS_NOT_SIGNIFICANT] = "not significant",
+    [NG_MEANS_MIX_SHIFTED] = "mix shifted",
+    [NG_MEANS_FEW_RUNS] = "few runs",
+    [NG_MEANS_PAST] = "past",
+};
+
+static const char *const basis_names[] = {
+    [NG_MEANS_EPOCHS] = "means",
+    [NG_MEANS_MIX] = "mix-adjusted",
+    [NG_MEANS_RUNS] = "runs",
+};
+
+const char *ng_means_call_name(enum ng_means_call c)
+{
+    return call_names[c];
+}
+
+const char *ng_means_basis_name(enum ng_means_basis b)
+{
+    return basis_names[b];
+}
+
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int ng_means_call_parse(const char *name, enum ng_means_call *out)
+{
+    int i = name_index(call_names, NG_MEANS_CALLS, name);
+    if (i >= 0)
+        *out = (enum ng_means_call)i;
+    return i < 0 ? -1 : 0;
+}
+
+int ng_means_basis_parse(const char *name, enum ng_means_basis *out)
+{
+    int i = name_index(basis_names, sizeof basis_names / sizeof basis_names[0], name);
+    if (i >= 0)
+        *out = (enum ng_means_basis)i;
+    return i < 0 ? -1 : 0;
+}
+
+/* ---- warm-up ---- */
+
+size_t ng_means_warmup(const double *x, size_t n)
+{
+    if (n < 4)
+        return 0;
+    size_t most = n / 4 ? n / 4 : 1, found = 0;
+    /* the largest j whose leading x[0..j) all exceed NG_MEANS_WARMUP times
+     * every later epoch: a suffix maximum and a prefix minimum */
+    double *after = ng_xmalloc((n + 1) * sizeof *after);
+    after[n] = -INFINITY;
+    for (size_t i = n; i-- > 0;)
+        after[i] = x[i] > after[i + 1] ? x[i] : after[i + 1];
+    double least = INFINITY;
+    for (size_t j = 1; j <= most && n - j >= 3; j++) {
+        least = x[j - 1] < least ? x[j - 1] : least;
+        if (after[j] > 0 && least > NG_MEANS_WARMUP * after[j])
+            found = j;
+    }
+    free(after);
+    return found;
 }
 
 /* ---- Holm ---- */

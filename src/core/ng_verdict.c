@@ -72,6 +72,8 @@ void ng_verdict_release(struct ng_verdict *v)
     free(v->current.runs);
     free(v->baseline.samples);
     free(v->current.samples);
+    free(v->baseline.run_samples);
+    free(v->current.run_samples);
     free(v->baseline.devices);
     free(v->current.devices);
     free(v->baseline.bd_devices);
@@ -101,6 +103,7 @@ void ng_verdict_release(struct ng_verdict *v)
     ng_verdict_history_release(&v->history);
     v->baseline.runs = v->current.runs = NULL;
     v->baseline.samples = v->current.samples = NULL;
+    v->baseline.run_samples = v->current.run_samples = NULL;
     v->kernels = NULL;
     v->warnings = NULL;
     v->n_kernels = v->n_warnings = 0;
@@ -132,6 +135,7 @@ void ng_verdict_history_release(struct ng_verdict_history *h)
     free(h->before_change.commit);
     free(h->since_change.commit);
     free(h->held_commit);
+    free(h->crept_commit);
     ng_context_release(&h->match);
     memset(h, 0, sizeof *h);
 }

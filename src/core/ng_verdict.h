@@ -74,6 +74,8 @@ struct ng_verdict_side {
      * verdict has_figures */
     double *samples;
     size_t n_samples;
+    size_t *run_samples;       /* samples of each run, in run order (n_runs; owned) */
+    size_t warmup;             /* leading epochs left out as warm-up, over the runs */
     double ms_per_epoch;       /* what decides: the mean of the samples (total time in
                                   the counted epochs over their number) */
     double median_ms, min_ms, max_ms, mean_ms;   /* robust companions; mean = ms_per_epoch */
@@ -210,6 +212,13 @@ struct ng_verdict_history {
      * point can tell them yet): how many, the first one's line and commit */
     size_t held_out, held_line;
     char *held_commit;
+    /* the series crept with no single step: the baseline is the first runs
+     * of the segment; its rise (trend line at the end over at the start),
+     * over how many runs, from which line and commit, the trend's p */
+    int crept;
+    double crept_ratio, crept_p;
+    size_t crept_runs, crept_line;
+    char *crept_commit;
 };
 
 void ng_verdict_history_release(struct ng_verdict_history *h);
@@ -233,6 +242,11 @@ struct ng_verdict {
     const char *ratio_ci_method;   /* static text; NULL without has_ci */
     size_t strata;             /* clusters the test took its variances in (1: none) */
     double epochs_needed;      /* epochs a side to tell the threshold's change; 0: unknown */
+    /* everything the decision computed (ng_means): the figures the ratio
+     * is made of and how, the raw ratio, the dependence allowed for, the
+     * mix of kinds, the past runs; with has_figures */
+    struct ng_means decision;
+    enum ng_means_call call;   /* what decision said of the threshold */
     double alpha;              /* 0: test off */
     struct ng_verdict_side baseline, current;
     struct ng_comparability comparability;   /* known with the figures */

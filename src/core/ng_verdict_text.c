@@ -240,15 +240,32 @@ static void range_lines(struct ng_buf *out, const struct ng_verdict *v)
                     v->n_ranges - NG_RANGES_SHOWN);
 }
 
+void ng_verdict_test_name(const struct ng_verdict *v, struct ng_buf *out)
+{
+    if (v->decision.basis == NG_MEANS_RUNS)
+        ng_buf_addf(out, "one-sided t test of the run's mean against %zu past runs' means, "
+                         "their spread %.1f%%", v->decision.runs, 100 * v->decision.between_cv);
+    else
+        ng_buf_addf(out, "one-sided Welch t test of the ratio of means%s%s",
+                    v->strata > 1 ? " within clusters" : "",
+                    v->decision.log_test ? " and of their logs" : "");
+}
+
 void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
 {
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
 
-    if (v->has_p)
-        ng_buf_addf(out, "  p=%.3g (one-sided Welch t test of the ratio of means%s, %zu vs %zu "
-                         "samples; Mann-Whitney U p=%.3g)\n", v->p_value,
-                    v->strata > 1 ? " within clusters" : "", v->baseline.n_samples,
-                    v->current.n_samples, v->u_p_value);
+    if (v->has_p) {
+        ng_buf_addf(out, "  p=%.3g (", v->p_value);
+        ng_verdict_test_name(v, out);
+        if (v->decision.basis != NG_MEANS_RUNS)
+            ng_buf_addf(out, ", %zu vs %zu samples", v->baseline.n_samples, v->current.n_samples);
+        ng_buf_addf(out, "; Mann-Whitney U p=%.3g)\n", v->u_p_value);
+    }
+    if (v->decision.basis == NG_MEANS_MIX)
+        ng_buf_addf(out, "  at the baseline's mix of epoch kinds: current %.3f ms/epoch (its own "
+                         "mean %.3f), ratio %.3fx (raw %.3fx)\n", v->decision.figure[1],
+                    v->current.ms_per_epoch, v->ratio, v->decision.raw_ratio);
     if (v->has_ci)
         ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
                     v->ratio_ci[0], v->ratio_ci[1]);
@@ -416,6 +433,16 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
 }
 
 /* Byte for byte the Python prototype's line for PASS and FAIL. */
+/* The figures the ratio is made of: the two means, or the current at the
+ * baseline's mix of kinds, or the past runs' mean (ng_means); a verdict
+ * read back from a history line has its sides' means. */
+static double decided_ms(const struct ng_verdict *v, int side)
+{
+    if (v->decision.basis != NG_MEANS_EPOCHS)
+        return v->decision.figure[side];
+    return side ? v->current.ms_per_epoch : v->baseline.ms_per_epoch;
+}
+
 static void headline(const struct ng_verdict *v, struct ng_buf *out)
 {
     char thr[32], alpha[32];
@@ -434,9 +461,18 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
         ng_fmt_double(floor, sizeof floor, v->policy ? v->policy->min_delta_ms : 0);
         ng_buf_addf(out, "PASS: per-epoch ratio %.2fx exceeds %sx threshold but the increase, "
                          "%.3f ms/epoch, is within the %s ms floor", v->ratio, thr,
-                    v->current.ms_per_epoch - v->baseline.ms_per_epoch, floor);
+                    decided_ms(v, 1) - decided_ms(v, 0), floor);
     } else if (v->outcome == NG_OUTCOME_PASS) {
         ng_buf_addf(out, "PASS: per-epoch within %sx", thr);
+    } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->call == NG_MEANS_MIX_SHIFTED) {
+        ng_buf_addf(out, "INCONCLUSIVE: per-epoch ratio %.2fx at the baseline's mix of epoch "
+                         "kinds is within %sx, but the mix changed (p=%.3g) and the job's own "
+                         "time per epoch changed %.2fx", v->ratio, thr, v->decision.mix_p,
+                    v->decision.raw_ratio);
+    } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->call == NG_MEANS_FEW_RUNS) {
+        ng_buf_addf(out, "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but %zu past "
+                         "run%s cannot tell the spread between runs", v->ratio, thr,
+                    v->decision.runs, v->decision.runs == 1 ? "" : "s");
     } else if (v->outcome == NG_OUTCOME_INCONCLUSIVE) {
         ng_fmt_double(alpha, sizeof alpha, v->alpha);
         ng_buf_addf(out, "INCONCLUSIVE: per-epoch ratio %.2fx exceeds %sx threshold but is not "
@@ -445,7 +481,7 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, "FAIL: per-epoch regression %.2fx exceeds %sx threshold", v->ratio, thr);
     }
     ng_buf_addf(out, " | baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=",
-                v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
+                decided_ms(v, 0), decided_ms(v, 1), v->ratio);
     headline_epochs(v, out);
     ng_buf_adds(out, ")");
     headline_history(v, out);

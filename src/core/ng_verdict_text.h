@@ -71,4 +71,8 @@ const char *ng_count_text(char *buf, size_t size, double n);
  * with +0.000; else ng_kernel_status_name(). */
 const char *ng_kernel_status_shown(const struct ng_kernel_delta *k);
 
+/* The test that decided, as the details and the page name it ("one-sided
+ * Welch t test of the ratio of means within clusters"). */
+void ng_verdict_test_name(const struct ng_verdict *v, struct ng_buf *out);
+
 #endif

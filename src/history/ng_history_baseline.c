@@ -291,16 +291,17 @@ static void trim(struct ng_history_baseline *w)
     w->n_runs -= drop;
 }
 
-/* The failing runs at the end of the latest segment [from, to), which a
- * change point cannot tell yet: fewer than the window, with runs before
- * them in the segment (after an acknowledged change whose runs all
- * failed, those runs are what was acknowledged). */
-static size_t held_out(const struct ng_history_baseline *w, size_t from, size_t to)
+/* A segment that crept: the baseline is its first runs; say what it rose
+ * by, over how many runs, from which commit. */
+static void note_creep(struct ng_history_baseline *w, const struct ng_series_window *win)
 {
-    size_t k = 0;
-    while (to - k > from && w->failed[to - k - 1])
-        k++;
-    return k < w->size && to - k > from ? k : 0;
+    const char *commit = w->commits[win->trend_from];
+    w->crept = 1;
+    w->crept_ratio = ng_series_crept_ratio(win);
+    w->crept_runs = win->segment_to - win->trend_from - 1;
+    w->crept_p = win->trend.p_value;
+    w->crept_line = w->series_lines[win->trend_from];
+    w->crept_commit = commit ? ng_xstrdup(commit) : NULL;
 }
 
 /* Which runs of the series are the baseline (history/ng_series.h), and
@@ -311,7 +312,7 @@ static int choose(struct ng_history_baseline *w, struct ng_err *err)
     struct ng_accept acc = NG_ACCEPT_INIT;
     struct ng_series_change *c = NULL;
     const struct ng_cp_opts co = { NG_CP_DEFAULT_P, NG_CP_DEFAULT_MIN_CHANGE, NG_CP_DEFAULT_WINDOW };
-    size_t from, to;
+    size_t to;
     int ret = 0;
 
     for (size_t i = 0; ret == 0 && i < w->n_accept; i++)
@@ -321,15 +322,18 @@ static int choose(struct ng_history_baseline *w, struct ng_err *err)
         ret = ng_series_judge(w->line_name, w->ms, (const char *const *)w->commits, w->n_series,
                               &co, &acc, ng_report_time(), &c, &n_c, err);
     if (ret == 0) {
-        size_t j = ng_series_baseline(c, n_c, w->n_series, &from, &to);
+        struct ng_series_window win;
+        ng_series_window(c, n_c, w->ms, w->failed, w->n_series, w->size, &win);
+        size_t j = win.ends;
         if (j < n_c)
             note_change(&w->before_change, w, &c[j]);
         if (j > 0)
             note_change(&w->since_change, w, &c[j - 1]);
-        if (to == w->n_series)
-            to -= w->held_out = held_out(w, from, to);
-        w->from = to - from > w->size ? to - w->size : from;
-        w->to = to;
+        w->held_out = win.held_out;
+        w->from = win.from;
+        w->to = to = win.to;
+        if (win.crept)
+            note_creep(w, &win);
         if (to == w->n_series) {
             trim(w);
         } else {
@@ -636,6 +640,20 @@ void ng_history_baseline_describe(const struct ng_history_baseline *w, struct ng
     describe_run(&h->last, w, w->n_runs - 1);
     copy_change(&h->before_change, &w->before_change);
     copy_change(&h->since_change, &w->since_change);
+    if (w->crept) {
+        h->crept = 1;
+        h->crept_ratio = w->crept_ratio;
+        h->crept_runs = w->crept_runs;
+        h->crept_p = w->crept_p;
+        h->crept_line = w->crept_line;
+        h->crept_commit = w->crept_commit ? ng_xstrdup(w->crept_commit) : NULL;
+        ng_verdict_warn(v, "the series of '%s' crept: %+.0f%% over %zu runs since %s (line %zu), "
+                        "no single step (Mann-Kendall p=%.2g); the baseline is the first %zu "
+                        "runs from there, not the latest", w->name ? w->name : "",
+                        (w->crept_ratio - 1) * 100, w->crept_runs,
+                        w->crept_commit ? w->crept_commit : "a run without a commit",
+                        w->crept_line, w->crept_p, w->n_runs);
+    }
     if (w->held_out) {
         const char *c = w->commits[w->to];
         h->held_out = w->held_out;
@@ -659,6 +677,7 @@ void ng_history_baseline_release(struct ng_history_baseline *w)
     free(w->series_lines);
     free(w->before_change.commit);
     free(w->since_change.commit);
+    free(w->crept_commit);
     ng_context_release(&w->match);
     ng_strmap_release(&w->other_names);
     for (size_t i = 0; i < w->n_other_names; i++)

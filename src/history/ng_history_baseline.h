@@ -75,6 +75,12 @@ struct ng_history_baseline {
     int reread;                /* they are not the latest: read them again */
     struct ng_verdict_history_change before_change, since_change;   /* why (owned) */
     size_t held_out;           /* failing runs held out at the end */
+    /* the segment crept (ng_series_window()): its rise, over how many
+     * runs, from which run (line, commit; owned), and the trend's p */
+    int crept;
+    double crept_ratio, crept_p;
+    size_t crept_runs, crept_line;
+    char *crept_commit;
     /* what was kept: the last `size` runs, a ring while reading, oldest
      * first once read */
     struct ng_verdict_doc *runs;

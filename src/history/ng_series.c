@@ -1,5 +1,6 @@
 #include "history/ng_series.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,4 +110,53 @@ size_t ng_series_baseline(const struct ng_series_change *c, size_t n_c, size_t n
     *from = j > 0 ? c[j - 1].cp.at : 0;
     *to = j < n_c ? c[j].cp.at : n;
     return j;
+}
+
+/* The failing runs at the end of [from, to), which a change point cannot
+ * tell yet: fewer than the window, with runs before them in the segment
+ * (after an acknowledged change whose runs all failed, those runs are what
+ * was acknowledged). */
+static size_t held_out(const unsigned char *failed, size_t from, size_t to, size_t size)
+{
+    size_t k = 0;
+    while (to - k > from && failed[to - k - 1])
+        k++;
+    return k < size && to - k > from ? k : 0;
+}
+
+/* Theil-Sen and Mann-Kendall cost the square of the runs: a segment longer
+ * than this is judged on its latest runs. */
+#define CREEP_RUNS_MAX 2000
+
+void ng_series_window(const struct ng_series_change *c, size_t n_c, const double *x,
+                      const unsigned char *failed, size_t n, size_t size,
+                      struct ng_series_window *out)
+{
+    size_t from, to;
+    memset(out, 0, sizeof *out);
+    out->ends = ng_series_baseline(c, n_c, n, &from, &to);
+    out->segment_from = from;
+    out->segment_to = to;
+    if (to == n)
+        to -= out->held_out = held_out(failed, from, to, size);
+    out->to = to;
+    out->from = to - from > size ? to - size : from;
+    if (to - from <= size)
+        return;   /* the whole segment is the window: anchored already */
+    size_t first = out->segment_to - out->segment_from > CREEP_RUNS_MAX
+                   ? out->segment_to - CREEP_RUNS_MAX : out->segment_from;
+    ng_stats_trend(x + first, out->segment_to - first, &out->trend);
+    out->trend_from = first;
+    if (out->trend.p_value <= NG_SERIES_CREEP_P && out->trend.slope > 0) {
+        out->crept = 1;
+        out->from = first;
+        out->to = first + size;
+    }
+}
+
+double ng_series_crept_ratio(const struct ng_series_window *w)
+{
+    double last = (double)(w->segment_to - w->trend_from - 1);
+    double start = w->trend.intercept;
+    return start > 0 ? (start + w->trend.slope * last) / start : NAN;
 }

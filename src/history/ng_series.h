@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "core/ng_changepoint.h"
+#include "core/ng_stats.h"
 #include "history/ng_accept.h"
 #include "util/ng_err.h"
 
@@ -72,5 +73,35 @@ int ng_series_standing(const struct ng_series_change *c, size_t n_c);
  * regression after it), or n_c when it is the latest segment. */
 size_t ng_series_baseline(const struct ng_series_change *c, size_t n_c, size_t n, size_t *from,
                           size_t *to);
+
+/* The runs a history baseline takes of the gate's series x[0..n) (failed:
+ * each run's own verdict was fail), at most `size` of them:
+ * - the latest segment that does not follow an unacknowledged regression
+ *   (ng_series_baseline());
+ * - less the failing runs at its end that a change point cannot tell yet
+ *   (fewer than `size`, with runs before them in the segment);
+ * - its latest `size` runs, unless the segment crept: runs that rise
+ *   night after night with no single step (a Mann-Kendall trend upward at
+ *   NG_SERIES_CREEP_P over the whole segment), which a window of the
+ *   latest runs would follow until no night looks wrong.  Then its first
+ *   `size` runs, the level it crept from (of its latest 2,000 runs: the
+ *   trend costs their square). */
+#define NG_SERIES_CREEP_P 0.001
+struct ng_series_window {
+    size_t from, to;              /* the runs taken: [from, to) */
+    size_t held_out;              /* failing runs held out at the segment's end */
+    size_t ends;                  /* the index in the changes of the one after it, or n_c */
+    int crept;                    /* the window is the segment's first runs */
+    size_t segment_from, segment_to;   /* the segment (its held-out runs included) */
+    size_t trend_from;            /* the first run the trend was taken from */
+    struct ng_trend trend;        /* of the segment's runs from trend_from */
+};
+void ng_series_window(const struct ng_series_change *c, size_t n_c, const double *x,
+                      const unsigned char *failed, size_t n, size_t size,
+                      struct ng_series_window *out);
+
+/* What a crept segment rose by, from its trend line: the line at its last
+ * run over the line at its first (Theil-Sen). */
+double ng_series_crept_ratio(const struct ng_series_window *w);
 
 #endif

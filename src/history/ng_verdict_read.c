@@ -296,6 +296,56 @@ static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
         h->held_line = get_num(held, "line", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
         h->held_commit = get_str(held, "commit") ? ng_xstrdup(get_str(held, "commit")) : NULL;
     }
+    const cJSON *crept = cJSON_GetObjectItemCaseSensitive(o, "crept");
+    if (cJSON_IsObject(crept)) {
+        h->crept = 1;
+        h->crept_ratio = num_or_0(crept, "ratio");
+        h->crept_p = num_or_0(crept, "p_value");
+        h->crept_runs = (size_t)whole(num_or_0(crept, "runs"));
+        h->crept_line = (size_t)whole(num_or_0(crept, "line"));
+        h->crept_commit = get_str(crept, "commit") ? ng_xstrdup(get_str(crept, "commit")) : NULL;
+    }
+}
+
+/* How the ratio was formed ("decision"): what the reporters show of it (a
+ * line from before it has its sides' means). */
+static void read_decision(struct ng_verdict *v, const cJSON *o)
+{
+    struct ng_means *m = &v->decision;
+    double x;
+    if (!cJSON_IsObject(o) || ng_means_basis_parse(get_str(o, "basis"), &m->basis) < 0)
+        return;
+    ng_means_call_parse(get_str(o, "call"), &v->call);
+    m->figure[0] = num_or_0(o, "baseline_ms_per_epoch");
+    m->figure[1] = num_or_0(o, "current_ms_per_epoch");
+    m->ratio = v->ratio;
+    m->raw_ratio = get_num(o, "raw_ratio", &x) ? x : NAN;
+    m->log_test = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "log_test"));
+    m->has_test = get_num(o, "autocorrelation", &m->rho);
+    m->inflation = get_num(o, "variance_inflation", &x) ? x : 1;
+    m->has_p = v->has_p;
+    m->p_value = v->p_value;
+    m->runs = (size_t)whole(num_or_0(o, "past_runs"));
+    m->between_cv = num_or_0(o, "between_runs_cv");
+    v->baseline.warmup = (size_t)whole(num_or_0(o, "baseline_warmup_epochs"));
+    v->current.warmup = (size_t)whole(num_or_0(o, "current_warmup_epochs"));
+    const cJSON *mix = cJSON_GetObjectItemCaseSensitive(o, "mix"), *k;
+    m->strata = 1;
+    m->mix_p = NAN;
+    if (!cJSON_IsObject(mix))
+        return;
+    m->mix_p = num_or_0(mix, "p_value");
+    m->mix_ms = num_or_0(mix, "ms_per_epoch");
+    m->strata = 0;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(mix, "kinds")) {
+        if (m->strata == NG_CLUSTERS_MAX)
+            break;
+        m->count[m->strata][0] = (size_t)whole(num_or_0(k, "baseline_epochs"));
+        m->count[m->strata][1] = (size_t)whole(num_or_0(k, "current_epochs"));
+        m->kind_ms[m->strata][0] = num_or_0(k, "baseline_ms");
+        m->kind_ms[m->strata][1] = num_or_0(k, "current_ms");
+        m->strata++;
+    }
 }
 
 static void read_patterns(struct ng_verdict_doc *d, const cJSON *a, const char **out,
@@ -370,7 +420,8 @@ static void read_comparability(struct ng_verdict_doc *d, struct ng_comparability
  * the verdict borrows static text only). */
 static void read_ci(struct ng_verdict *v, const cJSON *ci, const char *method)
 {
-    static const char *const methods[] = { NG_MEANS_CI_METHOD, NG_MEANS_CI_METHOD_STRATA };
+    static const char *const methods[] = { NG_MEANS_CI_METHOD, NG_MEANS_CI_METHOD_STRATA,
+                                           NG_MEANS_CI_METHOD_RUNS };
     if (!cJSON_IsArray(ci) || cJSON_GetArraySize(ci) != 2 ||
         !cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(ci, 1)))
         return;
@@ -422,6 +473,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
     v->stale_baseline = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stale_baseline"));
     read_comparability(d, &v->comparability, cJSON_GetObjectItemCaseSensitive(root,
                                                                              "comparability"));
+    read_decision(v, cJSON_GetObjectItemCaseSensitive(root, "decision"));
     cJSON_ArrayForEach(it, warnings)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);

@@ -243,11 +243,11 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
     ng_fmt_double(alpha, sizeof alpha, v->alpha);
     if (v->has_ci)
         ng_buf_addf(out, ", 95%% interval %.3fx .. %.3fx", v->ratio_ci[0], v->ratio_ci[1]);
-    if (v->has_p)
-        ng_buf_addf(out, "; p = %.3g (one-sided Welch t test of the ratio of means%s, alpha %s; "
-                         "Mann-Whitney U p = %.3g)", v->p_value,
-                    v->strata > 1 ? " within clusters" : "", alpha, v->u_p_value);
-    else
+    if (v->has_p) {
+        ng_buf_addf(out, "; p = %.3g (", v->p_value);
+        ng_verdict_test_name(v, out);
+        ng_buf_addf(out, ", alpha %s; Mann-Whitney U p = %.3g)", alpha, v->u_p_value);
+    } else
         ng_buf_adds(out, "; no significance test");
     ng_buf_addf(out, "; %s mode, metric ", v->mode ? v->mode : "unknown");
     ng_html_text(out, v->metric ? v->metric : "unknown");

@@ -542,6 +542,65 @@ static cJSON *baseline_history_json(const struct ng_verdict_history *h, const st
     } else {
         cJSON_AddNullToObject(o, "held_out");
     }
+    if (h->crept) {
+        cJSON *crept = cJSON_CreateObject();
+        add_number_or_null(crept, "ratio", 1, h->crept_ratio);
+        add_number_or_null(crept, "runs", 1, (double)h->crept_runs);
+        add_number_or_null(crept, "line", 1, (double)h->crept_line);
+        add_cut(crept, "commit", h->crept_commit, lim->text, 0);
+        add_number_or_null(crept, "p_value", 1, h->crept_p);
+        cJSON_AddItemToObject(o, "crept", crept);
+    } else {
+        cJSON_AddNullToObject(o, "crept");
+    }
+    return o;
+}
+
+/* The mix of kinds the decision compared (strata > 1): each kind's
+ * median and its epochs on each side, the test of the counts and what
+ * the change of mix adds. */
+static cJSON *mix_json(const struct ng_verdict *v, const struct ng_means *m)
+{
+    if (m->basis != NG_MEANS_MIX)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject(), *kinds = cJSON_CreateArray();
+    for (size_t i = 0; i < m->strata; i++) {
+        cJSON *k = cJSON_CreateObject();
+        add_number_or_null(k, "median_ms", 1, v->baseline.clusters[i].median);
+        add_number_or_null(k, "baseline_epochs", 1, (double)m->count[i][0]);
+        add_number_or_null(k, "current_epochs", 1, (double)m->count[i][1]);
+        add_number_or_null(k, "baseline_ms", 1, m->kind_ms[i][0]);
+        add_number_or_null(k, "current_ms", 1, m->kind_ms[i][1]);
+        cJSON_AddItemToArray(kinds, k);
+    }
+    cJSON_AddItemToObject(o, "kinds", kinds);
+    add_number_or_null(o, "p_value", 1, m->mix_p);
+    add_number_or_null(o, "ms_per_epoch", 1, m->mix_ms);
+    return o;
+}
+
+/* How the ratio was formed and what the test allowed for
+ * (docs/statistics.md); null without figures. */
+static cJSON *decision_json(const struct ng_verdict *v)
+{
+    const struct ng_means *m = &v->decision;
+    if (!v->has_figures)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "basis", ng_means_basis_name(m->basis));
+    cJSON_AddStringToObject(o, "call", ng_means_call_name(v->call));
+    add_number_or_null(o, "baseline_ms_per_epoch", 1, m->figure[0]);
+    add_number_or_null(o, "current_ms_per_epoch", 1, m->figure[1]);
+    add_number_or_null(o, "raw_ratio", isfinite(m->raw_ratio), m->raw_ratio);
+    cJSON_AddBoolToObject(o, "log_test", m->log_test);
+    add_number_or_null(o, "autocorrelation", m->has_test, m->rho);
+    add_number_or_null(o, "variance_inflation", m->has_test, m->inflation);
+    cJSON_AddItemToObject(o, "mix", mix_json(v, m));
+    add_number_or_null(o, "past_runs", m->basis == NG_MEANS_RUNS, (double)m->runs);
+    add_number_or_null(o, "between_runs_cv", m->basis == NG_MEANS_RUNS && m->has_test,
+                       m->between_cv);
+    add_number_or_null(o, "baseline_warmup_epochs", 1, (double)v->baseline.warmup);
+    add_number_or_null(o, "current_warmup_epochs", 1, (double)v->current.warmup);
     return o;
 }
 
@@ -584,6 +643,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
         cJSON_AddNullToObject(root, "ratio_ci_method");
     }
     add_number_or_null(root, "epochs_needed", v->epochs_needed > 0, v->epochs_needed);
+    cJSON_AddItemToObject(root, "decision", decision_json(v));
     add_number_or_null(root, "alpha", 1, v->alpha);
     cJSON_AddItemToObject(root, "policy", policy_json(v, lim));
     cJSON_AddStringToObject(root, "total_verdict",

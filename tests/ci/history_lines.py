@@ -64,8 +64,10 @@ def test_hostile_names(d):
     summary(cur, slow=2)
     labels = [a for i in range(10) for a in ("--label", f"big{i}=" + "v" * 100000)]
     h = os.path.join(d, "h.jsonl")
-    p = gate(d, "--history", h, *labels, base, base)
-    check(p.returncode == 0, f"seed run: exit {p.returncode} {p.stderr[-500:]!r}")
+    # three runs: a history baseline needs three to know the spread between runs
+    for _ in range(3):
+        p = gate(d, "--history", h, *labels, base, base)
+        check(p.returncode == 0, f"seed run: exit {p.returncode} {p.stderr[-500:]!r}")
     docs, sizes = lines_of(h)
     check(sizes[0] <= 65535, f"the line is {sizes[0]} bytes")
     validate_output.check_jsonl(SRCDIR, h)
@@ -100,8 +102,9 @@ def test_many_epochs(d):
     subprocess.run([GENTRACE, "-o", prof, "--kernels", "20000", "--names", "4", "--epochs",
                     "5000", "--jitter", "0.05"], check=True, stdout=subprocess.DEVNULL)
     h = os.path.join(d, "epochs.jsonl")
-    p = gate(d, "--epoch-range", "auto", "--history", h, prof, prof)
-    check(p.returncode == 0, f"5000 epochs: exit {p.returncode} {p.stderr[-300:]!r}")
+    for _ in range(3):   # three runs: the spread between runs is known
+        p = gate(d, "--epoch-range", "auto", "--history", h, prof, prof)
+        check(p.returncode == 0, f"5000 epochs: exit {p.returncode} {p.stderr[-300:]!r}")
     docs, sizes = lines_of(h)
     check(sizes[0] <= 65535 and docs[0]["trimmed"] is True and
           len(docs[0]["samples"]["current"]) <= 1000,

@@ -1,9 +1,10 @@
 /* bench_decision: the cost of the decision's statistics alone, for
  * ci/bench.sh: reads the two sides' samples from a verdict JSON (--json of
  * a run on the same input), then times what the gate computes on them
- * (ng_means_compare: the ratio of means, clusters, the Welch test and its
- * interval; the U test beside it) and prints the CPU seconds of one pass,
- * the median of --runs passes.
+ * (ng_means_warmup and ng_means_compare: the warm-up, the ratio of means,
+ * clusters and the mix, the dependence, the Welch test and its interval,
+ * the test of the logs when skewed; the U test beside it) and prints the
+ * CPU seconds of one pass, the median of --runs passes.
  *
  *   bench_decision VERDICT.json [RUNS] */
 #include <stdio.h>
@@ -67,7 +68,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < runs; r++) {
         struct ng_means m;
         double t0 = cpu();
-        ng_means_compare(x, nx, y, ny, 1.2, 0.05, &m);
+        size_t wx = ng_means_warmup(x, nx), wy = ng_means_warmup(y, ny);
+        ng_means_compare(x + wx, nx - wx, y + wy, ny - wy, 1.2, 0.05, &m);
         sink += m.p_value + ng_stats_mwu_greater(x, nx, y, ny, NULL);
         t[r] = cpu() - t0;
     }

@@ -322,7 +322,7 @@ static void test_parts(void **state)
             add_line(f, lines % 2 ? "odd" : "even", 1714532400 + (time_t)lines, 10);
     }
     fclose(f);
-    assert_true(garbage > 3000);
+    assert_true(garbage > 2500);
     build(site, (const char *const[]){ h }, 1, 2, 0, &r, &err);
     assert_int_equal(r.runs, lines - 2);
     assert_int_equal(r.n_warnings, 2);

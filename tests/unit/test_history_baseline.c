@@ -133,11 +133,12 @@ static void read_one(struct ng_history_baseline *w, const struct ng_settings *s)
     assert_int_equal(ng_history_baseline_read(&one, 1, &err), 0);
 }
 
-/* The last 10 of 13 good nights on main, oldest first: the error,
- * gpu-busy, bert and the torn line are not among them (the torn line is a
- * warning); without a match the night on dev is one of the gate's runs
- * too, but it failed its own gate and no change point tells it yet: it is
- * held out, and the window ends before it. */
+/* 10 of 13 good nights on main, oldest first: the error, gpu-busy, bert
+ * and the torn line are not among them (the torn line is a warning);
+ * without a match the night on dev is one of the gate's runs too, but it
+ * failed its own gate and no change point tells it yet: it is held out.
+ * The nights rise 1 ms each (100 + night) with no single step: the series
+ * crept, so the window is its first ten good nights, not its last. */
 static void test_window(void **state)
 {
     struct ng_settings s;
@@ -150,20 +151,22 @@ static void test_window(void **state)
     assert_int_equal(w.n_runs, 10);
     assert_int_equal(w.n_series, 14);
     assert_int_equal(w.held_out, 1);
-    assert_true(w.runs[0].v.current.ms_per_epoch == 104.0);
-    assert_true(w.runs[9].v.current.ms_per_epoch == 114.0);
+    assert_true(w.crept);
+    assert_true(w.runs[0].v.current.ms_per_epoch == 101.0);
+    assert_true(w.runs[9].v.current.ms_per_epoch == 111.0);
     ng_history_baseline_release(&w);
 
     s.history_match[s.n_history_match++] = "branch=main";
     read_one(&w, &s);
     assert_int_equal(ng_history_baseline_check(&w, &err), 0);
     assert_int_equal(w.n_runs, 10);
-    /* nights 1..14 but 6: the last ten are 4, 5, 7..14 */
-    assert_true(w.runs[0].v.current.ms_per_epoch == 104.0);
-    assert_true(w.runs[1].v.current.ms_per_epoch == 105.0);
-    assert_true(w.runs[2].v.current.ms_per_epoch == 107.0);
-    assert_true(w.runs[9].v.current.ms_per_epoch == 114.0);
-    assert_int_equal(w.lines[0], 7);   /* resnet and bert alternate: night 4 is line 7 */
+    /* nights 1..14 but 6, crept: the first ten are 1..5, 7..11 */
+    assert_true(w.crept);
+    assert_true(w.runs[0].v.current.ms_per_epoch == 101.0);
+    assert_true(w.runs[4].v.current.ms_per_epoch == 105.0);
+    assert_true(w.runs[5].v.current.ms_per_epoch == 107.0);
+    assert_true(w.runs[9].v.current.ms_per_epoch == 111.0);
+    assert_int_equal(w.lines[0], 1);   /* resnet and bert alternate: night 1 is line 1 */
     assert_int_equal(w.n_warnings, 1);
     assert_non_null(strstr(w.warnings[0], "line 31"));
 
@@ -173,10 +176,13 @@ static void test_window(void **state)
     assert_true(v.history.on);
     assert_int_equal(v.history.runs, 10);
     assert_string_equal(v.history.branch, "main");
-    assert_string_equal(v.history.first.commit, "c04abcdef0123");
-    assert_string_equal(v.history.last.commit, "c14abcdef0123");
-    assert_int_equal(v.history.last.line, 27);
-    assert_int_equal(v.n_warnings, 1);
+    assert_string_equal(v.history.first.commit, "c01abcdef0123");
+    assert_string_equal(v.history.last.commit, "c11abcdef0123");
+    assert_int_equal(v.history.last.line, 21);
+    /* the torn line, and the creep: +13% over 12 runs since night 1 */
+    assert_int_equal(v.n_warnings, 2);
+    assert_non_null(strstr(v.warnings[1], "crept: +13% over 12 runs since c01abcdef0123"));
+    assert_true(v.history.crept);
     ng_verdict_release(&v);
     ng_history_baseline_release(&w);
 
@@ -360,18 +366,22 @@ static void test_compare_total(void **state)
     assert_int_equal(c.nb, 10);
     assert_int_equal(v->outcome, NG_OUTCOME_FAIL);
     assert_int_equal(v->baseline.n_samples, 10);
-    assert_true(v->baseline.samples[0] == 104.0 && v->baseline.samples[9] == 114.0);
-    /* the mean of 104, 105, 107 .. 114 decides; the median is beside it */
-    assert_float_equal(v->baseline.ms_per_epoch, 109.3, 1e-9);
-    assert_float_equal(v->baseline.median_ms, 109.5, 1e-9);
-    assert_false(v->has_p);   /* one current sample: the ratio decides */
+    /* the series crept: its first ten good nights */
+    assert_true(v->baseline.samples[0] == 101.0 && v->baseline.samples[9] == 111.0);
+    /* the mean of 101 .. 105, 107 .. 111 decides; the median is beside it */
+    assert_float_equal(v->baseline.ms_per_epoch, 106.0, 1e-9);
+    assert_float_equal(v->baseline.median_ms, 106.0, 1e-9);
+    /* runs are the unit: the current run against the ten past runs' spread */
+    assert_true(v->has_p);
+    assert_int_equal(v->decision.basis, NG_MEANS_RUNS);
+    assert_int_equal(v->decision.runs, 10);
     assert_string_equal(v->kernels[0].name, "gemm");
     assert_int_equal(v->kernels[0].status, NG_KERNEL_CHANGED);
     assert_float_equal(v->kernels[0].baseline_ms_per_epoch, 60.0, 1e-6);
     assert_float_equal(v->kernels[0].delta_ms_per_epoch, 30.0, 1e-6);
     assert_float_equal(v->kernels[0].baseline_instances_per_epoch, 10.0, 1e-9);
     /* the copy row: the mean of the nights' (ms - 60) */
-    assert_float_equal(v->kernels[1].baseline_ms_per_epoch, 109.3 - 60.0, 1e-6);
+    assert_float_equal(v->kernels[1].baseline_ms_per_epoch, 106.0 - 60.0, 1e-6);
     compared_release(&c);
 }
 

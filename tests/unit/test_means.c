@@ -103,11 +103,93 @@ static void test_epochs_needed(void **state)
     assert_true(m.epochs_needed == 4);
 }
 
+/* The chi-square tail and Fisher's exact test, as scipy.stats.chi2.sf and
+ * scipy.stats.fisher_exact (two-sided) give them. */
+static void test_mix_tests(void **state)
+{
+    (void)state;
+    near(ng_stats_chi2_upper(3.0, 2), 0.22313016014842982, 1e-10);
+    near(ng_stats_chi2_upper(10.5, 3), 0.014760897143990665, 1e-10);
+    near(ng_stats_chi2_upper(0.5, 1), 0.47950012218695337, 1e-10);
+    near(ng_stats_chi2_upper(40, 5), 1.493367900050393e-07, 1e-8);
+    near(ng_stats_fisher_2x2(3, 5, 7, 1), 0.11888111888111888, 1e-10);
+    near(ng_stats_fisher_2x2(8, 8, 8, 8), 1.0, 1e-12);
+    near(ng_stats_fisher_2x2(0, 10, 10, 0), 1.082508822446903e-05, 1e-9);
+    near(ng_stats_fisher_2x2(2, 7, 8, 2), 0.02301413756522116, 1e-10);
+}
+
+/* Mann-Kendall (S, the one-sided p with continuity and tie corrections,
+ * as the normal tail of (S - 1) / sd gives it: scipy.stats.norm.sf) and
+ * Theil-Sen (scipy.stats.theilslopes' slope). */
+static void test_trend(void **state)
+{
+    double x[] = { 1, 3, 2, 5, 4, 6, 8, 7, 9, 10 }, ties[] = { 1, 2, 2, 3, 3, 3, 4 };
+    double flat[] = { 5, 5, 5, 5 };
+    struct ng_trend t;
+    (void)state;
+    ng_stats_trend(x, 10, &t);
+    near(t.s, 39, 1e-12);
+    near(t.p_value, 0.00033838209006052287, 1e-9);
+    near(t.slope, 1.0, 1e-12);
+    near(t.intercept, 1.0, 1e-12);
+    ng_stats_trend(ties, 7, &t);
+    near(t.s, 17, 1e-12);
+    near(t.p_value, 0.005535822276595939, 1e-9);
+    ng_stats_trend(flat, 4, &t);
+    assert_true(t.p_value == 1 && t.slope == 0);
+    ng_stats_trend(x, 2, &t);   /* too few */
+    assert_true(t.p_value == 1);
+}
+
+/* Warm-up: leading epochs over 2x every later one, at most a quarter of
+ * the run, 3 left; a long kind first in turn is no warm-up. */
+static void test_warmup(void **state)
+{
+    double one[] = { 50, 10, 10.2, 9.9, 10.1, 10, 9.8, 10.3 };
+    double two[] = { 30, 50, 10, 10.2, 9.9, 10.1, 10, 9.8 };
+    double turn[] = { 15.7, 0.3, 15.6, 0.3, 15.8, 0.3, 15.7, 0.3 };
+    double mild[] = { 18, 10, 10.2, 9.9, 10.1, 10, 9.8, 10.3 };
+    double few[] = { 50, 10, 10 };
+    (void)state;
+    assert_int_equal(ng_means_warmup(one, 8), 1);
+    assert_int_equal(ng_means_warmup(two, 8), 2);
+    assert_int_equal(ng_means_warmup(turn, 8), 0);
+    assert_int_equal(ng_means_warmup(mild, 8), 0);
+    assert_int_equal(ng_means_warmup(few, 3), 0);
+}
+
+/* Two kinds at random: the current's kinds at the baseline's mix.  The
+ * baseline has 2 long (10) and 6 short (4) epochs, the current 6 and 2,
+ * nothing slower: the figure is the baseline's mean, the raw ratio 1.75,
+ * the call a shift of the mix, never a silent pass. */
+static void test_mix(void **state)
+{
+    double x[] = { 4, 10, 4.1, 3.9, 4, 10.2, 4.05, 3.95 };
+    double y[] = { 10, 10.1, 4, 9.9, 10, 4.1, 10.05, 9.95 };
+    struct ng_means m;
+    (void)state;
+    ng_means_compare(x, 8, y, 8, 1.2, 0.05, &m);
+    assert_int_equal(m.basis, NG_MEANS_MIX);
+    assert_int_equal(m.strata, 2);
+    near(m.figure[0], (4 + 10 + 4.1 + 3.9 + 4 + 10.2 + 4.05 + 3.95) / 8, 1e-12);
+    near(m.figure[1], 0.75 * 4.05 + 0.25 * 10.0, 1e-12);
+    near(m.raw_ratio, (10 + 10.1 + 4 + 9.9 + 10 + 4.1 + 10.05 + 9.95) / (4 + 10 + 4.1 + 3.9 + 4 + 10.2 + 4.05 + 3.95), 1e-12);
+    near(m.mix_p, 0.1319347319347319, 1e-9);   /* fisher_exact([[6, 2], [2, 6]]) */
+    assert_true(m.ratio < 1.2 && m.raw_ratio > 1.2);
+    assert_int_equal(ng_means_call(&m, 1.2, 0.2), NG_MEANS_MIX_SHIFTED);
+    assert_int_equal(ng_means_call(&m, 1.2, 0.05), NG_MEANS_WITHIN);
+    assert_int_equal(ng_means_call(&m, 1.2, 0), NG_MEANS_WITHIN);   /* tests off */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t_distribution),
         cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_mix_tests),
+        cmocka_unit_test(test_trend),
+        cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_mix),
         cmocka_unit_test(test_holm),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_epochs_needed),

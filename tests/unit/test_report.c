@@ -1,4 +1,5 @@
 /* Each reporter against a hand-built verdict, compared whole. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,12 @@ static struct ng_verdict fail_verdict(void)
     v.epochs = 5;
     v.has_figures = 1;
     v.ratio = 1.5;
+    v.decision.figure[0] = 200.0;
+    v.decision.figure[1] = 300.0;
+    v.decision.ratio = v.decision.raw_ratio = 1.5;
+    v.decision.inflation = 1;
+    v.decision.mix_p = NAN;
+    v.call = NG_MEANS_PAST;
     v.metric = "kernel-sum";
     strcpy(v.work, "kernels,graphs");
     v.baseline = (struct ng_verdict_side){ .path = "b.sqlite", .format = NG_FORMAT_SQLITE,
@@ -130,6 +137,21 @@ static void test_json(void **state)
         "\t\"ratio_ci_method\":\tnull,\n"
 
         "\t\"epochs_needed\":\tnull,\n"
+        "\t\"decision\":\t{\n"
+        "\t\t\"basis\":\t\"means\",\n"
+        "\t\t\"call\":\t\"past\",\n"
+        "\t\t\"baseline_ms_per_epoch\":\t200,\n"
+        "\t\t\"current_ms_per_epoch\":\t300,\n"
+        "\t\t\"raw_ratio\":\t1.5,\n"
+        "\t\t\"log_test\":\tfalse,\n"
+        "\t\t\"autocorrelation\":\tnull,\n"
+        "\t\t\"variance_inflation\":\tnull,\n"
+        "\t\t\"mix\":\tnull,\n"
+        "\t\t\"past_runs\":\tnull,\n"
+        "\t\t\"between_runs_cv\":\tnull,\n"
+        "\t\t\"baseline_warmup_epochs\":\t0,\n"
+        "\t\t\"current_warmup_epochs\":\t0\n"
+        "\t},\n"
         "\t\"alpha\":\t0.05,\n"
         "\t\"policy\":\t{\n"
         "\t\t\"threshold\":\t1.2,\n"
