@@ -105,11 +105,14 @@ static size_t warmup_of(struct ng_verdict *v, const struct ng_profile *p, const 
     size_t w = ng_means_warmup(x, n);
     if (w == 0)
         return 0;
-    ng_verdict_warn(v, "the first %zu epoch%s of '%s' (%.3f ms%s, over %.0fx every later epoch) "
-                    "%s left out as warm-up; --skip-epochs %zu leaves %s out of every figure",
-                    w, w == 1 ? "" : "s", p->path, x[0], w > 1 ? " first" : "",
-                    NG_MEANS_WARMUP, w == 1 ? "was" : "were", w + p->skipped_epochs,
-                    w == 1 ? "it" : "them");
+    char count[32] = "";
+    if (w > 1)
+        snprintf(count, sizeof count, "%zu ", w);
+    ng_verdict_warn(v, "the first %sepoch%s of '%s' (%.3f ms%s, over %.0fx every later epoch) "
+                    "%s left out of the decision as warm-up; --skip-epochs %zu leaves %s out of "
+                    "every figure", count, w == 1 ? "" : "s", p->path, x[0],
+                    w > 1 ? " the first" : "", NG_MEANS_WARMUP, w == 1 ? "was" : "were",
+                    w + p->skipped_epochs, w == 1 ? "it" : "them");
     return w;
 }
 
@@ -153,7 +156,9 @@ static void collect_samples(struct ng_verdict *v, struct ng_verdict_side *s,
     s->min_ms = sum.min;
     s->max_ms = sum.max;
     s->mean_ms = sum.mean;
-    s->epochs_counted = o->nvtx ? (double)s->n_samples : (double)s->run_epochs * (double)n;
+    /* the kernels and the breakdown count the warm-up the samples leave out */
+    s->epochs_counted = o->nvtx ? (double)(s->n_samples + s->warmup)
+                                : (double)s->run_epochs * (double)n;
     /* lost overlap is what gpu-busy catches: say how much there was */
     if (o->metric == NG_METRIC_GPU_BUSY && s->n_samples > 0) {
         double work = (double)s->total_ns / 1e6 / s->epochs_counted;

@@ -269,7 +269,10 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     if (v->has_ci)
         ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
                     v->ratio_ci[0], v->ratio_ci[1]);
-    if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->epochs_needed > 0) {
+    /* more epochs tell a test that is not significant, not a shift of the
+     * mix or a history too short */
+    if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->epochs_needed > 0 &&
+        v->call != NG_MEANS_MIX_SHIFTED && v->call != NG_MEANS_FEW_RUNS) {
         char thr[32];
         ng_fmt_threshold(thr, sizeof thr, v->threshold);
         ng_buf_addf(out, "  need about %.0f epochs a side to tell %sx at this noise\n",

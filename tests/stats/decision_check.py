@@ -511,7 +511,7 @@ def warm_up(tmp):
           "a 5x first epoch is warm-up on each side", str(v["decision"])[:300])
     check(v["verdict"] == "fail" and rc == 1, "the whole step 1.5x at 8 epochs: FAIL",
           "%s exit %d: %s" % (v["verdict"], rc, out[:300]))
-    check("left out as warm-up; --skip-epochs 1" in out and "need about" not in out,
+    check("left out of the decision as warm-up; --skip-epochs 1" in out and "need about" not in out,
           "the warning names the warm-up and --skip-epochs", out[:600])
     check(v["samples"]["baseline"] == [round(e, 6) for e in x[1:]] or
           len(v["samples"]["baseline"]) == 7, "the samples leave the warm-up out")
