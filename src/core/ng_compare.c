@@ -1016,7 +1016,8 @@ static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o
         ng_means_compare_in(&bs, &cs, b->clusters, b->n_clusters, o->threshold, o->alpha, m);
         /* the means as the sides' summaries added them up (in sorted
          * order), so every report rounds the one figure */
-        m->figure[0] = b->ms_per_epoch;
+        if (!m->dropped)
+            m->figure[0] = b->ms_per_epoch;
         if (m->basis == NG_MEANS_EPOCHS)
             m->figure[1] = c->ms_per_epoch;
         m->ratio = m->figure[1] / m->figure[0];
@@ -1050,7 +1051,7 @@ static void warn_mix(struct ng_verdict *v, const struct ng_means *m)
             n[side] += (double)m->count[i][side];
     for (size_t i = 0; i < m->strata; i++)
         ng_buf_addf(&b, "%sepochs near %.2f ms: %.0f%% of the baseline's, %.0f%% of the current's",
-                    i ? "; " : "", v->baseline.clusters[i].median,
+                    i ? "; " : "", m->kind_median[i],
                     100.0 * (double)m->count[i][0] / n[0], 100.0 * (double)m->count[i][1] / n[1]);
     ng_verdict_warn(v, "the mix of epoch kinds changed (p=%.3g): %s: %+.3f ms/epoch; the ratio "
                     "%.3fx compares each kind at the baseline's mix, the job's own time per "

@@ -76,7 +76,9 @@ static size_t merge_small(const double *s, size_t n, size_t *start, size_t k)
     return k;
 }
 
-size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
+/* The sorted epochs split at the largest gaps, the small clusters merged
+ * into their neighbours or (kinds) not. */
+static size_t groups(const double *x, size_t n, struct ng_cluster *out, int merge)
 {
     size_t start[NG_CLUSTERS_MAX];
 
@@ -85,7 +87,9 @@ size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
     double *s = ng_xmalloc(n * sizeof *s);
     memcpy(s, x, n * sizeof *s);
     ng_sort(s, n, sizeof *s, ng_cmp_double);
-    size_t k = merge_small(s, n, start, cut(s, n, start));
+    size_t k = cut(s, n, start);
+    if (merge)
+        k = merge_small(s, n, start, k);
     for (size_t c = 0; c < k; c++) {
         size_t a = start[c], b = c + 1 < k ? start[c + 1] : n, m = b - a;
         out[c].n = m;
@@ -95,6 +99,16 @@ size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
     }
     free(s);
     return k;
+}
+
+size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out)
+{
+    return groups(x, n, out, 1);
+}
+
+size_t ng_means_kinds(const double *x, size_t n, struct ng_cluster *out)
+{
+    return groups(x, n, out, 0);
 }
 
 /* ---- distributions ---- */
@@ -356,41 +370,54 @@ static double cell_var(double dev, double n, double mean, struct pooled p, doubl
     return p.rv * mean * mean * f;
 }
 
-/* Strata the test can use: every kind at least twice in the baseline (its
- * clusters are) and at least once in the current, else one: a kind the
- * current lacks cannot be weighed.  A kind the current has once takes
- * its spread from the other cells (pooled()). */
-static size_t usable_strata(struct stratum *st, size_t k, const struct ng_cluster *c,
-                            const struct ng_means_side *b, const struct ng_means_side *cur,
-                            size_t *at[2], double *resid[2])
+/* The strata the test takes: every kind of the baseline (its epochs split
+ * at each gap past 2x, a lone epoch too: with few epochs a kind the
+ * baseline has once must not be mixed into its neighbour, where the mix
+ * would move inside one stratum), into *kinds.  A kind the current lacks
+ * is left out of both figures (w 0: it cannot be weighed; the test of the
+ * mix still counts it), and a cell of one epoch takes its spread from
+ * the other cells (pooled()).  One stratum when there is one kind, or no
+ * cell has the two epochs a spread needs. */
+static size_t usable_strata(struct stratum *st, const struct ng_means_side *b,
+                            const struct ng_means_side *cur, size_t *at[2], double *resid[2],
+                            struct ng_cluster *kinds, double *w)
 {
-    for (int tries = 0; tries < 2; tries++) {
+    size_t k = ng_means_kinds(b->x, b->n, kinds);
+    for (int tries = 0; tries < 2; tries++, k = 1) {
         memset(st, 0, NG_CLUSTERS_MAX * sizeof *st);
-        fill(st, k, c, b, 0, at[0], resid[0]);
-        fill(st, k, c, cur, 1, at[1], resid[1]);
-        int thin = 0;
+        fill(st, k, kinds, b, 0, at[0], resid[0]);
+        fill(st, k, kinds, cur, 1, at[1], resid[1]);
+        double kept = 0;
+        int spread = 0;
         for (size_t i = 0; i < k; i++)
-            thin |= st[i].n[0] < 2 || st[i].n[1] < 1;
-        if (!thin)
-            break;
-        k = 1;
+            if (st[i].n[1] > 0) {
+                kept += (double)st[i].n[0];
+                spread |= st[i].n[0] >= 2 || st[i].n[1] >= 2;
+            }
+        if (k > 1 && !spread)
+            continue;
+        for (size_t i = 0; i < k; i++)
+            w[i] = st[i].n[1] > 0 ? (double)st[i].n[0] / kept : 0;
+        break;
     }
     return k;
 }
 
-/* The standardized third moment of both sides' residuals, each relative
- * to its side's figure. */
-static double skewness(const struct ng_means_side *const sides[2], double *const resid[2],
-                       const double figure[2])
+/* The standardized third moment of both sides' epochs about each side's
+ * own mean, relative to it: about the side's mean, not each kind's, since
+ * a lone slow epoch is a kind of its own and would hide the tail. */
+static double skewness(const struct ng_means_side *const sides[2])
 {
     double m2 = 0, m3 = 0, n = 0;
-    for (int side = 0; side < 2; side++)
+    for (int side = 0; side < 2; side++) {
+        double mean = side_mean(sides[side]);
         for (size_t i = 0; i < sides[side]->n; i++) {
-            double e = resid[side][i] / figure[side];
+            double e = sides[side]->x[i] / mean - 1;
             m2 += e * e;
             m3 += e * e * e;
             n += 1;
         }
+    }
     return m2 > 0 ? (m3 / n) / pow(m2 / n, 1.5) : 0;
 }
 
@@ -398,7 +425,7 @@ static double skewness(const struct ng_means_side *const sides[2], double *const
  * comparison): the one-sided p that the current's weighted mean log is
  * larger; 0 (no say) when an epoch is not positive. */
 static double log_test(const struct ng_means_side *const sides[2], size_t *const at[2],
-                       const struct stratum *st, size_t k, size_t nb, double rho)
+                       const struct stratum *st, size_t k, const double *w, double rho)
 {
     double var[2], df[2], level[2] = { 0, 0 };
     double sum[NG_CLUSTERS_MAX][2] = { { 0 } }, dev[NG_CLUSTERS_MAX][2] = { { 0 } };
@@ -422,9 +449,11 @@ static double log_test(const struct ng_means_side *const sides[2], size_t *const
     for (int side = 0; side < 2; side++) {
         double f = ar_inflation(rho, run_length(sides[side])), v = 0, den = 0;
         for (size_t i = 0; i < k; i++) {
-            double w = (double)st[i].n[0] / (double)nb, n = (double)st[i].n[side], dfi;
-            double part = w * w * cell_var(dev[i][side], n, 1, pool, f, &dfi);
-            level[side] += w * sum[i][side] / n;
+            if (w[i] == 0)
+                continue;
+            double n = (double)st[i].n[side], dfi;
+            double part = w[i] * w[i] * cell_var(dev[i][side], n, 1, pool, f, &dfi);
+            level[side] += w[i] * sum[i][side] / n;
             v += part;
             den += part * part / dfi;
         }
@@ -436,6 +465,30 @@ static double log_test(const struct ng_means_side *const sides[2], size_t *const
     q.ratio = exp(level[1] - level[0]);
     t_test(&q, var, df);
     return q.p_value;
+}
+
+/* Both figures with the kinds weighed by w (the baseline's shares of
+ * the kinds both sides have), the counts and means per kind, the test of
+ * the mix, and what the current's mix adds: its mean less the baseline's
+ * at the kinds' change. */
+static void weigh_kinds(struct ng_means *out, const struct stratum *st, size_t k,
+                        const struct ng_cluster *kinds, const double *w, double mean_b,
+                        double mean_c)
+{
+    out->basis = NG_MEANS_MIX;
+    out->figure[0] = out->figure[1] = 0;
+    for (size_t i = 0; i < k; i++) {
+        out->kind_median[i] = kinds[i].median;
+        for (int side = 0; side < 2; side++) {
+            out->count[i][side] = st[i].n[side];
+            out->kind_ms[i][side] = st[i].n[side] ? st[i].sum[side] / (double)st[i].n[side] : 0;
+            out->figure[side] += w[i] * out->kind_ms[i][side];
+        }
+        out->dropped += w[i] == 0;
+    }
+    out->ratio = out->figure[1] / out->figure[0];
+    out->mix_p = mix_test(st, k);
+    out->mix_ms = mean_c - mean_b * out->ratio;
 }
 
 void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_side *cur,
@@ -451,38 +504,32 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
     size_t *at[2] = { ng_xmalloc(b->n * sizeof *at[0]), ng_xmalloc(cur->n * sizeof *at[1]) };
     double *resid[2] = { ng_xmalloc(b->n * sizeof *resid[0]),
                          ng_xmalloc(cur->n * sizeof *resid[1]) };
-    k = usable_strata(st, k < 1 ? 1 : k, c, b, cur, at, resid);
+    struct ng_cluster kinds[NG_CLUSTERS_MAX];
+    double w[NG_CLUSTERS_MAX];
+    (void)c;
+    k = usable_strata(st, b, cur, at, resid, kinds, w);
     out->strata = k;
     /* the current's kinds weighed by the baseline's shares: the baseline's
-     * figure is its mean, the current's does not move with its mix */
-    if (k > 1) {
-        out->basis = NG_MEANS_MIX;
-        out->figure[1] = 0;
-        for (size_t i = 0; i < k; i++) {
-            for (int side = 0; side < 2; side++) {
-                out->count[i][side] = st[i].n[side];
-                out->kind_ms[i][side] = st[i].sum[side] / (double)st[i].n[side];
-            }
-            out->figure[1] += (double)st[i].n[0] / (double)b->n * out->kind_ms[i][1];
-        }
-        out->ratio = out->figure[1] / out->figure[0];
-        out->mix_p = mix_test(st, k);
-        out->mix_ms = side_mean(cur) - out->figure[1];
-    }
+     * figure is its mean (of the kinds both sides have), the current's
+     * does not move with its mix */
+    if (k > 1)
+        weigh_kinds(out, st, k, kinds, w, side_mean(b), side_mean(cur));
     out->rho = autocorrelation(b, resid[0], at[0], cur, resid[1], at[1], k);
     double var[2], df[2], cv2 = 0, dev[NG_CLUSTERS_MAX][2], mean[NG_CLUSTERS_MAX][2];
     for (size_t i = 0; i < k; i++)
         for (int side = 0; side < 2; side++) {
             dev[i][side] = st[i].dev[side];
-            mean[i][side] = st[i].sum[side] / (double)st[i].n[side];
+            mean[i][side] = st[i].n[side] ? st[i].sum[side] / (double)st[i].n[side] : 0;
         }
     struct pooled pool = pooled_of(dev, mean, st, k);
     for (int side = 0; side < 2; side++) {
         double f = ar_inflation(out->rho, run_length(sides[side])), v = 0, den = 0;
         for (size_t i = 0; i < k; i++) {
-            double w = (double)st[i].n[0] / (double)b->n, dfi;
-            double part = w * w * cell_var(dev[i][side], (double)st[i].n[side], mean[i][side],
-                                           pool, f, &dfi);
+            if (w[i] == 0)
+                continue;
+            double dfi;
+            double part = w[i] * w[i] * cell_var(dev[i][side], (double)st[i].n[side],
+                                                 mean[i][side], pool, f, &dfi);
             v += part;
             den += part * part / dfi;
         }
@@ -494,8 +541,8 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
             out->inflation = f;
     }
     t_test(out, var, df);
-    if (skewness(sides, resid, out->figure) > NG_MEANS_SKEW) {
-        double p = log_test(sides, at, st, k, b->n, out->rho);
+    if (skewness(sides) > NG_MEANS_SKEW) {
+        double p = log_test(sides, at, st, k, w, out->rho);
         out->log_test = 1;
         if (p > out->p_value)
             out->p_value = p;

@@ -30,6 +30,10 @@ struct ng_cluster {
  * nearer neighbour: an outlier is not a kind of epoch), smallest first.
  * Returns how many (1: one kind of epoch; 0: n == 0). */
 size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out);
+/* The same without the merging: every run of epochs set apart by a gap
+ * past NG_CLUSTER_GAP is a kind, a lone epoch too (what the test weighs
+ * when the current has each). */
+size_t ng_means_kinds(const double *x, size_t n, struct ng_cluster *out);
 
 /* One side's epochs: each run's in the order they ran (the dependence
  * between neighbours is measured within a run, never across two). */
@@ -96,8 +100,10 @@ struct ng_means {
      * and what the current's change of mix adds to its time per epoch */
     size_t count[NG_CLUSTERS_MAX][2];
     double kind_ms[NG_CLUSTERS_MAX][2];
+    double kind_median[NG_CLUSTERS_MAX];   /* each kind's median in the baseline */
     double mix_p;
     double mix_ms;
+    size_t dropped;            /* kinds the current lacks: out of both figures */
     /* runs as the unit: the past runs compared, and the spread of their means */
     size_t runs;
     double between_cv;         /* the run means' standard deviation over their mean */

@@ -344,6 +344,7 @@ static void read_decision(struct ng_verdict *v, const cJSON *o)
         m->count[m->strata][1] = (size_t)whole(num_or_0(k, "current_epochs"));
         m->kind_ms[m->strata][0] = num_or_0(k, "baseline_ms");
         m->kind_ms[m->strata][1] = num_or_0(k, "current_ms");
+        m->kind_median[m->strata] = num_or_0(k, "median_ms");
         m->strata++;
     }
 }

@@ -559,14 +559,14 @@ static cJSON *baseline_history_json(const struct ng_verdict_history *h, const st
 /* The mix of kinds the decision compared (strata > 1): each kind's
  * median and its epochs on each side, the test of the counts and what
  * the change of mix adds. */
-static cJSON *mix_json(const struct ng_verdict *v, const struct ng_means *m)
+static cJSON *mix_json(const struct ng_means *m)
 {
     if (m->basis != NG_MEANS_MIX)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject(), *kinds = cJSON_CreateArray();
     for (size_t i = 0; i < m->strata; i++) {
         cJSON *k = cJSON_CreateObject();
-        add_number_or_null(k, "median_ms", 1, v->baseline.clusters[i].median);
+        add_number_or_null(k, "median_ms", 1, m->kind_median[i]);
         add_number_or_null(k, "baseline_epochs", 1, (double)m->count[i][0]);
         add_number_or_null(k, "current_epochs", 1, (double)m->count[i][1]);
         add_number_or_null(k, "baseline_ms", 1, m->kind_ms[i][0]);
@@ -595,7 +595,7 @@ static cJSON *decision_json(const struct ng_verdict *v)
     cJSON_AddBoolToObject(o, "log_test", m->log_test);
     add_number_or_null(o, "autocorrelation", m->has_test, m->rho);
     add_number_or_null(o, "variance_inflation", m->has_test, m->inflation);
-    cJSON_AddItemToObject(o, "mix", mix_json(v, m));
+    cJSON_AddItemToObject(o, "mix", mix_json(m));
     add_number_or_null(o, "past_runs", m->basis == NG_MEANS_RUNS, (double)m->runs);
     add_number_or_null(o, "between_runs_cv", m->basis == NG_MEANS_RUNS && m->has_test,
                        m->between_cv);

@@ -171,7 +171,7 @@ def kind_parts(groups, weights, figures, f, log=False):
     for side in (0, 1):
         for g in groups[side]:
             vals = [math.log(v) for v in g] if log else g
-            m = math.fsum(vals) / len(vals)
+            m = math.fsum(vals) / len(vals) if vals else 0.0
             dev = math.fsum((v - m) ** 2 for v in vals)
             cells.append((side, len(g), m, dev))
     rv_num = sum(dev / (1 if log else m * m) for _, n, m, dev in cells if n >= 2)
@@ -182,6 +182,8 @@ def kind_parts(groups, weights, figures, f, log=False):
         v = den = 0.0
         for i, (sd, n, m, dev) in enumerate(c for c in cells if c[0] == side):
             w = weights[i]
+            if w == 0:
+                continue
             if n >= 2:
                 cv, dfi = dev / (n - 1) / n * f[side], max(1.0, n / f[side] - 1)
             else:
@@ -194,38 +196,59 @@ def kind_parts(groups, weights, figures, f, log=False):
     return parts
 
 
+def kinds_of(x):
+    """The baseline's kinds: its sorted epochs split at the (at most 7)
+    largest gaps past 2x, a lone epoch too (no merging)."""
+    s = sorted(x)
+    n = len(s)
+    gaps = sorted((i + 1 for i in range(n - 1) if s[i] > 0 and s[i + 1] / s[i] > 2.0),
+                  key=lambda i: -math.log(s[i] / s[i - 1]))[:7]
+    starts = [0] + sorted(gaps)
+    return [(s[a], s[(starts[i + 1] if i + 1 < len(starts) else n) - 1])
+            for i, a in enumerate(starts)]
+
+
 def decide(x, y, runs_x=None, runs_y=None):
     """Everything the gate's decision computes on epochs, as a dict."""
     mx, my = math.fsum(x) / len(x), math.fsum(y) / len(y)
-    cl = clusters(x)
+    cl = kinds_of(x)
     k = len(cl)
     kx = [stratum(v, cl) if k > 1 else 0 for v in x]
     ky = [stratum(v, cl) if k > 1 else 0 for v in y]
-    if k > 1 and any(kx.count(i) < 2 or ky.count(i) < 1 for i in range(k)):
+    if k > 1 and not any(ky.count(i) >= 1 and (kx.count(i) >= 2 or ky.count(i) >= 2)
+                         for i in range(k)):
         k, kx, ky = 1, [0] * len(x), [0] * len(y)
     gx = [[v for v, kk in zip(x, kx) if kk == i] for i in range(k)]
     gy = [[v for v, kk in zip(y, ky) if kk == i] for i in range(k)]
-    weights = [len(g) / len(x) for g in gx]
-    fb = mx
-    fc = math.fsum(w * math.fsum(g) / len(g) for w, g in zip(weights, gy)) if k > 1 else my
+    # a kind the current lacks is out of both figures; the others weighed
+    # by the baseline's shares among them
+    kept = [i for i in range(k) if gy[i]]
+    total = sum(len(gx[i]) for i in kept)
+    weights = [len(gx[i]) / total if gy[i] else 0.0 for i in range(k)]
+    if k > 1:
+        fb = math.fsum(weights[i] * math.fsum(gx[i]) / len(gx[i]) for i in kept)
+        fc = math.fsum(weights[i] * math.fsum(gy[i]) / len(gy[i]) for i in kept)
+        if len(kept) == k:
+            fb = mx
+    else:
+        fb, fc = mx, my
     ratio = fc / fb
     rho = rho_of([(x, kx, runs_x), (y, ky, runs_y)])
     f = [inflation(rho, len(x) / len(runs_x or [x])), inflation(rho, len(y) / len(runs_y or [y]))]
     parts = kind_parts((gx, gy), weights, (fb, fc), f)
     p, ci = welch(parts, ratio)
-    # skewness of the residuals, each relative to its side's figure
-    e = []
-    for vals, kinds, groups, fig in ((x, kx, gx, fb), (y, ky, gy, fc)):
-        means = [math.fsum(g) / len(g) for g in groups]
-        e += [(v - means[kk]) / fig for v, kk in zip(vals, kinds)]
+    # skewness about each side's own mean, relative to it
+    e = [v / mx - 1 for v in x] + [v / my - 1 for v in y]
     m2 = math.fsum(v * v for v in e) / len(e)
     m3 = math.fsum(v ** 3 for v in e) / len(e)
     skew = m3 / m2 ** 1.5 if m2 > 0 else 0.0
     log_test = skew > SKEW
     if log_test:
         lparts = kind_parts((gx, gy), weights, None, f, log=True)
-        lx = math.fsum(w * math.fsum(math.log(v) for v in g) / len(g) for w, g in zip(weights, gx))
-        ly = math.fsum(w * math.fsum(math.log(v) for v in g) / len(g) for w, g in zip(weights, gy))
+        lx = math.fsum(w * math.fsum(math.log(v) for v in g) / len(g)
+                       for w, g in zip(weights, gx) if w)
+        ly = math.fsum(w * math.fsum(math.log(v) for v in g) / len(g)
+                       for w, g in zip(weights, gy) if w)
         lp, _ = welch(lparts, math.exp(ly - lx))
         p = max(p, lp)
     mix_p = None
@@ -236,7 +259,8 @@ def decide(x, y, runs_x=None, runs_y=None):
                                        correction=False).pvalue
     return {"ratio": ratio, "raw_ratio": my / mx, "p": p, "ci": ci, "strata": k,
             "figures": (fb, fc), "rho": rho, "inflation": f[0], "log_test": log_test,
-            "mix_p": mix_p, "mix_ms": my - fc, "counts": [(len(a), len(b)) for a, b in zip(gx, gy)]}
+            "mix_p": mix_p, "mix_ms": my - mx * ratio,
+            "counts": [(len(a), len(b)) for a, b in zip(gx, gy)]}
 
 
 def reference(x, y):
@@ -456,6 +480,26 @@ def shifted_mix(tmp):
     agrees_all("three kinds", v, d)
 
 
+def lone_kinds(tmp):
+    # 8 epochs of three kinds: the baseline has the slow kind once, the
+    # current lacks the fast kind: each kind compared with its own, the lone
+    # one too, the fast kind out of both figures
+    fb = [1.0, 1.0, 3.0, 3.0, 3.0, 3.0, 3.0, 9.0]
+    fc = [3.0, 3.0, 3.0, 9.0, 9.0, 3.0, 3.0, 9.0]
+    b, x, c, y = pair(tmp, "lone", fb, fc)
+    rc, v, out = gate(tmp, "--epoch-range", "^epoch", b, c)
+    d = decide(x, y)
+    kinds = v["decision"]["mix"]["kinds"] if v["decision"]["mix"] else []
+    check(d["strata"] == 3 and [(k["baseline_epochs"], k["current_epochs"]) for k in kinds] ==
+          [(2, 0), (5, 5), (1, 3)], "three kinds, one lone, one the current lacks: %s"
+          % d["counts"], str(kinds))
+    check(near(v["decision"]["mix"]["p_value"], d["mix_p"], 1e-9),
+          "three kinds: the chi-square p %.4g" % d["mix_p"], str(v["decision"]["mix"]))
+    check(abs(v["decision"]["mix"]["ms_per_epoch"] - d["mix_ms"]) < 1e-6,
+          "what the mix adds: %.3f ms/epoch" % d["mix_ms"], str(v["decision"]["mix"]))
+    agrees_all("lone kinds", v, d)
+
+
 def random_kinds(tmp):
     # two kinds drawn at random (seeded), nothing changed; then the long kind
     # and the short one both 1.3x
@@ -615,6 +659,7 @@ def main():
         mixtures(tmp)
         kernel_gates(tmp)
         shifted_mix(tmp)
+        lone_kinds(tmp)
         random_kinds(tmp)
         dependent(tmp)
         warm_up(tmp)

@@ -84,6 +84,11 @@ struct shape {
     const char *name;
     void (*gen)(struct rng *r, double *x, size_t n, double f);
     double power_floor;   /* share of 1.5x pairs caught at 20 epochs */
+    /* the most of the intervals that may hold the truth at 20 epochs: 97%,
+     * but for a drift that is the same in every run, which the test takes
+     * for dependence between epochs (it cannot tell the two apart in one
+     * run a side) and so widens the interval: cautious, never a false FAIL */
+    double coverage_hi;
 };
 
 static void plain(struct rng *r, double *x, size_t n, double f)
@@ -164,17 +169,52 @@ static void hiccups(struct rng *r, double *x, size_t n, double f)
             x[i] *= 3;
 }
 
+/* three kinds at random (1 / 3 / 9 ms at 30/40/30%) */
+static void three_kinds(struct rng *r, double *x, size_t n, double f)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = uniform(r);
+        x[i] = f * (u < 0.3 ? 1.0 : u < 0.7 ? 3.0 : 9.0) * (1 + 0.03 * normal(r));
+    }
+}
+
+/* heavy tails: Student's t with 3 degrees of freedom, 3% scale */
+static void heavy(struct rng *r, double *x, size_t n, double f)
+{
+    for (size_t i = 0; i < n; i++) {
+        double z = normal(r), c = 0;
+        for (int k = 0; k < 3; k++) {
+            double g = normal(r);
+            c += g * g;
+        }
+        x[i] = f * 10 * (1 + 0.03 * z / sqrt(c / 3));
+        if (x[i] < 0.1 * f)
+            x[i] = 0.1 * f;
+    }
+}
+
+/* a drift within the run: 5% slower from its first epoch to its last
+ * (throttling), 2% noise */
+static void drift(struct rng *r, double *x, size_t n, double f)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = f * 10 * (1 + 0.05 * (double)i / (double)(n - 1)) * (1 + 0.02 * normal(r));
+}
+
 static const struct shape shapes[] = {
-    { "normal, 3%", plain, 0.9 },
-    { "two kinds in turn (0.3 / 15.7 ms)", alternating, 0.9 },
-    { "two kinds at random (4 / 10 ms, 40% long)", random_kinds, 0.9 },
-    { "two kinds at random (0.3 / 15.7 ms, even)", random_far, 0.9 },
-    { "a continuum of step lengths (3-15 ms)", continuum, 0.9 },
-    { "AR(1), phi 0.8, 5%", ar1_08, 0.9 },
-    { "AR(1), phi 0.5, 5%", ar1_05, 0.9 },
-    { "lognormal, sigma 0.5", lognormal, 0.7 },
-    { "a warm-up epoch 5x", warmup, 0.9 },
-    { "one epoch in twenty 3x", hiccups, 0.9 },
+    { "normal, 3%", plain, 0.9, 0.97 },
+    { "two kinds in turn (0.3 / 15.7 ms)", alternating, 0.9, 0.97 },
+    { "two kinds at random (4 / 10 ms, 40% long)", random_kinds, 0.9, 0.97 },
+    { "two kinds at random (0.3 / 15.7 ms, even)", random_far, 0.9, 0.97 },
+    { "three kinds at random (1 / 3 / 9 ms)", three_kinds, 0.9, 0.97 },
+    { "a continuum of step lengths (3-15 ms)", continuum, 0.9, 0.97 },
+    { "AR(1), phi 0.8, 5%", ar1_08, 0.9, 0.97 },
+    { "AR(1), phi 0.5, 5%", ar1_05, 0.9, 0.97 },
+    { "a 5% drift within the run", drift, 0.9, 1.0 },
+    { "lognormal, sigma 0.5", lognormal, 0.7, 0.97 },
+    { "heavy tails (t, 3 df)", heavy, 0.9, 0.97 },
+    { "a warm-up epoch 5x", warmup, 0.9, 0.97 },
+    { "one epoch in twenty 3x", hiccups, 0.9, 0.97 },
 };
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -527,7 +567,8 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "%s, %zu epochs, 95%% interval holds 1.25", shapes[s].name,
                      epochs[e]);
             /* at 8 epochs a side the bounds are wider: see COVERAGE_8 */
-            double lo = e ? 0.93 : COVERAGE_8_LO, hi = e ? 0.97 : COVERAGE_8_HI;
+            double lo = e ? 0.93 : COVERAGE_8_LO;
+            double hi = shapes[s].coverage_hi > 0.97 ? 1.0 : e ? 0.97 : COVERAGE_8_HI;
             check(rows[s].coverage[e] >= lo && rows[s].coverage[e] <= hi, "%.4f",
                   rows[s].coverage[e], what);
         }
