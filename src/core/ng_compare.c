@@ -1013,7 +1013,7 @@ static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o
     if (runs_are_units(b)) {
         ng_means_compare_runs(&bs, &cs, o->threshold, o->alpha, m);
     } else {
-        ng_means_compare_in(&bs, &cs, b->clusters, b->n_clusters, o->threshold, o->alpha, m);
+        ng_means_compare_in(&bs, &cs, o->threshold, o->alpha, m);
         /* the means as the sides' summaries added them up (in sorted
          * order), so every report rounds the one figure */
         if (!m->dropped)

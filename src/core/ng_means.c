@@ -317,10 +317,8 @@ static double side_mean(const struct ng_means_side *s)
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out)
 {
-    struct ng_cluster c[NG_CLUSTERS_MAX];
     struct ng_means_side b = { x, nx, NULL, 0 }, cur = { y, ny, NULL, 0 };
-    size_t k = ng_means_clusters(x, nx, c);
-    ng_means_compare_in(&b, &cur, c, k, threshold, alpha, out);
+    ng_means_compare_in(&b, &cur, threshold, alpha, out);
 }
 
 static void begin(struct ng_means *out, const struct ng_means_side *b,
@@ -492,8 +490,7 @@ static void weigh_kinds(struct ng_means *out, const struct stratum *st, size_t k
 }
 
 void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_side *cur,
-                         const struct ng_cluster *c, size_t k, double threshold, double alpha,
-                         struct ng_means *out)
+                         double threshold, double alpha, struct ng_means *out)
 {
     struct stratum st[NG_CLUSTERS_MAX];
     const struct ng_means_side *sides[2] = { b, cur };
@@ -506,8 +503,7 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
                          ng_xmalloc(cur->n * sizeof *resid[1]) };
     struct ng_cluster kinds[NG_CLUSTERS_MAX];
     double w[NG_CLUSTERS_MAX];
-    (void)c;
-    k = usable_strata(st, b, cur, at, resid, kinds, w);
+    size_t k = usable_strata(st, b, cur, at, resid, kinds, w);
     out->strata = k;
     /* the current's kinds weighed by the baseline's shares: the baseline's
      * figure is its mean (of the kinds both sides have), the current's

@@ -1,11 +1,14 @@
 /* ng_means: what decides a verdict with samples (docs/statistics.md).
  * The ratio of the two sides' mean time per epoch (total time over the
  * epochs counted), which no split of the epochs into clusters can flip as
- * it flips a median; a one-sided Welch t test and a 95% interval of that
- * ratio on its log, each side's variance taken within the clusters of
- * the baseline's epochs (a step that launches two kinds of ranges has two
- * clusters, and the spread between them is not noise); how many epochs a
- * side the test would need to tell the threshold's change; and Holm's
+ * it flips a median; with kinds of epoch, the current's kinds at the
+ * baseline's mix, and the test of the mix; a one-sided Welch t test and a
+ * 95% interval of that ratio on its log, each side's variance taken within
+ * the kinds, allowing for dependence between neighbouring epochs, with
+ * the test of the logs beside it when the epochs are skewed; for a
+ * history baseline, the past runs' means as the unit; the leading epochs
+ * that are warm-up; how many epochs a side the test would need to tell
+ * the threshold's change; the call it makes of the threshold; and Holm's
  * adjustment of the per-item p-values.  Pure functions on arrays, no
  * randomness: the same samples give the same bytes.
  *
@@ -118,16 +121,14 @@ struct ng_means {
 /* The comparison of baseline x (nx epochs, one run) and current y (ny). */
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out);
-/* The same with runs, and the baseline's clusters already found
- * (ng_means_clusters of b: the verdict keeps them per side), so b is not
- * sorted again.  With two or more clusters (and each kind at least twice
- * on each side) the current's kinds are weighed by the baseline's shares:
- * the figure no longer moves with the mix, and the variance within the
- * kinds is the right one whether kinds alternate by design or fall at
- * random; the change of the mix is tested on its own (mix_p). */
+/* The same with runs.  With two or more kinds of epoch (the baseline's
+ * epochs split at each gap past NG_CLUSTER_GAP, ng_means_kinds) the
+ * current's kinds are weighed by the baseline's shares: the figure no
+ * longer moves with the mix, and the variance within the kinds is the
+ * right one whether kinds alternate by design or fall at random; the
+ * change of the mix is tested on its own (mix_p). */
 void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_side *c,
-                         const struct ng_cluster *k, size_t n_k, double threshold, double alpha,
-                         struct ng_means *out);
+                         double threshold, double alpha, struct ng_means *out);
 /* Runs as the unit (a nightly baseline of past runs): the current run's
  * mean against the distribution of the past runs' means, the spread
  * between runs estimated from them, the current run's own spread within
