@@ -408,7 +408,7 @@ static void skip_space(struct cur *c)
 static int string_at(struct cur *c, struct span *s)
 {
     int escaped = 0;
-    const unsigned char *e = ng_json_string_end(c->p + 1, c->end, &escaped);
+    const unsigned char *e = ng_json_string_end(c->p + 1, c->end, &escaped, NG_JSON_STRICT);
     if (!e)
         return BAD;
     s->at = c->p + 1;
@@ -420,7 +420,9 @@ static int string_at(struct cur *c, struct span *s)
 
 static int skip(struct cur *c, int depth)
 {
-    return ng_json_skip(&c->p, c->end, depth, DEPTH_MAX, NUMBER_MAX) == NG_JSON_OK ? OK : BAD;
+    enum ng_json_skip_result r =
+        ng_json_skip(&c->p, c->end, depth, DEPTH_MAX, NUMBER_MAX, NG_JSON_STRICT);
+    return r == NG_JSON_OK ? OK : BAD;
 }
 
 /* A number's text (checked), or BAD with *is 0 when the value is not one. */
@@ -1037,6 +1039,18 @@ static int skip_unit(struct reader *rd, struct cur *c, void *ctx)
 
 typedef int (*unit_fn)(struct reader *rd, struct cur *c, void *ctx);
 
+/* Why the byte a scan stopped at is wrong, when the byte says it: JSON
+ * escapes control characters and is UTF-8 (RFC 8259 7 and 8.1). */
+static const char *bad_byte(struct reader *rd, const unsigned char *at)
+{
+    if (at >= rd->in.buf + rd->in.len || (*at >= 0x20 && *at < 0x80))
+        return "";
+    snprintf(rd->why_buf, sizeof rd->why_buf,
+             *at < 0x20 ? " (a raw control character 0x%02X, which JSON escapes)"
+                        : " (byte 0x%02X is not UTF-8)", *at);
+    return rd->why_buf;
+}
+
 static int syntax_error(struct reader *rd, const unsigned char *at, int cut)
 {
     struct ng_buf where = NG_BUF_INIT;
@@ -1048,8 +1062,8 @@ static int syntax_error(struct reader *rd, const unsigned char *at, int cut)
                    rd->trace_events == 1 ? "the traceEvents array" : "the top-level object",
                    offset_of(rd, rd->in.buf + rd->in.len), where.len ? where.data : "");
     else
-        ng_err_set(rd->err, "'%s' is not valid JSON at byte %" PRId64 "%s", rd->shown,
-                   offset_of(rd, at), where.len ? where.data : "");
+        ng_err_set(rd->err, "'%s' is not valid JSON at byte %" PRId64 "%s%s", rd->shown,
+                   offset_of(rd, at), where.len ? where.data : "", bad_byte(rd, at));
     ng_buf_release(&where);
     return -1;
 }
@@ -1073,7 +1087,7 @@ static int unit(struct reader *rd, unit_fn fn, void *ctx, int depth)
         const unsigned char *at = ng_json_space_end(in->buf + in->pos, in->buf + in->len);
         enum ng_json_skip_result s = r == CUT ? NG_JSON_CUT
                                      : ng_json_skip(&at, in->buf + in->len, depth, DEPTH_MAX,
-                                                    NUMBER_MAX);
+                                                    NUMBER_MAX, NG_JSON_STRICT);
         if (rd->why && s != NG_JSON_CUT)
             return ng_err_set(rd->err, "'%s': event %" PRId64 " of traceEvents (byte %" PRId64
                               ") is %s", rd->shown, rd->events + 1,
