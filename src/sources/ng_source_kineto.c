@@ -342,6 +342,7 @@ struct reader {
     size_t n_items;
     struct ng_buf names;      /* NUL-terminated names of the items */
     struct ng_buf scratch;    /* a name with its escapes undone, a key */
+    struct ng_buf value;      /* a selecting value (cat, ph, an id) with its escapes undone */
     /* the rows kept (every one: the breakdown replays them in order) */
     int keep_rows;
     struct work *works;
@@ -525,7 +526,20 @@ slow:
 static int span_is(const struct span *s, const char *word)
 {
     size_t n = strlen(word);
-    return !s->escaped && s->len == n && strncasecmp((const char *)s->at, word, n) == 0;
+    return s->len == n && strncasecmp((const char *)s->at, word, n) == 0;
+}
+
+/* A value the reader selects events by, as JSON means it: "\u006bernel"
+ * is "kernel".  Only a value with a backslash is decoded (into rd->value,
+ * valid until the next call), so the common plain value costs nothing. */
+static void span_decode(struct reader *rd, struct span *s)
+{
+    if (!s->escaped)
+        return;
+    span_text(s, &rd->value);
+    s->at = (const unsigned char *)rd->value.data;
+    s->len = rd->value.len;
+    s->escaped = 0;
 }
 
 static int key_is(const struct span *k, const char *word, size_t n)
@@ -625,12 +639,13 @@ static int time_member(struct reader *rd, struct cur *c, struct span *s, int *ha
 
 /* A process or thread id: a number, or a name (a named process or thread
  * in some traces), which stands as a hash of its text. */
-static int id_member(struct cur *c, int64_t *v, int *has, int depth)
+static int id_member(struct reader *rd, struct cur *c, int64_t *v, int *has, int depth)
 {
     if (c->p < c->end && *c->p == '"') {
         struct span s;
         if (string_at(c, &s) != OK)
             return BAD;
+        span_decode(rd, &s);
         *v = (int64_t)(ng_hash(s.at, s.len) >> 2);
         *has = 1;
         return OK;
@@ -651,6 +666,7 @@ static int event_member(struct reader *rd, struct cur *c, const struct span *k, 
                 return skip(c, depth);
             if (string_at(c, &s) != OK)
                 return BAD;
+            span_decode(rd, &s);
             e->has_ph = s.len == 1;
             e->ph = s.len ? s.at[0] : 0;
             return OK;
@@ -665,6 +681,7 @@ static int event_member(struct reader *rd, struct cur *c, const struct span *k, 
                 return skip(c, depth);
             if (string_at(c, &s) != OK)
                 return BAD;
+            span_decode(rd, &s);
             for (size_t i = 0; i < N_CATEGORIES; i++)
                 if (span_is(&s, categories[i].cat))
                     e->cat = &categories[i];
@@ -673,9 +690,9 @@ static int event_member(struct reader *rd, struct cur *c, const struct span *k, 
         if (key_is(k, "dur", 3))
             return time_member(rd, c, &e->dur, &e->has_dur, "dur");
         if (key_is(k, "pid", 3))
-            return id_member(c, &e->pid, &e->has_pid, depth);
+            return id_member(rd, c, &e->pid, &e->has_pid, depth);
         if (key_is(k, "tid", 3))
-            return id_member(c, &e->tid, &e->has_tid, depth);
+            return id_member(rd, c, &e->tid, &e->has_tid, depth);
         break;
     case 4:
         if (key_is(k, "name", 4)) {
@@ -1630,6 +1647,7 @@ static void reader_release(struct reader *rd)
     free(rd->items);
     ng_buf_release(&rd->names);
     ng_buf_release(&rd->scratch);
+    ng_buf_release(&rd->value);
     free(rd->works);
     free(rd->calls);
     ng_idmap_release(&rd->procs);
