@@ -203,3 +203,20 @@ const char *ng_json_nul_escape(const char *text, size_t len)
     }
     return NULL;
 }
+
+const char *ng_json_after(const char *p, const char *end)
+{
+    p = (const char *)ng_json_space_end((const unsigned char *)p, (const unsigned char *)end);
+    return p < end ? p : NULL;
+}
+
+void ng_json_after_show(struct ng_buf *out, const char *p, const char *end)
+{
+    enum { SHOWN = 40 };
+    while (end > p && ng_json_space[(unsigned char)end[-1]])
+        end--;
+    size_t n = (size_t)(end - p);
+    ng_buf_adds(out, "\"");
+    ng_text_clean(out, p, n > SHOWN ? SHOWN : n, NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_adds(out, n > SHOWN ? "...\"" : "\"");
+}

@@ -222,4 +222,15 @@ enum ng_json_skip_result ng_json_skip(const unsigned char **p, const unsigned ch
  * refuse it instead.  An escaped backslash (\\u0000) is no such escape. */
 const char *ng_json_nul_escape(const char *text, size_t len);
 
+/* What follows a JSON value that ends at p, before end, past white
+ * space: NULL when nothing does, else where it starts.  A line or a file
+ * that is one JSON value must end there: cJSON stops after the first
+ * value and would leave "{...} more" or a second object unread. */
+const char *ng_json_after(const char *p, const char *end);
+
+/* Appends the text at p (before end) as an error shows it: in quotes, at
+ * most 40 bytes (then "..."), controls escaped, trailing white space
+ * dropped. */
+void ng_json_after_show(struct ng_buf *out, const char *p, const char *end);
+
 #endif
