@@ -77,11 +77,10 @@ static int print_profiles(struct ng_settings *s)
         unread |= !(i < g.nb ? g.baseline[i] : g.current[i - g.nb]).loaded;
     if (unread)
         print_line("ERROR: ", g.verdict.error);
-    for (size_t i = 0; !unread && i < g.nb + g.nc; i++) {
-        const struct ng_profile *p = i < g.nb ? &g.baseline[i] : &g.current[i - g.nb];
-        for (size_t k = 0; k < p->n_warnings; k++)
-            print_line("WARNING: ", p->warnings[k]);
-    }
+    /* the verdict's warnings, as the gate prints them: the profiles' own
+     * and the run's (a cache not used, an option not used) */
+    for (size_t k = 0; k < g.verdict.n_warnings; k++)
+        print_line("WARNING: ", g.verdict.warnings[k]);
     for (size_t i = 0; !unread && i < g.nb; i++)
         print_profile(&g.baseline[i]);
     for (size_t i = 0; !unread && i < g.nc; i++)
