@@ -12,9 +12,11 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/ng_signal.h"
+#include "util/ng_text.h"
 #include "util/ng_util.h"
 
 #define MAX_LINKS 40
@@ -159,6 +161,37 @@ static int append_locked(int fd, const char *data, size_t len, off_t start)
     return e;
 }
 
+int ng_file_lock(int fd, int op)
+{
+    double deadline = ng_monotonic() + NG_FILE_LOCK_WAIT_S;
+    long nap_us = 1000;
+
+    /* polled, not a blocking flock() under an alarm: a signal handler of
+     * our own would be one more thing every thread has to be ready for */
+    for (;;) {
+        if (flock(fd, op | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return 0;   /* no locks here (ENOLCK, EINVAL): used as is */
+        if (ng_monotonic() >= deadline) {
+            errno = EWOULDBLOCK;
+            return -1;
+        }
+        struct timespec nap = { 0, nap_us * 1000 };
+        nanosleep(&nap, NULL);
+        nap_us = nap_us < 64000 ? nap_us * 2 : nap_us;
+    }
+}
+
+int ng_file_locked_error(struct ng_err *err, const char *how, const char *path)
+{
+    char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "%s'%s': it is locked by another process (gave up after %d s)", how, shown,
+               NG_FILE_LOCK_WAIT_S);
+    free(shown);
+    return -1;
+}
+
 int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err)
 {
     char *target = ng_file_target(path);
@@ -177,8 +210,11 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
             free(target);
             return append_in_place(fd, path, data, len, err);
         }
-        while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-            ;
+        if (ng_file_lock(fd, LOCK_EX) < 0) {
+            close(fd);
+            free(target);
+            return ng_file_locked_error(err, "unable to append to ", path);
+        }
         if (still_there(fd, target))
             break;
         close(fd);
