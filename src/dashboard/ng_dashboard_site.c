@@ -338,12 +338,10 @@ static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
     char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
     int ret = -1;
 
-    pd->dir = ng_file_target(name);
+    pd->dir = ng_file_target_checked(name, "unable to resolve --output", err);
     free(name);
-    if (!pd->dir) {
-        ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
+    if (!pd->dir)
         goto out;
-    }
     if (history_inside(s->o, key, err) < 0 || replaceable(pd->dir, shown, err) < 0)
         goto out;
     if (snprintf(pd->tmp, sizeof pd->tmp, "%s.tmp.XXXXXX", pd->dir) >= (int)sizeof pd->tmp) {

@@ -30,10 +30,28 @@ static char *dir_of(const char *path)
     return ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-char *ng_file_target(const char *path)
+/* The kernel's rule for sticky directories (fs.protected_symlinks): a
+ * link in a sticky, world-writable directory is followed only when this
+ * user or the directory's owner owns it.  Else *owner is the link's. */
+static int foreign_sticky_link(const char *link, const struct stat *lst, uid_t *owner)
+{
+    char *dir = dir_of(link);
+    struct stat dst;
+    int bad = stat(dir ? dir : ".", &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+              (dst.st_mode & S_IWOTH) && lst->st_uid != geteuid() &&
+              lst->st_uid != dst.st_uid;
+    free(dir);
+    *owner = lst->st_uid;
+    return bad;
+}
+
+/* ng_file_target(), and the link it refused to follow: NULL with errno
+ * EACCES and *refused (freed by the caller) the link's path. */
+static char *resolve(const char *path, char **refused, uid_t *owner)
 {
     char *cur = ng_xstrdup(path);
 
+    *refused = NULL;
     for (int hops = 0; hops <= MAX_LINKS; hops++) {
         struct stat st;
         char link[PATH_MAX];
@@ -42,6 +60,11 @@ char *ng_file_target(const char *path)
         if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
             (n = readlink(cur, link, sizeof link - 1)) <= 0)
             return cur;
+        if (foreign_sticky_link(cur, &st, owner)) {
+            *refused = cur;
+            errno = EACCES;
+            return NULL;
+        }
         link[n] = '\0';
         char *dir = link[0] == '/' ? NULL : dir_of(cur);
         struct ng_buf next = NG_BUF_INIT;
@@ -55,6 +78,34 @@ char *ng_file_target(const char *path)
     }
     free(cur);
     errno = ELOOP;
+    return NULL;
+}
+
+char *ng_file_target(const char *path)
+{
+    char *refused;
+    uid_t owner;
+    char *target = resolve(path, &refused, &owner);
+    free(refused);
+    return target;
+}
+
+char *ng_file_target_checked(const char *path, const char *how, struct ng_err *err)
+{
+    char *refused;
+    uid_t owner;
+    char *target = resolve(path, &refused, &owner);
+    if (target)
+        return target;
+    char *shown = ng_text_cleaned(refused ? refused : path, NG_TEXT_ESCAPE_CONTROLS);
+    if (refused)
+        ng_err_set(err, "refusing to follow '%s': a symlink of another user (uid %u) in a "
+                   "sticky, world-writable directory it does not own (the kernel's "
+                   "protected_symlinks rule)", shown, (unsigned)owner);
+    else
+        ng_err_set(err, "%s '%s': %s", how, shown, strerror(errno));
+    free(shown);
+    free(refused);
     return NULL;
 }
 
@@ -85,9 +136,11 @@ char *ng_file_key(const char *path)
  * last byte; anything else write-only and without blocking, so a FIFO
  * that nothing reads is ENXIO rather than a hang (read-write, the gate
  * would be its own reader). */
+/* target is resolved (ng_file_target()): a link that appears there since
+ * is not followed (O_NOFOLLOW), as the kernel would not follow it for us. */
 static int open_append(const char *target, int *created)
 {
-    const int flags = O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    const int flags = O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
     struct stat st;
 
     *created = 0;
@@ -98,7 +151,8 @@ static int open_append(const char *target, int *created)
             fd = open(target, O_WRONLY | flags);
         if (fd >= 0 || errno != ENOENT)
             return fd;
-        fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+                  0666);
         if (fd >= 0) {
             *created = 1;
             return fd;
@@ -194,12 +248,12 @@ int ng_file_locked_error(struct ng_err *err, const char *how, const char *path)
 
 int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err)
 {
-    char *target = ng_file_target(path);
+    char *target = ng_file_target_checked(path, "unable to append to", err);
     int fd, created, e;
     struct stat st;
 
     if (!target)
-        return append_error(err, path, errno);
+        return -1;
     for (;;) {
         if ((fd = open_append(target, &created)) < 0) {
             e = errno;
@@ -416,9 +470,9 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
 
     /* A symlink stays a link: the report replaces its target.  The
      * temporary file lives beside the target so rename() is atomic. */
-    char *target = ng_file_target(path);
+    char *target = ng_file_target_checked(path, "unable to write", err);
     if (!target)
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+        return -1;
     const char *slash = strrchr(target, '/');
     char *dir = slash ? ng_xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
                       : ng_xstrdup(".");

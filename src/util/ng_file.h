@@ -22,6 +22,15 @@
  * 40 links. */
 char *ng_file_target(const char *path);
 
+/* ng_file_target() for a file about to be written: a symlink the kernel
+ * would not follow for us (fs.protected_symlinks: in a sticky,
+ * world-writable directory such as /tmp, owned by neither this user nor
+ * the directory's owner) is refused, as the kernel refuses it, since the
+ * gate resolves links itself.  NULL with err: "refusing to follow
+ * 'pub/r.json': a symlink of another user (uid 1000) ...", or "HOW
+ * 'path': Too many levels of symbolic links". */
+char *ng_file_target_checked(const char *path, const char *how, struct ng_err *err);
+
 /* A name that identifies the file path lands in, whatever the spelling
  * ("x", "./x", "d/../x", a symlink to it): the target's directory made
  * absolute and canonical, plus its name.  Two outputs with equal keys
