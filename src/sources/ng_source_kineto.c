@@ -53,7 +53,7 @@
 #define NUMBER_MAX 256
 /* Total mode: the operations between the reading and the accumulator, put
  * in order of start (torch.profiler writes them nearly so: CUPTI's buffers
- * are flushed stream by stream); 40 bytes each, 2.5 MiB. */
+ * are flushed stream by stream); 40 bytes each, two arrays, 5 MiB. */
 #define REORDER_MAX ((size_t)1 << 16)
 /* Where the operations are kept (NVTX mode, `ranges`, a trace too far out
  * of order for the window): at most this many, 40 bytes each (640 MiB),
@@ -360,8 +360,10 @@ struct reader {
     int keep_rows;
     int keep_all;             /* keep them even in total mode (read again) */
     int out_of_order;         /* an operation came past the window: read again */
-    struct work *window;
+    struct work *window;      /* the heap: operations out of order */
     size_t n_window;
+    struct work *run;         /* a ring of REORDER_MAX: operations in order of start */
+    size_t run_head, n_run;
     int64_t fed;              /* the start of the last one fed: none may come before */
     int fed_any;
     struct work *works;
@@ -931,10 +933,18 @@ static struct work heap_pop(struct work *h, size_t *n)
     return top;
 }
 
-/* The earliest operation of the window into the accumulator. */
+/* The earliest operation of the window into the accumulator: the front
+ * of the run or the top of the heap. */
 static int feed_one(struct reader *rd)
 {
-    struct work w = heap_pop(rd->window, &rd->n_window);
+    struct work w;
+    if (rd->n_run && (!rd->n_window || rd->run[rd->run_head].start <= rd->window[0].start)) {
+        w = rd->run[rd->run_head];
+        rd->run_head = (rd->run_head + 1) % REORDER_MAX;
+        rd->n_run--;
+    } else {
+        w = heap_pop(rd->window, &rd->n_window);
+    }
     rd->fed = w.start;
     rd->fed_any = 1;
     if (replay_one(rd, &w) < 0) {
@@ -944,7 +954,9 @@ static int feed_one(struct reader *rd)
     return OK;
 }
 
-/* Total mode: an operation counted in bounded memory.  One that starts
+/* Total mode: an operation counted in bounded memory, through a window of
+ * REORDER_MAX: one in order of start after the last of the run joins it
+ * (the common case, no sorting), any other the heap.  One that starts
  * before an operation already fed came further out of order than the
  * window holds: the trace is read again with every operation kept. */
 static int reorder(struct reader *rd, const struct work *w)
@@ -953,11 +965,21 @@ static int reorder(struct reader *rd, const struct work *w)
         rd->out_of_order = rd->fatal = 1;
         return BAD;
     }
-    if (!rd->window)
-        rd->window = ng_xmalloc((REORDER_MAX + 1) * sizeof *rd->window);
-    rd->window[rd->n_window++] = *w;
-    heap_up(rd->window, rd->n_window - 1);
-    return rd->n_window > REORDER_MAX ? feed_one(rd) : OK;
+    if (!rd->window) {
+        rd->window = ng_xmalloc(REORDER_MAX * sizeof *rd->window);
+        rd->run = ng_xmalloc(REORDER_MAX * sizeof *rd->run);
+    }
+    if (rd->n_run + rd->n_window == REORDER_MAX && feed_one(rd) < 0)
+        return BAD;
+    size_t last = (rd->run_head + rd->n_run + REORDER_MAX - 1) % REORDER_MAX;
+    if (!rd->n_run || w->start >= rd->run[last].start) {
+        rd->run[(rd->run_head + rd->n_run) % REORDER_MAX] = *w;
+        rd->n_run++;
+    } else {
+        rd->window[rd->n_window++] = *w;
+        heap_up(rd->window, rd->n_window - 1);
+    }
+    return OK;
 }
 
 static int take_work(struct reader *rd, const struct event *e, int64_t start, int64_t end)
@@ -1490,7 +1512,7 @@ static int replay(struct reader *rd)
         if (replay_one(rd, &rd->works[i]) < 0)
             return ng_err_set(rd->err, "'%s' has GPU work whose time overflows 64 bits",
                               rd->shown);
-    while (rd->n_window)   /* total mode: the window's last */
+    while (rd->n_run + rd->n_window)   /* total mode: the window's last */
         if (feed_one(rd) < 0)
             return -1;
     if (!rd->pj && rd->metric != NG_METRIC_KERNEL_SUM) {
@@ -1750,6 +1772,7 @@ static void reader_release(struct reader *rd)
     ng_buf_release(&rd->value);
     free(rd->works);
     free(rd->window);
+    free(rd->run);
     free(rd->calls);
     ng_idmap_release(&rd->procs);
     ng_idmap_release(&rd->threads);
