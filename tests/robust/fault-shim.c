@@ -115,6 +115,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
  * here: <fcntl.h> would make open() another name for open64() */
 int open64(const char *path, int flags, ...);
 int open(const char *path, int flags, ...);
+
 static void link_at_open(const char *path)
 {
     static int fired;
@@ -130,28 +131,29 @@ static void link_at_open(const char *path)
         abort();
 }
 
-int open64(const char *path, int flags, ...)
+static int open_as(const char *symbol, const char *path, int flags, mode_t mode)
 {
-    static int (*real)(const char *, int, ...);
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = (mode_t)va_arg(ap, int);
-    va_end(ap);
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "open64");
+    int (*real)(const char *, int, ...);
+    *(void **)&real = dlsym(RTLD_NEXT, symbol);
     link_at_open(path);
     return real(path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
+/* the mode is read whether or not O_CREAT gave one: an int's slot either way */
+int open64(const char *path, int flags, ...)
 {
-    static int (*real)(const char *, int, ...);
     va_list ap;
     va_start(ap, flags);
     mode_t mode = (mode_t)va_arg(ap, int);
     va_end(ap);
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "open");
-    link_at_open(path);
-    return real(path, flags, mode);
+    return open_as("open64", path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = (mode_t)va_arg(ap, int);
+    va_end(ap);
+    return open_as("open", path, flags, mode);
 }
