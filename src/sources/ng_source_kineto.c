@@ -355,8 +355,8 @@ struct reader {
     struct ng_buf scratch;    /* a name with its escapes undone, a key */
     struct ng_buf value;      /* a selecting value (cat, ph, an id) with its escapes undone */
     /* the rows kept (every one: the breakdown replays them in order), or
-     * in total mode a min-heap by start of at most REORDER_MAX on their
-     * way to the accumulator */
+     * in total mode at most REORDER_MAX on their way to the accumulator
+     * (reorder()) */
     int keep_rows;
     int keep_all;             /* keep them even in total mode (read again) */
     int out_of_order;         /* an operation came past the window: read again */
