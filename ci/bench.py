@@ -706,6 +706,70 @@ def run_kineto(args):
     return rows
 
 
+# ---- the Kineto reader's memory on 10^7 and 10^8 events ----
+
+KINETO_EVENTS_AWK = r'''BEGIN {
+    printf "{\"traceEvents\": [\n"
+    kernels = int(n / 2); step = 0
+    for (i = 0; i < kernels; i++) {
+        if (i % 1000 == 0) {
+            printf "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"pid\": 9, \"tid\": 9, \"ts\": %d, \"dur\": 10000},\n", step, step * 10000
+            step++
+        }
+        ts = int(i / 1000) * 10000 + (i % 1000) * 10
+        printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9, \"ts\": %d.5, \"dur\": 2, \"args\": {\"correlation\": %d}},\n", ts, i
+        printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": %d, \"tid\": 7, \"ts\": %d.%03d, \"dur\": 4.%d, \"args\": {\"device\": %d, \"correlation\": %d}}%s\n", i % 50, i % 2, ts + 3, i % 1000, i % 10, i % 2, i, i + 1 < kernels ? "," : ""
+    }
+    printf "]}\n"
+}'''
+
+
+def kineto_events_trace(args, n):
+    """A cached gzip trace of n events (steps of 1,000 kernels, a launch call and a kernel
+    each, two devices), written by awk straight into gzip -1."""
+    path = os.path.join(args.cache, "kineto-events-%d.json.gz" % n)
+    if not os.path.exists(path):
+        log("generating %s" % path)
+        subprocess.run(["sh", "-c", 'awk -v n="$1" "$2" | gzip -1 > "$3.tmp" && mv "$3.tmp" "$3"',
+                        "_", str(n), KINETO_EVENTS_AWK, path], check=True)
+    return path
+
+
+def run_kineto_events(args):
+    """Peak RSS and CPU of total and NVTX mode on --kineto-events traces, for this gate and
+    (--kineto-before GATE) an earlier one."""
+    gates = [("this gate", os.path.abspath(args.gate))]
+    if args.kineto_before:
+        gates.append(("before", os.path.abspath(args.kineto_before)))
+    rows = []
+    for n in [int(float(x)) for x in args.kineto_events.split()]:
+        path = kineto_events_trace(args, n)
+        for who, gate in gates:
+            for mode, extra in (("total mode", []), ("NVTX mode", ["--epoch-range", "auto"])):
+                log("kineto %d events: %s, %s" % (n, who, mode))
+                argv = [gate, "--quiet", "--print-profile"] + extra + [path]
+                r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + argv,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                last = r.stderr.strip().splitlines()[-1].split()
+                err = [l for l in r.stderr.splitlines() if l.startswith("ERROR:")]
+                rows.append({"events": n, "gzip_mb": os.path.getsize(path) / 1e6, "gate": who,
+                             "mode": mode, "exit": r.returncode,
+                             "peak_rss_mib": int(last[0]) / 1024.0,
+                             "cpu_s": float(last[1]) + float(last[2]),
+                             "error": err[0][:160] if err else None})
+    return rows
+
+
+def kineto_events_markdown(rows):
+    lines = ["", "| Kineto events | gzip | gate | mode | exit | peak RSS | CPU |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %.0e | %.0f MB | %s | %s | %d%s | %.1f MiB | %.1f s |" % (
+            r["events"], r["gzip_mb"], r["gate"], r["mode"], r["exit"],
+            " (refused)" if r["error"] else "", r["peak_rss_mib"], r["cpu_s"]))
+    return "\n".join(lines) + "\n"
+
+
 def kineto_targets(rows):
     small = {r["command"]: r for r in rows if r.get("set") != "rss"}
     big = {r["command"]: r for r in rows if r.get("set") == "rss"}
@@ -852,6 +916,10 @@ def main():
                     help="MB of JSON of the trace the MB/s rows read (json.load holds it whole)")
     ap.add_argument("--kineto-rss-mb", type=int, default=1000,
                     help="MB of JSON of the trace the peak RSS rows read")
+    ap.add_argument("--kineto-events", default="1e7 1e8",
+                    help="event counts of the traces the memory rows read (\"\": none)")
+    ap.add_argument("--kineto-before", default=None,
+                    help="an earlier gate to measure beside this one on those traces")
     ap.add_argument("--cache", default=os.environ.get(
         "NSYS_GATE_BENCH_DIR", os.path.expanduser("~/.cache/nsys-gate/bench")))
     ap.add_argument("--prototype", default=os.path.join(
@@ -898,6 +966,7 @@ def main():
     dtgts = dashboard_targets(drows)
     krows = [] if args.no_kineto else run_kineto(args)
     ktgts = kineto_targets(krows) if krows else []
+    kerows = [] if args.no_kineto else run_kineto_events(args)
     decrows = [] if args.no_decision else run_decision(args)
     dectgts = decision_targets(decrows)
     os.makedirs(args.out, exist_ok=True)
@@ -907,7 +976,7 @@ def main():
                    "summary_results": srows, "targets": tgts,
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts,
-                   "kineto": krows, "kineto_targets": ktgts,
+                   "kineto": krows, "kineto_targets": ktgts, "kineto_events": kerows,
                    "decision": decrows, "decision_targets": dectgts}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
     if crows:
@@ -918,6 +987,8 @@ def main():
         md += dashboard_markdown(drows, dtgts)
     if krows:
         md += kineto_markdown(krows, ktgts)
+    if kerows:
+        md += kineto_events_markdown(kerows)
     if decrows:
         md += decision_markdown(decrows, dectgts)
     with open(os.path.join(args.out, "bench.md"), "w") as f:

@@ -64,6 +64,18 @@ static int print_profile(const struct ng_profile *p)
     return 0;
 }
 
+/* Whether a warning is one of a profile's own (printed with them). */
+static int profile_warning(const struct ng_gate *g, const char *w)
+{
+    for (size_t i = 0; i < g->nb + g->nc; i++) {
+        const struct ng_profile *p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+        for (size_t k = 0; k < p->n_warnings; k++)
+            if (strcmp(p->warnings[k], w) == 0)
+                return 1;
+    }
+    return 0;
+}
+
 /* --print-profile: what the gate reads, through the same loading path. */
 static int print_profiles(struct ng_settings *s)
 {
@@ -77,11 +89,17 @@ static int print_profiles(struct ng_settings *s)
         unread |= !(i < g.nb ? g.baseline[i] : g.current[i - g.nb]).loaded;
     if (unread)
         print_line("ERROR: ", g.verdict.error);
-    for (size_t i = 0; !unread && i < g.nb + g.nc; i++) {
+    /* the profiles' warnings, then the run's (a cache not used, two
+     * tracers), as the gate prints them: the verdict holds both when the
+     * two sides were compared, none with one profile */
+    for (size_t i = 0; i < g.nb + g.nc; i++) {
         const struct ng_profile *p = i < g.nb ? &g.baseline[i] : &g.current[i - g.nb];
         for (size_t k = 0; k < p->n_warnings; k++)
             print_line("WARNING: ", p->warnings[k]);
     }
+    for (size_t k = 0; k < g.verdict.n_warnings; k++)
+        if (!profile_warning(&g, g.verdict.warnings[k]))
+            print_line("WARNING: ", g.verdict.warnings[k]);
     for (size_t i = 0; !unread && i < g.nb; i++)
         print_profile(&g.baseline[i]);
     for (size_t i = 0; !unread && i < g.nc; i++)

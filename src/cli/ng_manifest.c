@@ -228,6 +228,16 @@ static int json_line(const char *text, const char *where)
     return line;
 }
 
+static void trailing_text(struct ng_err *err, const char *text, const char *after,
+                          const char *end)
+{
+    struct ng_buf shown = NG_BUF_INIT;
+    ng_json_after_show(&shown, after, end);
+    ng_err_set(err, "text after the JSON object (line %d): %s", json_line(text, after),
+               shown.data);
+    ng_buf_release(&shown);
+}
+
 static int load_root(struct ng_manifest *m, const cJSON *root, const char *dir,
                      const struct ng_settings *defaults, struct ng_err *err)
 {
@@ -274,10 +284,15 @@ int ng_manifest_load(struct ng_manifest *m, const struct ng_settings *defaults,
         dir = keep(m, d);
         free(d);
     }
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL, *after = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     const char *nul = root ? ng_json_nul_escape(text, len) : NULL;
-    if (!root || nul) {
-        if (nul)
+    if (root && !nul)   /* a manifest and then other text: not the manifest meant */
+        after = ng_json_after(end, text + len);
+    if (!root || nul || after) {
+        if (after)
+            trailing_text(err, text, after, text + len);
+        else if (nul)
             ng_err_set(err, "a string holds a NUL (\\u0000), which would cut it (line %d)",
                        json_line(text, nul));
         else

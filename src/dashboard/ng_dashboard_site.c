@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/ng_file.h"
@@ -245,7 +246,76 @@ struct pending {
     char *dir;                 /* where it goes (--output, links followed) */
     char tmp[PATH_MAX];        /* where it is written; "" until it exists */
     int slot;                  /* tmp's in the signal cleanup */
+    int lock_fd;               /* tmp itself, flocked while this run lives */
 };
+
+/* A leftover untouched this long is no run's that is creating it (a run
+ * locks its directory right after making it). */
+#define STALE_S 60
+
+/* name is "<base>.tmp.XXXXXX" (mkdtemp's six) or that plus ".old" (the
+ * old site moved aside, see swap_in()): 0, 1 (the first) or 2 (".old"). */
+static int temp_site_name(const char *name, const char *base, size_t n)
+{
+    if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp.", 5) != 0)
+        return 0;
+    const char *r = name + n + 5;
+    for (int i = 0; i < 6; i++)
+        if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= 'A' && r[i] <= 'Z') ||
+              (r[i] >= '0' && r[i] <= '9')))
+            return 0;
+    return r[6] == '\0' ? 1 : strcmp(r + 6, ".old") == 0 ? 2 : 0;
+}
+
+/* Whether the leftover at path (its kind from temp_site_name) is a killed
+ * run's: ours, a directory, untouched for STALE_S, and no live run holds
+ * its lock; an old site set aside only once its new one took its place
+ * (no temporary site of that name is left). */
+static int stale_site(const char *path, int kind, time_t now)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        difftime(now, st.st_mtime) < STALE_S)
+        return 0;
+    if (kind == 2) {
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%.*s", (int)(strlen(path) - 4), path);
+        return lstat(tmp, &st) < 0 && errno == ENOENT;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int free_lock = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (fd >= 0)
+        close(fd);   /* the lock goes with it; removing takes a moment */
+    return free_lock;
+}
+
+/* Removes the temporary sites beside dir that killed runs left (SIGKILL
+ * runs no handler: a CI timeout, the OOM killer), as the export cache
+ * prunes its killed fill directories.  Only this user's, only names of
+ * the dashboard's making; nothing here is worth an error. */
+static void prune_killed(const char *dir)
+{
+    const char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1,
+             slash ? dir : ".");
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    size_t n = strlen(base);
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int kind = temp_site_name(e->d_name, base, n);
+        char path[PATH_MAX];
+        if (!kind || snprintf(path, sizeof path, "%s/%s", parent, e->d_name) >= (int)sizeof path)
+            continue;
+        if (stale_site(path, kind, now))
+            ng_signal_remove_tree(path);
+    }
+    closedir(d);
+}
 
 /* --output without its trailing slashes: "site/" names the directory
  * "site" (the temporary one beside it is "site.tmp.XXXXXX", not inside). */
@@ -268,12 +338,10 @@ static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
     char *shown = ng_text_cleaned(s->o->out_dir, NG_TEXT_ESCAPE_CONTROLS);
     int ret = -1;
 
-    pd->dir = ng_file_target(name);
+    pd->dir = ng_file_target_checked(name, "unable to resolve --output", err);
     free(name);
-    if (!pd->dir) {
-        ng_err_set(err, "unable to resolve --output '%s': %s", shown, strerror(errno));
+    if (!pd->dir)
         goto out;
-    }
     if (history_inside(s->o, key, err) < 0 || replaceable(pd->dir, shown, err) < 0)
         goto out;
     if (snprintf(pd->tmp, sizeof pd->tmp, "%s.tmp.XXXXXX", pd->dir) >= (int)sizeof pd->tmp) {
@@ -281,12 +349,17 @@ static int stage(const struct site *s, struct pending *pd, struct ng_err *err)
         ng_err_set(err, "--output '%s' is too long", shown);
         goto out;
     }
+    prune_killed(pd->dir);
     if (!mkdtemp(pd->tmp)) {
         pd->tmp[0] = '\0';
         ng_err_set(err, "unable to create a directory beside '%s': %s", shown, strerror(errno));
         goto out;
     }
     pd->slot = ng_signal_add_tree(pd->tmp);
+    /* held until the run ends: a later run prunes it only once it is free */
+    pd->lock_fd = open(pd->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pd->lock_fd >= 0)
+        (void)flock(pd->lock_fd, LOCK_EX | LOCK_NB);
     mode_t mask = umask(0);
     umask(mask);
     (void)chmod(pd->tmp, 0777 & ~mask);
@@ -317,6 +390,8 @@ static int settle(struct pending *pd, int ok, struct ng_err *err)
         ng_signal_forget(pd->slot);
         ng_signal_resume(&saved);
     }
+    if (pd->lock_fd >= 0)
+        close(pd->lock_fd);
     free(pd->dir);
     return ret;
 }
@@ -326,7 +401,7 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
 {
     struct site s = { .o = o, .names = NG_STRMAP_INIT, .strings = NG_ARENA_INIT, .r = r,
                       .now = ng_report_time() };
-    struct pending pd = { .dir = NULL, .tmp = "", .slot = -1 };
+    struct pending pd = { .dir = NULL, .tmp = "", .slot = -1, .lock_fd = -1 };
 
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < NG_DASHBOARD_MAX_HISTORIES; i++)

@@ -16,18 +16,26 @@ static const char *field(const cJSON *o, const char *key)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
 }
 
-/* One line into a; NULL, or what is wrong with it. */
-static const char *read_line(struct ng_accept *a, const char *text)
+/* One line into a; NULL, or what is wrong with it (in *why when it shows
+ * the line's text). */
+static const char *read_line(struct ng_accept *a, const char *text, struct ng_buf *why)
 {
     static const char *const need[] = { "gate", "commit", "reason", "author", "expires" };
-    const char *problem = NULL;
-    cJSON *o = cJSON_Parse(text);
+    const char *problem = NULL, *end = NULL, *after;
+    size_t len = strlen(text);
+    cJSON *o = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     const char *got[5];
     time_t day;
 
-    if (!cJSON_IsObject(o))
+    if (!cJSON_IsObject(o)) {
         problem = "not a JSON object";
-    else if (ng_json_nul_escape(text, strlen(text)))
+    } else if ((after = ng_json_after(end, text + len)) != NULL) {
+        /* "{...} junk" or a second object would acknowledge on the first */
+        why->len = 0;
+        ng_buf_adds(why, "text after the JSON object: ");
+        ng_json_after_show(why, after, text + len);
+        problem = why->data;
+    } else if (ng_json_nul_escape(text, len))
         problem = "a string holds a NUL (\\u0000), which would cut it";
     for (size_t i = 0; !problem && i < 5; i++)
         if (!(got[i] = field(o, need[i])))
@@ -63,6 +71,7 @@ int ng_accept_read(struct ng_accept *a, const char *path, struct ng_err *err)
     size_t cap = 0, no = 0;
     ssize_t len;
     int ret = 0;
+    struct ng_buf why = NG_BUF_INIT;
 
     if (!f) {
         ng_err_set(err, "--accept: unable to open '%s': %s", path, strerror(errno));
@@ -74,7 +83,7 @@ int ng_accept_read(struct ng_accept *a, const char *path, struct ng_err *err)
         a->path = path;
         if (strspn(line, " \t\r\n") == (size_t)len)
             continue;
-        const char *problem = strlen(line) == (size_t)len ? read_line(a, line)
+        const char *problem = strlen(line) == (size_t)len ? read_line(a, line, &why)
                                                           : "a NUL byte in the line";
         if (problem) {
             ng_err_set(err, "--accept '%s' line %zu: %s", path, no, problem);
@@ -86,6 +95,7 @@ int ng_accept_read(struct ng_accept *a, const char *path, struct ng_err *err)
         ret = -1;
     }
     free(line);
+    ng_buf_release(&why);
     fclose(f);
     return ret;
 }

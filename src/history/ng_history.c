@@ -5,9 +5,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/file.h>
 
 #include "util/ng_oom.h"
+#include "util/ng_file.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
@@ -290,9 +292,12 @@ int ng_history_open(const char *path, struct ng_err *err)
         return -1;
     }
     /* a shared lock: appends (ng_file_append(), under an exclusive one) are
-     * whole when read; where locks do not work the file is read as is */
-    while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
-        ;
+     * whole when read; where locks do not work the file is read as is; a
+     * lock another process keeps is not waited for past a few seconds */
+    if (ng_file_lock(fd, LOCK_SH) < 0) {
+        close(fd);
+        return ng_file_locked_error(err, "", path);
+    }
     return fd;
 }
 

@@ -41,7 +41,7 @@ static int at(const struct cur *c, unsigned char ch)
 static int string(struct cur *c, struct span *s)
 {
     int escaped = 0;
-    const unsigned char *e = ng_json_string_end(c->p + 1, c->end, &escaped);
+    const unsigned char *e = ng_json_string_end(c->p + 1, c->end, &escaped, 0);
 
     if (!e)
         return -1;
@@ -118,7 +118,7 @@ static int number(struct cur *c, double *v)
  * lies in. */
 static int skip_value(struct cur *c, int depth)
 {
-    return ng_json_skip(&c->p, c->end, depth, DEPTH_MAX, NUMBER_MAX) == NG_JSON_OK ? 0 : -1;
+    return ng_json_skip(&c->p, c->end, depth, DEPTH_MAX, NUMBER_MAX, 0) == NG_JSON_OK ? 0 : -1;
 }
 
 /* ---- the members looked at ---- */

@@ -12,9 +12,11 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/ng_signal.h"
+#include "util/ng_text.h"
 #include "util/ng_util.h"
 
 #define MAX_LINKS 40
@@ -28,10 +30,28 @@ static char *dir_of(const char *path)
     return ng_xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-char *ng_file_target(const char *path)
+/* The kernel's rule for sticky directories (fs.protected_symlinks): a
+ * link in a sticky, world-writable directory is followed only when this
+ * user or the directory's owner owns it.  Else *owner is the link's. */
+static int foreign_sticky_link(const char *link, const struct stat *lst, uid_t *owner)
+{
+    char *dir = dir_of(link);
+    struct stat dst;
+    int bad = stat(dir ? dir : ".", &dst) == 0 && (dst.st_mode & S_ISVTX) &&
+              (dst.st_mode & S_IWOTH) && lst->st_uid != geteuid() &&
+              lst->st_uid != dst.st_uid;
+    free(dir);
+    *owner = lst->st_uid;
+    return bad;
+}
+
+/* ng_file_target(), and the link it refused to follow: NULL with errno
+ * EACCES and *refused (freed by the caller) the link's path. */
+static char *resolve(const char *path, char **refused, uid_t *owner)
 {
     char *cur = ng_xstrdup(path);
 
+    *refused = NULL;
     for (int hops = 0; hops <= MAX_LINKS; hops++) {
         struct stat st;
         char link[PATH_MAX];
@@ -40,6 +60,11 @@ char *ng_file_target(const char *path)
         if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
             (n = readlink(cur, link, sizeof link - 1)) <= 0)
             return cur;
+        if (foreign_sticky_link(cur, &st, owner)) {
+            *refused = cur;
+            errno = EACCES;
+            return NULL;
+        }
         link[n] = '\0';
         char *dir = link[0] == '/' ? NULL : dir_of(cur);
         struct ng_buf next = NG_BUF_INIT;
@@ -53,6 +78,34 @@ char *ng_file_target(const char *path)
     }
     free(cur);
     errno = ELOOP;
+    return NULL;
+}
+
+char *ng_file_target(const char *path)
+{
+    char *refused;
+    uid_t owner;
+    char *target = resolve(path, &refused, &owner);
+    free(refused);
+    return target;
+}
+
+char *ng_file_target_checked(const char *path, const char *how, struct ng_err *err)
+{
+    char *refused;
+    uid_t owner;
+    char *target = resolve(path, &refused, &owner);
+    if (target)
+        return target;
+    char *shown = ng_text_cleaned(refused ? refused : path, NG_TEXT_ESCAPE_CONTROLS);
+    if (refused)
+        ng_err_set(err, "refusing to follow '%s': a symlink of another user (uid %u) in a "
+                   "sticky, world-writable directory it does not own (the kernel's "
+                   "protected_symlinks rule)", shown, (unsigned)owner);
+    else
+        ng_err_set(err, "%s '%s': %s", how, shown, strerror(errno));
+    free(shown);
+    free(refused);
     return NULL;
 }
 
@@ -83,9 +136,11 @@ char *ng_file_key(const char *path)
  * last byte; anything else write-only and without blocking, so a FIFO
  * that nothing reads is ENXIO rather than a hang (read-write, the gate
  * would be its own reader). */
+/* target is resolved (ng_file_target()): a link that appears there since
+ * is not followed (O_NOFOLLOW), as the kernel would not follow it for us. */
 static int open_append(const char *target, int *created)
 {
-    const int flags = O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    const int flags = O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
     struct stat st;
 
     *created = 0;
@@ -96,7 +151,8 @@ static int open_append(const char *target, int *created)
             fd = open(target, O_WRONLY | flags);
         if (fd >= 0 || errno != ENOENT)
             return fd;
-        fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+                  0666);
         if (fd >= 0) {
             *created = 1;
             return fd;
@@ -159,14 +215,45 @@ static int append_locked(int fd, const char *data, size_t len, off_t start)
     return e;
 }
 
+int ng_file_lock(int fd, int op)
+{
+    double deadline = ng_monotonic() + NG_FILE_LOCK_WAIT_S;
+    long nap_us = 1000;
+
+    /* polled, not a blocking flock() under an alarm: a signal handler of
+     * our own would be one more thing every thread has to be ready for */
+    for (;;) {
+        if (flock(fd, op | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return 0;   /* no locks here (ENOLCK, EINVAL): used as is */
+        if (ng_monotonic() >= deadline) {
+            errno = EWOULDBLOCK;
+            return -1;
+        }
+        struct timespec nap = { 0, nap_us * 1000 };
+        nanosleep(&nap, NULL);
+        nap_us = nap_us < 64000 ? nap_us * 2 : nap_us;
+    }
+}
+
+int ng_file_locked_error(struct ng_err *err, const char *how, const char *path)
+{
+    char *shown = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
+    ng_err_set(err, "%s'%s': it is locked by another process (gave up after %d s)", how, shown,
+               NG_FILE_LOCK_WAIT_S);
+    free(shown);
+    return -1;
+}
+
 int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err)
 {
-    char *target = ng_file_target(path);
+    char *target = ng_file_target_checked(path, "unable to append to", err);
     int fd, created, e;
     struct stat st;
 
     if (!target)
-        return append_error(err, path, errno);
+        return -1;
     for (;;) {
         if ((fd = open_append(target, &created)) < 0) {
             e = errno;
@@ -177,8 +264,11 @@ int ng_file_append(const char *path, const char *data, size_t len, struct ng_err
             free(target);
             return append_in_place(fd, path, data, len, err);
         }
-        while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-            ;
+        if (ng_file_lock(fd, LOCK_EX) < 0) {
+            close(fd);
+            free(target);
+            return ng_file_locked_error(err, "unable to append to ", path);
+        }
         if (still_there(fd, target))
             break;
         close(fd);
@@ -380,9 +470,9 @@ int ng_write_file_atomic(const char *path, const char *data, size_t len,
 
     /* A symlink stays a link: the report replaces its target.  The
      * temporary file lives beside the target so rename() is atomic. */
-    char *target = ng_file_target(path);
+    char *target = ng_file_target_checked(path, "unable to write", err);
     if (!target)
-        return ng_err_set(err, "unable to write '%s': %s", path, strerror(errno));
+        return -1;
     const char *slash = strrchr(target, '/');
     char *dir = slash ? ng_xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
                       : ng_xstrdup(".");

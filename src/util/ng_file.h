@@ -22,6 +22,15 @@
  * 40 links. */
 char *ng_file_target(const char *path);
 
+/* ng_file_target() for a file about to be written: a symlink the kernel
+ * would not follow for us (fs.protected_symlinks: in a sticky,
+ * world-writable directory such as /tmp, owned by neither this user nor
+ * the directory's owner) is refused, as the kernel refuses it, since the
+ * gate resolves links itself.  NULL with err: "refusing to follow
+ * 'pub/r.json': a symlink of another user (uid 1000) ...", or "HOW
+ * 'path': Too many levels of symbolic links". */
+char *ng_file_target_checked(const char *path, const char *how, struct ng_err *err);
+
 /* A name that identifies the file path lands in, whatever the spelling
  * ("x", "./x", "d/../x", a symlink to it): the target's directory made
  * absolute and canonical, plus its name.  Two outputs with equal keys
@@ -42,10 +51,27 @@ char *ng_file_key(const char *path);
  * - SIGINT, SIGTERM and SIGHUP are held off while the bytes go in and
  *   delivered after, so a signal cannot leave a cut line (SIGKILL can).
  * A FIFO, a device or a stream name (/dev/stdout) is written in place,
- * without a lock or a rollback.  Returns -1 with err, e.g. "unable to
- * append to 'h.jsonl': No space left on device; the file is left as it
- * was". */
+ * without a lock or a rollback.  A lock that stays held is given up
+ * after NG_FILE_LOCK_WAIT_S (ng_file_lock()), the file left as it was.
+ * Returns -1 with err, e.g. "unable to append to 'h.jsonl': No space left
+ * on device; the file is left as it was". */
 int ng_file_append(const char *path, const char *data, size_t len, struct ng_err *err);
+
+/* How long ng_file_lock() waits.  An append holds its lock for
+ * milliseconds; a lock held for seconds is a process that keeps it (anyone
+ * who can read a file can flock it), and waiting for it would hang the
+ * gate as long as that process likes. */
+#define NG_FILE_LOCK_WAIT_S 5
+
+/* flock(fd, op) (LOCK_SH or LOCK_EX), waiting at most NG_FILE_LOCK_WAIT_S
+ * seconds: 0 when taken, or where the file system has no locks (the file
+ * is used unlocked, as before); -1 with errno EWOULDBLOCK when it stayed
+ * held. */
+int ng_file_lock(int fd, int op);
+
+/* The error for that: "'h.jsonl' is locked by another process (gave up
+ * after 5 s)", with how (e.g. "unable to append to ") before it. */
+int ng_file_locked_error(struct ng_err *err, const char *how, const char *path);
 
 /* A window of a regular file mapped read-only, so a reader takes its
  * lines where they lie instead of copying each byte twice (into a read

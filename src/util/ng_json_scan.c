@@ -17,8 +17,34 @@ static enum ng_json_skip_result cut_or_bad(const unsigned char *p, const unsigne
     return NG_JSON_CUT;
 }
 
+int ng_json_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = *p, lo = 0x80, hi = 0xBF;
+    int n;
+
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    /* the second byte's range rules out overlong forms, surrogates and
+     * code points past U+10FFFF; the others are plain continuations */
+    for (int i = 1; i < n; i++) {
+        if (p + i >= end)
+            return -1;
+        if (p[i] < lo || p[i] > hi)
+            return 0;
+        lo = 0x80, hi = 0xBF;
+    }
+    return n;
+}
+
 /* The string after the quote at *p: 0, or why not. */
-static enum ng_json_skip_result skip_string(const unsigned char **p, const unsigned char *end)
+static enum ng_json_skip_result skip_string(const unsigned char **p, const unsigned char *end,
+                                            unsigned flags)
 {
     const unsigned char *s = *p + 1;
 
@@ -29,6 +55,15 @@ static enum ng_json_skip_result skip_string(const unsigned char **p, const unsig
         if (*s == '"') {
             *p = s + 1;
             return NG_JSON_OK;
+        }
+        if (*s < 0x20 || *s >= 0x80) {
+            int n = !(flags & NG_JSON_STRICT) ? 1 : *s < 0x20 ? 0 : ng_json_utf8_len(s, end);
+            if (n <= 0) {
+                *p = s;
+                return n < 0 ? NG_JSON_CUT : NG_JSON_BAD;
+            }
+            s += n;
+            continue;
         }
         if (end - s < 2)
             return NG_JSON_CUT;
@@ -73,7 +108,8 @@ static enum ng_json_skip_result skip_scalar(const unsigned char **p, const unsig
 /* One loop with a stack of bits (1: an object) and the cursor in a local,
  * not recursion: most of what a reader meets is values skipped. */
 enum ng_json_skip_result ng_json_skip(const unsigned char **pp, const unsigned char *end,
-                                      int depth, int depth_max, size_t number_max)
+                                      int depth, int depth_max, size_t number_max,
+                                      unsigned flags)
 {
     const unsigned char *p = *pp;
     uint64_t objects = 0;
@@ -89,7 +125,7 @@ enum ng_json_skip_result ng_json_skip(const unsigned char **pp, const unsigned c
             goto cut;
         unsigned char ch = *p;
         if (ch == '"') {
-            if ((r = skip_string(&p, end)) != NG_JSON_OK)
+            if ((r = skip_string(&p, end, flags)) != NG_JSON_OK)
                 goto fail;
         } else if (ch == '{' || ch == '[') {
             int obj = ch == '{';
@@ -135,7 +171,7 @@ enum ng_json_skip_result ng_json_skip(const unsigned char **pp, const unsigned c
             goto cut;
         if (*p != '"')
             goto bad;
-        if ((r = skip_string(&p, end)) != NG_JSON_OK)
+        if ((r = skip_string(&p, end, flags)) != NG_JSON_OK)
             goto fail;
         p = ng_json_space_end(p, end);
         if (p >= end)
@@ -166,4 +202,21 @@ const char *ng_json_nul_escape(const char *text, size_t len)
             break;
     }
     return NULL;
+}
+
+const char *ng_json_after(const char *p, const char *end)
+{
+    p = (const char *)ng_json_space_end((const unsigned char *)p, (const unsigned char *)end);
+    return p < end ? p : NULL;
+}
+
+void ng_json_after_show(struct ng_buf *out, const char *p, const char *end)
+{
+    enum { SHOWN = 40 };
+    while (end > p && ng_json_space[(unsigned char)end[-1]])
+        end--;
+    size_t n = (size_t)(end - p);
+    ng_buf_adds(out, "\"");
+    ng_text_clean(out, p, n > SHOWN ? SHOWN : n, NG_TEXT_ESCAPE_CONTROLS);
+    ng_buf_adds(out, n > SHOWN ? "...\"" : "\"");
 }

@@ -61,19 +61,27 @@ static inline int ng_json_unicode_escape(const unsigned char *p, const unsigned 
 }
 
 /* Where the plain run of a string that starts at p ends: at a quote, a
- * backslash or the end.  Sixteen bytes a step with SSE2, else eight: a
- * byte equal to '"' or '\\' is a zero byte of x ^ 0x22.. or x ^ 0x5C..,
- * and the lowest zero byte of a word is found exactly by the
- * (v - 0x01..) & ~v & 0x80.. test. */
+ * backslash, a control character (which JSON must escape), a byte of a
+ * multi-byte UTF-8 sequence (checked apart, so the common ASCII run stays
+ * one test a word) or the end.  Sixteen bytes a step with SSE2, else
+ * eight.  SSE2: a signed compare below 0x20 holds both the control
+ * characters and the bytes from 0x80 up.  Words: a byte equal to '"' or
+ * '\\' is a zero byte of x ^ 0x22.. or x ^ 0x5C.., a byte below 0x20 has
+ * its high bit set in x - 0x20.. and not in x, one from 0x80 up has it
+ * in x; the lowest byte these tests flag is exact (a borrow only runs
+ * upward from a byte flagged itself). */
 static inline const unsigned char *ng_json_plain_run(const unsigned char *p,
                                                      const unsigned char *end)
 {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
     while (end - p >= 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        int hit = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
-                                                 _mm_cmpeq_epi8(x, backslash)));
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                                 _mm_cmpeq_epi8(x, backslash)),
+                                    _mm_cmplt_epi8(x, space));
+        int hit = _mm_movemask_epi8(stop);
         if (hit)
             return p + __builtin_ctz((unsigned)hit);
         p += 16;
@@ -86,21 +94,38 @@ static inline const unsigned char *ng_json_plain_run(const unsigned char *p,
         memcpy(&x, p, sizeof x);
         q = x ^ (ones * '"');
         b = x ^ (ones * '\\');
-        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+        uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs) |
+                       (((x - ones * 0x20) | x) & highs);
         if (hit)
             return p + __builtin_ctzll(hit) / 8;
         p += 8;
     }
 #endif
-    while (p < end && *p != '"' && *p != '\\')
+    while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80)
         p++;
     return p;
 }
 
+/* What the scanner checks beyond the grammar.  Without it a string may
+ * hold raw control characters and any bytes, as cJSON reads them (the
+ * trend scanner agrees with cJSON, the full reader of history lines). */
+enum ng_json_flags {
+    NG_JSON_STRICT = 1,    /* strings as RFC 8259 has them: control characters
+                            * escaped (7), UTF-8 in RFC 3629's forms (8.1) */
+};
+
+/* The length (2 to 4) of the UTF-8 sequence at p (a byte from 0x80 up),
+ * 0 when it is not one (a stray continuation byte, an overlong form, a
+ * surrogate, past U+10FFFF), -1 when end cuts a valid start short. */
+int ng_json_utf8_len(const unsigned char *p, const unsigned char *end);
+
 /* Past the string whose first byte (after the quote) is at p: the byte
- * after its closing quote, or NULL.  *escaped: it holds a backslash. */
+ * after its closing quote, or NULL (a bad escape, the end, or with
+ * NG_JSON_STRICT a raw control character or a byte that is not UTF-8).
+ * *escaped: it holds a backslash. */
 static inline const unsigned char *ng_json_string_end(const unsigned char *p,
-                                                      const unsigned char *end, int *escaped)
+                                                      const unsigned char *end, int *escaped,
+                                                      unsigned flags)
 {
     for (;;) {
         p = ng_json_plain_run(p, end);
@@ -108,6 +133,13 @@ static inline const unsigned char *ng_json_string_end(const unsigned char *p,
             return NULL;
         if (*p == '"')
             return p + 1;
+        if (*p < 0x20 || *p >= 0x80) {
+            int n = !(flags & NG_JSON_STRICT) ? 1 : *p < 0x20 ? 0 : ng_json_utf8_len(p, end);
+            if (n <= 0)
+                return NULL;
+            p += n;
+            continue;
+        }
         *escaped = 1;
         if (end - p < 2)
             return NULL;
@@ -178,14 +210,27 @@ static inline const unsigned char *ng_json_literal_end(const unsigned char *p,
 /* Skips the value at *p whole, checking it: *p is then past it.  depth:
  * the containers it lies in; more than depth_max (at most
  * NG_JSON_DEPTH_MAX) is NG_JSON_BAD, so is a number longer than
- * number_max.  On failure *p is where the scan stopped. */
+ * number_max.  flags: enum ng_json_flags.  On failure *p is where the
+ * scan stopped (the offending byte of a string). */
 enum ng_json_skip_result ng_json_skip(const unsigned char **p, const unsigned char *end,
-                                      int depth, int depth_max, size_t number_max);
+                                      int depth, int depth_max, size_t number_max,
+                                      unsigned flags);
 
 /* The first \u0000 escape in the JSON text, or NULL: cJSON (and every C string)
  * ends such a string at the NUL, so a URL or a commit would be read cut
  * short; the readers of history lines, manifests and acknowledgements
  * refuse it instead.  An escaped backslash (\\u0000) is no such escape. */
 const char *ng_json_nul_escape(const char *text, size_t len);
+
+/* What follows a JSON value that ends at p, before end, past white
+ * space: NULL when nothing does, else where it starts.  A line or a file
+ * that is one JSON value must end there: cJSON stops after the first
+ * value and would leave "{...} more" or a second object unread. */
+const char *ng_json_after(const char *p, const char *end);
+
+/* Appends the text at p (before end) as an error shows it: in quotes, at
+ * most 40 bytes (then "..."), controls escaped, trailing white space
+ * dropped. */
+void ng_json_after_show(struct ng_buf *out, const char *p, const char *end);
 
 #endif

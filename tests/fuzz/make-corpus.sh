@@ -227,6 +227,12 @@ kin escapes '{"deviceProperties": [{"name": "NVIDIA \u0041100"}, {"name": "V\"10
 kin no_launch '{"traceEvents": [' "$step, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> Device)\", \"ts\": 11, \"dur\": 2}" ']}'
 kin string_pid '{"traceEvents": [' '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": "Spans", "tid": "x", "ts": 1, "dur": 50}, ' \
     "$ev, \"ts\": 10, \"dur\": 1}" '], "traceEvents2": {}}'
+kin escaped_values '{"traceEvents": [' "{\"ph\": \"\\u0058\", \"cat\": \"user\\u005fannotation\", \"name\": \"ProfilerStep#3\", \"pid\": \"\\u0039\", \"tid\": 9, \"ts\": 1, \"dur\": 100}, " \
+    "{\"ph\": \"X\", \"cat\": \"cuda\\u005Fruntime\", \"name\": \"cudaLaunchKernel\", \"pid\": \"9\", \"tid\": 9, \"ts\": 9.5, \"dur\": 1, \"args\": {\"correlation\": 5}}, " \
+    "{\"ph\": \"\\u0058\", \"cat\": \"\\u006bernel\", \"name\": \"k\", \"ts\": 10, \"dur\": 1, \"args\": {\"correlation\": 5}}" ']}'
+kin raw_control '{"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a"$'\t'"b"$'\n'"c\", \"ts\": 12, \"dur\": 1}" ']}'
+kin bad_utf8 '{"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"caf"$'\xe9'" "$'\xc0\xaf'" "$'\xed\xa0\x80'"\", \"ts\": 12, \"dur\": 1}" ']}'
+kin utf8 '{"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"caf"$'\xc3\xa9'" "$'\xe2\x88\x91'" "$'\xf0\x9d\x84\x9e'"\", \"ts\": 12, \"dur\": 1}" ']}'
 kin two_arrays '{"traceEvents": [], "traceEvents": []}'
 kin empty_object '{}'
 kin no_events '{"schemaVersion": 1}'
