@@ -998,6 +998,10 @@ static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
                         "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
     } else {
         v->total_outcome = NG_OUTCOME_FAIL;
+        if (o->nvtx && !v->has_p && o->alpha > 0)   /* too few epochs for the test */
+            ng_verdict_warn(v, "%zu epochs a side: no significance test; this FAIL rests on "
+                            "the ratio alone (a test needs %d epochs a side)",
+                            v->epochs > 0 ? (size_t)v->epochs : 0, MIN_TEST_SAMPLES);
     }
 }
 
