@@ -415,7 +415,20 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
     ng_buf_adds(out, ")");
 }
 
-/* Byte for byte the Python prototype's line for PASS and FAIL. */
+static int figure_decimals(double a, double b)
+{
+    double m = isfinite(a) && a > 0 ? a : b;
+    if (isfinite(b) && b > 0 && b < m)
+        m = b;
+    int d = 1;
+    while (d < 6 && isfinite(m) && m > 0 && m * pow(10, d) < 99.95)
+        d++;
+    return d;
+}
+
+/* Byte for byte the Python prototype's line for PASS and FAIL, where one
+ * decimal shows three significant figures (10 ms and more); below that the
+ * figures get the decimals that show three (figure_decimals). */
 static void headline(const struct ng_verdict *v, struct ng_buf *out)
 {
     char thr[32], alpha[32];
@@ -444,8 +457,9 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
     } else {
         ng_buf_addf(out, "FAIL: per-epoch regression %.2fx exceeds %sx threshold", v->ratio, thr);
     }
-    ng_buf_addf(out, " | baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=",
-                v->baseline.ms_per_epoch, v->current.ms_per_epoch, v->ratio);
+    int d = figure_decimals(v->baseline.ms_per_epoch, v->current.ms_per_epoch);
+    ng_buf_addf(out, " | baseline=%.*fms/epoch current=%.*fms/epoch ratio=%.3fx (epochs=",
+                d, v->baseline.ms_per_epoch, d, v->current.ms_per_epoch, v->ratio);
     headline_epochs(v, out);
     ng_buf_adds(out, ")");
     headline_history(v, out);

@@ -17,6 +17,8 @@
  * fields, no newline:
  *   PASS: per-epoch within 1.20x | baseline=427.2ms/epoch current=444.3ms/epoch ratio=1.040x (epochs=5)
  *   FAIL: per-epoch regression 1.39x exceeds 1.20x threshold | baseline=...
+ *   PASS: per-epoch within 1.20x | baseline=0.312ms/epoch current=0.322ms/epoch ratio=1.032x (epochs=5)
+ *     (one decimal from 10 ms up, as the prototype; below, three significant figures)
  *   INCONCLUSIVE: per-epoch ratio 1.25x exceeds 1.20x threshold but is not significant (p=0.0571 > alpha=0.05) | baseline=...
  *   ERROR: <the verdict's error>
  * Every reporter that shows it (the human line, JSON "message", JUnit,
