@@ -132,6 +132,7 @@ void ng_verdict_history_release(struct ng_verdict_history *h)
     free(h->before_change.commit);
     free(h->since_change.commit);
     free(h->held_commit);
+    free(h->starts);
     ng_context_release(&h->match);
     memset(h, 0, sizeof *h);
 }

@@ -210,6 +210,9 @@ struct ng_verdict_history {
      * point can tell them yet): how many, the first one's line and commit */
     size_t held_out, held_line;
     char *held_commit;
+    /* the history had no line yet (a missing or empty file): the gate this
+     * run starts the history of; the run was compared with itself */
+    char *starts;
 };
 
 void ng_verdict_history_release(struct ng_verdict_history *h);

@@ -437,6 +437,15 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, "ERROR: %s", v->error);
         return;
     }
+    if (v->history.starts && v->outcome == NG_OUTCOME_PASS) {
+        double ms = v->current.ms_per_epoch;
+        ng_buf_addf(out, "PASS: no baseline yet: this run starts the history of '%s' | "
+                    "current=%.*fms/epoch (epochs=", v->history.starts, figure_decimals(ms, ms),
+                    ms);
+        headline_epochs(v, out);
+        ng_buf_adds(out, ")");
+        return;
+    }
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
     /* the total within its threshold (or not significant), an item not */
     if ((v->n_items_failed || v->n_items_inconclusive) && v->outcome != NG_OUTCOME_PASS &&
