@@ -387,6 +387,18 @@ static void short_name(struct ng_buf *out, const char *name)
         ng_buf_adds(out, "...");
 }
 
+int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out)
+{
+    if (!v->has_figures || v->n_kernels == 0 || !(v->kernels[0].delta_ms_per_epoch > 0))
+        return 0;
+    const struct ng_kernel_delta *k = &v->kernels[0];
+    ng_buf_adds(out, "top contributor: ");
+    short_name(out, k->name);
+    ng_buf_addf(out, " %+.3f ms/epoch (%.1f%% of the change)", k->delta_ms_per_epoch,
+                k->share * 100.0);
+    return 1;
+}
+
 /* The total within its threshold, a work item not: the headline names it. */
 static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
 {

@@ -50,6 +50,12 @@ int ng_verdict_wants_details(const struct ng_verdict *v);
  * "kernels"; otherwise "work items", with their kinds). */
 int ng_verdict_only_kernels(const struct ng_verdict *v);
 
+/* "top contributor: NAME +166.856 ms/epoch (100.0% of the change)": the
+ * work item that moved the total most (the first of the attribution),
+ * when it grew; the name cut as the headline cuts it, uncleaned.  Returns
+ * 0 (nothing written) otherwise. */
+int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out);
+
 /* A work item's ratio as the reports print it: "1.52x", or "new". */
 void ng_verdict_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
 
