@@ -252,6 +252,18 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     if (v->has_ci)
         ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
                     v->ratio_ci[0], v->ratio_ci[1]);
+    if (strcmp(v->mode, "nvtx") == 0 && !v->has_p && v->total_outcome == NG_OUTCOME_FAIL &&
+        (v->baseline.n_samples < 3 || v->current.n_samples < 3)) {
+        /* what would decide: the test, which needs 3 epochs a side */
+        ng_buf_addf(out, "  no significance test with %zu/%zu epochs: the ratio alone decided; a "
+                    "test needs 3 epochs a side", v->baseline.n_samples, v->current.n_samples);
+        if (v->epochs_needed > 3) {
+            char thr[32];
+            ng_fmt_threshold(thr, sizeof thr, v->threshold);
+            ng_buf_addf(out, ", about %.0f to tell %sx at this noise", v->epochs_needed, thr);
+        }
+        ng_buf_adds(out, "\n");
+    }
     if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->epochs_needed > 0) {
         char thr[32];
         ng_fmt_threshold(thr, sizeof thr, v->threshold);
