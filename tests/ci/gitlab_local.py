@@ -145,6 +145,11 @@ def test_template_runs():
         with open(os.path.join(os.environ.get("ARTIFACTS", d), "gitlab-ci-local.log"), "w") as f:
             f.write(log)
         got = outcomes(log)
+        # the run in short, for the test's log
+        for line in log.splitlines():
+            if re.search(r"finished in|ERROR: building|\$ \"\$NSYS_GATE_BIN\"|> (PASS|FAIL|ERROR):",
+                         line):
+                print("  " + line.rstrip()[:200])
         check(got.get("gpu-time") == ("warn", "1"),
               f"gpu-time: {got.get('gpu-time')}, expected a warning with exit 1 (a regression "
               f"under allow_failure: exit_codes: [1]):\n{log[-3000:]}")
