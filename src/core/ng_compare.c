@@ -1102,6 +1102,12 @@ static void decide_total(struct ng_verdict *v, const struct ng_compare_opts *o)
                         "alpha=%s): more epochs or runs would tell", v->p_value, alpha);
     } else {
         v->total_outcome = NG_OUTCOME_FAIL;
+        size_t nb = v->baseline.n_samples, nc = v->current.n_samples;
+        char sides[64];
+        snprintf(sides, sizeof sides, nb == nc ? "%zu epochs a side" : "%zu/%zu epochs", nb, nc);
+        if (o->nvtx && !v->has_p && o->alpha > 0)   /* too few epochs for the test */
+            ng_verdict_warn(v, "%s: no significance test; this FAIL rests on the ratio alone "
+                            "(a test needs %d epochs a side)", sides, NG_MEANS_MIN_TEST);
     }
 }
 

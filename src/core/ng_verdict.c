@@ -136,6 +136,7 @@ void ng_verdict_history_release(struct ng_verdict_history *h)
     free(h->since_change.commit);
     free(h->held_commit);
     free(h->crept_commit);
+    free(h->starts);
     ng_context_release(&h->match);
     memset(h, 0, sizeof *h);
 }

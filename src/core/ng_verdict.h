@@ -219,6 +219,9 @@ struct ng_verdict_history {
     double crept_ratio, crept_p;
     size_t crept_runs, crept_line;
     char *crept_commit;
+    /* the history had no line yet (a missing or empty file): the gate this
+     * run starts the history of; the run was compared with itself */
+    char *starts;
 };
 
 void ng_verdict_history_release(struct ng_verdict_history *h);

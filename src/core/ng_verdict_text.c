@@ -269,6 +269,18 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     if (v->has_ci)
         ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
                     v->ratio_ci[0], v->ratio_ci[1]);
+    if (strcmp(v->mode, "nvtx") == 0 && !v->has_p && v->total_outcome == NG_OUTCOME_FAIL &&
+        (v->baseline.n_samples < 3 || v->current.n_samples < 3)) {
+        /* what would decide: the test, which needs 3 epochs a side */
+        ng_buf_addf(out, "  no significance test with %zu/%zu epochs: the ratio alone decided; a "
+                    "test needs 3 epochs a side", v->baseline.n_samples, v->current.n_samples);
+        if (v->epochs_needed > 3) {
+            char thr[32];
+            ng_fmt_threshold(thr, sizeof thr, v->threshold);
+            ng_buf_addf(out, ", about %.0f to tell %sx at this noise", v->epochs_needed, thr);
+        }
+        ng_buf_adds(out, "\n");
+    }
     /* more epochs tell a test that is not significant, not a shift of the
      * mix or a history too short */
     if (v->outcome == NG_OUTCOME_INCONCLUSIVE && v->epochs_needed > 0 &&
@@ -407,6 +419,18 @@ static void short_name(struct ng_buf *out, const char *name)
         ng_buf_adds(out, "...");
 }
 
+int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out)
+{
+    if (!v->has_figures || v->n_kernels == 0 || !(v->kernels[0].delta_ms_per_epoch > 0))
+        return 0;
+    const struct ng_kernel_delta *k = &v->kernels[0];
+    ng_buf_adds(out, "top contributor: ");
+    short_name(out, k->name);
+    ng_buf_addf(out, " %+.3f ms/epoch (%.1f%% of the change)", k->delta_ms_per_epoch,
+                k->share * 100.0);
+    return 1;
+}
+
 /* The total within its threshold, a work item not: the headline names it. */
 static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
 {
@@ -435,7 +459,6 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
     ng_buf_adds(out, ")");
 }
 
-/* Byte for byte the Python prototype's line for PASS and FAIL. */
 /* The figures the ratio is made of: the two means, or the current at the
  * baseline's mix of kinds, or the past runs' mean (ng_means); a verdict
  * read back from a history line has its sides' means. */
@@ -446,12 +469,35 @@ static double decided_ms(const struct ng_verdict *v, int side)
     return side ? v->current.ms_per_epoch : v->baseline.ms_per_epoch;
 }
 
+static int figure_decimals(double a, double b)
+{
+    double m = isfinite(a) && a > 0 ? a : b;
+    if (isfinite(b) && b > 0 && b < m)
+        m = b;
+    int d = 1;
+    while (d < 6 && isfinite(m) && m > 0 && m * pow(10, d) < 99.95)
+        d++;
+    return d;
+}
+
+/* Byte for byte the Python prototype's line for PASS and FAIL, where one
+ * decimal shows three significant figures (10 ms and more); below that the
+ * figures get the decimals that show three (figure_decimals). */
 static void headline(const struct ng_verdict *v, struct ng_buf *out)
 {
     char thr[32], alpha[32];
 
     if (v->outcome == NG_OUTCOME_ERROR) {
         ng_buf_addf(out, "ERROR: %s", v->error);
+        return;
+    }
+    if (v->history.starts && v->outcome == NG_OUTCOME_PASS) {
+        double ms = v->current.ms_per_epoch;
+        ng_buf_addf(out, "PASS: no baseline yet: this run starts the history of '%s' | "
+                    "current=%.*fms/epoch (epochs=", v->history.starts, figure_decimals(ms, ms),
+                    ms);
+        headline_epochs(v, out);
+        ng_buf_adds(out, ")");
         return;
     }
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
@@ -483,8 +529,9 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
     } else {
         ng_buf_addf(out, "FAIL: per-epoch regression %.2fx exceeds %sx threshold", v->ratio, thr);
     }
-    ng_buf_addf(out, " | baseline=%.1fms/epoch current=%.1fms/epoch ratio=%.3fx (epochs=",
-                decided_ms(v, 0), decided_ms(v, 1), v->ratio);
+    int d = figure_decimals(decided_ms(v, 0), decided_ms(v, 1));
+    ng_buf_addf(out, " | baseline=%.*fms/epoch current=%.*fms/epoch ratio=%.3fx (epochs=",
+                d, decided_ms(v, 0), d, decided_ms(v, 1), v->ratio);
     headline_epochs(v, out);
     ng_buf_adds(out, ")");
     headline_history(v, out);

@@ -17,6 +17,9 @@
  * fields, no newline:
  *   PASS: per-epoch within 1.20x | baseline=427.2ms/epoch current=444.3ms/epoch ratio=1.040x (epochs=5)
  *   FAIL: per-epoch regression 1.39x exceeds 1.20x threshold | baseline=...
+ *   PASS: per-epoch within 1.20x | baseline=0.312ms/epoch current=0.322ms/epoch ratio=1.032x (epochs=5)
+ *     (one decimal from 10 ms up, as the prototype; below, three significant figures)
+ *   PASS: no baseline yet: this run starts the history of 'resnet50' | current=...
  *   INCONCLUSIVE: per-epoch ratio 1.25x exceeds 1.20x threshold but is not significant (p=0.0571 > alpha=0.05) | baseline=...
  *   ERROR: <the verdict's error>
  * Every reporter that shows it (the human line, JSON "message", JUnit,
@@ -46,6 +49,12 @@ int ng_verdict_wants_details(const struct ng_verdict *v);
 /* Whether every item in the attribution is a kernel (then they are
  * "kernels"; otherwise "work items", with their kinds). */
 int ng_verdict_only_kernels(const struct ng_verdict *v);
+
+/* "top contributor: NAME +166.856 ms/epoch (100.0% of the change)": the
+ * work item that moved the total most (the first of the attribution),
+ * when it grew; the name cut as the headline cuts it, uncleaned.  Returns
+ * 0 (nothing written) otherwise. */
+int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out);
 
 /* A work item's ratio as the reports print it: "1.52x", or "new". */
 void ng_verdict_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);

@@ -402,6 +402,22 @@ static void nested_ranges(struct ng_buf *out, const struct ng_verdict *v)
                     v->n_ranges - RANGES_LISTED);
 }
 
+/* The work item that moved the total most, beside the verdict (the table
+ * of work items is further down the page). */
+static void top_contributor(struct ng_buf *out, const struct ng_verdict *v, const char *tag)
+{
+    struct ng_buf t = NG_BUF_INIT;
+    if ((v->outcome == NG_OUTCOME_FAIL || v->outcome == NG_OUTCOME_INCONCLUSIVE) &&
+        ng_verdict_top_contributor(v, &t)) {
+        ng_buf_addf(out, "<%s class=\"note mono\">", tag);
+        ng_html_text(out, t.data);
+        ng_buf_addf(out, "</%s>", tag);
+        if (strcmp(tag, "p") == 0)
+            ng_buf_adds(out, "\n");
+    }
+    ng_buf_release(&t);
+}
+
 void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char *id,
                      int heading, const char *title)
 {
@@ -418,6 +434,7 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
     ng_html_text(out, headline);
     free(headline);
     ng_buf_adds(out, "</p>\n");
+    top_contributor(out, v, "p");
     figures(out, v);
     ng_html_warnings(out, v->warnings, v->n_warnings, 3);
     ng_buf_adds(out, "<h3>Run</h3>\n");
@@ -473,7 +490,9 @@ static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
         ng_buf_adds(out, "\">");
     }
     ng_html_text(out, v->name);
-    ng_buf_adds(out, r->href ? "</a></td>" : "</td>");
+    ng_buf_adds(out, r->href ? "</a>" : "");
+    top_contributor(out, v, "div");
+    ng_buf_adds(out, "</td>");
     ng_fmt_threshold(thr, sizeof thr, v->threshold);
     if (v->has_figures) {
         ng_html_num_cell(out, v->ratio, "x");

@@ -87,7 +87,7 @@ static const struct family families[] = {
     { "nsys_gate_pass",
       "1 when the gate passed (INCONCLUSIVE passes unless --fail-inconclusive), else 0.",
       INTEGER, get_pass },
-    { "nsys_gate_ratio", "Current over baseline GPU time per epoch (medians).", FIXED,
+    { "nsys_gate_ratio", "Current over baseline GPU time per epoch (ratio of means).", FIXED,
       get_ratio },
     { "nsys_gate_baseline_epoch_gpu_time_seconds",
       "Baseline GPU time per epoch in seconds (mean).", SECONDS, get_baseline },

@@ -1,5 +1,6 @@
 #include "run/ng_gate.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,8 +175,19 @@ void ng_gate_history_baseline_init(struct ng_history_baseline *w, const struct n
     ng_history_baseline_init(w, &q);
 }
 
+/* A history that is not there yet, or holds no line at all: a nightly's
+ * first run, which starts it. */
+static int history_starts(const struct ng_history_baseline *w)
+{
+    struct stat st;
+    if (w->error[0])
+        return stat(w->path, &st) != 0 && errno == ENOENT;
+    return w->verdicts == 0 && w->n_warnings == 0;
+}
+
 /* --baseline-history: the runs the batch read for this gate, or the file
- * read here; -1 with err when it cannot be read or holds no run. */
+ * read here; 1 when the file starts a history (history_starts), -1 with
+ * err when it cannot be read or holds no run. */
 static int history_window(const struct ng_settings *s, struct ng_history_baseline *own,
                           const struct ng_history_baseline **w, struct ng_err *err)
 {
@@ -187,6 +199,8 @@ static int history_window(const struct ng_settings *s, struct ng_history_baselin
         *w = own;
         (void)ng_history_baseline_read(&one, 1, err);
     }
+    if (history_starts(*w))
+        return 1;
     return ng_history_baseline_check(*w, err);
 }
 
@@ -235,10 +249,20 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         .sql_only = s->sql_only,
     };
     memset(&own, 0, sizeof own);
-    if (ok && s->baseline_history && g->nb == 0)
-        ok = history_window(s, &own, &w, &err) == 0;
+    int starts = 0;
+    if (ok && s->baseline_history && g->nb == 0) {
+        starts = history_window(s, &own, &w, &err);
+        ok = starts >= 0;
+    }
+    if (ok && starts == 1) {
+        /* nothing to compare with: today against itself passes, and its
+         * line (--history) is the first run the next one compares with */
+        for (size_t i = 0; i < g->nc; i++)
+            ng_profile_init(&g->baseline[i], s->currents[i]);
+        g->nb = g->nc;
+    }
     ok = ok && load_all(g, &src, s->jobs, &err) == 0;
-    if (ok && w) {
+    if (ok && w && starts == 0) {
         /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)
             ng_work_rates_fold(&g->current[i]);
@@ -273,6 +297,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         g->verdict.baseline.format = NG_FORMAT_HISTORY;
         if (w && w->n_runs)
             ng_history_baseline_describe(w, &g->verdict);
+        if (starts == 1 && g->verdict.outcome != NG_OUTCOME_ERROR)
+            g->verdict.history.starts = ng_xstrdup(s->compare.name);
     }
     ng_history_baseline_release(&own);
 }

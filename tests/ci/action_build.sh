@@ -4,6 +4,10 @@
 # checkout) into $RUNNER_TEMP and says where in $GITHUB_OUTPUT.  A second
 # call in the same job reuses the binary: meson and ninja are then traps.
 # (apt-get is only called for missing packages; ci/test.sh installed them.)
+# Then the action's gate step with that binary, as a runner runs it: the
+# variables a GitHub runner sets, a workspace with the profiles, a FAIL: exit
+# 1, verdict=fail in its outputs, the ::error annotation, the step summary and
+# the JUnit report.
 #
 # Environment: SRCDIR.
 set -u
@@ -30,3 +34,28 @@ PATH=$work/traps:$PATH GITHUB_OUTPUT=$work/out2 bash "$SRCDIR/ci/action.sh" buil
 [ ! -e "$work/trapped" ] || { echo "not ok - built again: $(cat "$work/trapped")"; exit 1; }
 [ "$(sed -n 's/^bin=//p' "$work/out2")" = "$want" ] || { echo "not ok - second bin"; exit 1; }
 echo "ok - a second use in the job reuses it"
+
+# The gate step, end to end with the built binary and the runner's variables.
+ws=$work/workspace
+mkdir "$ws"
+cp "$SRCDIR/tests/golden/fixtures/kern2023_base.csv" "$SRCDIR/tests/golden/fixtures/kern2023_cur120plus1.csv" "$ws/"
+: >"$work/out3" && : >"$work/summary.md"
+(cd "$ws" && env -i PATH="$PATH" HOME="$work" CI=true GITHUB_ACTIONS=true \
+    GITHUB_ACTION_PATH="$SRCDIR" GITHUB_WORKSPACE="$ws" RUNNER_TEMP="$work/temp" \
+    RUNNER_OS=Linux RUNNER_ARCH=X64 GITHUB_EVENT_NAME=pull_request GITHUB_SHA=4f1c2a7e0b \
+    GITHUB_REF_NAME=7/merge GITHUB_HEAD_REF=feature GITHUB_REPOSITORY=o/r GITHUB_RUN_ID=42 \
+    GITHUB_SERVER_URL=https://github.com GITHUB_JOB=gate GITHUB_OUTPUT="$work/out3" \
+    GITHUB_STEP_SUMMARY="$work/summary.md" NSYS_GATE_BIN="$bin" \
+    INPUT_BASELINE=kern2023_base.csv INPUT_CURRENT=kern2023_cur120plus1.csv INPUT_EPOCHS=10 \
+    INPUT_THRESHOLD= INPUT_BASELINE_EPOCHS= INPUT_CURRENT_EPOCHS= INPUT_EPOCH_RANGE= \
+    INPUT_NAME= INPUT_JUNIT=nsys-gate.xml INPUT_JSON= INPUT_ARGS= \
+    bash --noprofile --norc -eo pipefail "$SRCDIR/ci/action.sh" gate >"$work/log3" 2>&1)
+rc=$?
+[ "$rc" = 1 ] || { echo "not ok - the gate step: exit $rc, expected 1:"; cat "$work/log3"; exit 1; }
+grep -qx 'verdict=fail' "$work/out3" || { echo "not ok - no verdict=fail in the outputs"; cat "$work/out3"; exit 1; }
+grep -q '^::error title=nsys-gate%3A gpu-time-per-epoch::FAIL: per-epoch regression' "$work/log3" ||
+    { echo "not ok - no ::error annotation:"; cat "$work/log3"; exit 1; }
+grep -q 'FAIL' "$work/summary.md" || { echo "not ok - the step summary says no FAIL"; exit 1; }
+grep -q 'actions/runs/42' "$ws/nsys-gate.xml" ||
+    { echo "not ok - no JUnit report naming the run in the workspace"; exit 1; }
+echo "ok - the gate step with the built binary and a runner's variables: FAIL, exit 1"

@@ -362,6 +362,32 @@ def test_examples():
     check(shown >= 1, "README: no manifest example")
 
 
+def test_junit_published():
+    """docs/github-actions.md shows how to publish the JUnit report: in a workflow,
+    a JUnit publisher step after the gate, on the gate's `junit` file, run
+    always (a FAIL too), with the checks: write permission it needs."""
+    text = open(os.path.join(SRCDIR, "docs", "github-actions.md"), encoding="utf-8").read()
+    shown = 0
+    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+        y = yaml.safe_load(block)
+        if not isinstance(y, dict) or "jobs" not in y:
+            continue
+        for job in y["jobs"].values():
+            steps = job.get("steps", [])
+            gate = [s for s in steps if re.fullmatch(r"[\w.-]+/nsys-gate@v\d+", str(s.get("uses", "")))]
+            pub = [s for s in steps if str(s.get("uses", "")).startswith("mikepenz/action-junit-report@")]
+            if not gate or not pub:
+                continue
+            shown += 1
+            check(pub[0]["with"].get("report_paths") == gate[0]["with"].get("junit"),
+                  "github-actions.md: the JUnit publisher reads another file than the gate writes")
+            check(pub[0].get("if") == "always()", "github-actions.md: the publisher must run always()")
+            check(steps.index(pub[0]) > steps.index(gate[0]), "github-actions.md: publisher before gate")
+            check((job.get("permissions") or y.get("permissions") or {}).get("checks") == "write",
+                  "github-actions.md: the publisher needs checks: write")
+    check(shown == 1, f"github-actions.md: {shown} workflows publish the JUnit report, expected 1")
+
+
 def walk_steps(y):
     if isinstance(y, dict):
         if "uses" in y:
@@ -374,4 +400,5 @@ def walk_steps(y):
 
 
 if __name__ == "__main__":
-    run_tests([test_action, test_action_batch_outputs, test_gitlab, test_workflow, test_examples])
+    run_tests([test_action, test_action_batch_outputs, test_gitlab, test_workflow, test_examples,
+               test_junit_published])

@@ -281,7 +281,7 @@ static void test_metrics(void **state)
         "# TYPE nsys_gate_pass gauge\n"
         "nsys_gate_pass{name=\"train: resnet,50%25\"} 0\n"
         "nsys_gate_pass{name=\"x%23y\\\"z\\\\w\\nq%25\"} 0\n"
-        "# HELP nsys_gate_ratio Current over baseline GPU time per epoch (medians).\n"
+        "# HELP nsys_gate_ratio Current over baseline GPU time per epoch (ratio of means).\n"
         "# TYPE nsys_gate_ratio gauge\n"
         "nsys_gate_ratio{name=\"train: resnet,50%25\"} 1.363636\n"
         "# HELP nsys_gate_baseline_epoch_gpu_time_seconds Baseline GPU time per epoch in seconds "

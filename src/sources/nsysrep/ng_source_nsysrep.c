@@ -75,7 +75,8 @@ static int find_nsys(const char *nsys, const char *input, struct ng_buf *found,
     }
     return ng_err_set(err,
                       "'%s' is an nsys report and reading it needs nsys, but '%s' is not on "
-                      "PATH; install Nsight Systems or set --nsys PATH / NSYS_GATE_NSYS",
+                      "PATH; install Nsight Systems, or set --nsys PATH / NSYS_GATE_NSYS (nsys-gate's "
+                      "ci/fetch-nsys.sh unpacks one without installing it and prints its path)",
                       input, nsys);
 }
 
