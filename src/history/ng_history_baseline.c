@@ -302,6 +302,8 @@ static void note_creep(struct ng_history_baseline *w, const struct ng_series_win
     w->crept_p = win->trend.p_value;
     w->crept_line = w->series_lines[win->trend_from];
     w->crept_commit = commit ? ng_xstrdup(commit) : NULL;
+    for (size_t i = win->from; i < win->to && i - win->from < NG_MAX_RUNS; i++)
+        w->creep_scale[i - win->from] = ng_series_creep_scale(win, i);
 }
 
 /* Which runs of the series are the baseline (history/ng_series.h), and
@@ -556,12 +558,15 @@ static void run_profile(struct ng_profile *p, const struct ng_history_baseline *
      * epochs in NVTX mode (they are its samples) */
     double e = o->nvtx ? (double)c->n_samples : (double)o->epochs;
     double per = c->epochs_counted > 0 ? c->epochs_counted : e;
+    /* a crept series' run taken back to the level it crept from (the
+     * decision's figures only: its rows show what crept) */
+    double scale = w->crept ? w->creep_scale[i] : 1;
     if (o->nvtx) {
         p->nvtx = 1;
         for (size_t k = 0; k < c->n_samples; k++)
-            ng_profile_add_epoch(p, "", 0, llround(c->samples[k] * 1e6), 0);
+            ng_profile_add_epoch(p, "", 0, llround(c->samples[k] * scale * 1e6), 0);
     } else {
-        p->measured_ns = llround(c->ms_per_epoch * 1e6 * e);
+        p->measured_ns = llround(c->ms_per_epoch * scale * 1e6 * e);
         p->measured = 1;
     }
     add_rows(p, r, e, per);

@@ -81,6 +81,7 @@ struct ng_history_baseline {
     double crept_ratio, crept_p;
     size_t crept_runs, crept_line;
     char *crept_commit;
+    double creep_scale[NG_MAX_RUNS];   /* each run of the window to the level it crept from */
     /* what was kept: the last `size` runs, a ring while reading, oldest
      * first once read */
     struct ng_verdict_doc *runs;

@@ -124,6 +124,8 @@ static size_t held_out(const unsigned char *failed, size_t from, size_t to, size
     return k < size && to - k > from ? k : 0;
 }
 
+static void hinge(const double *x, size_t n, struct ng_series_window *out);
+
 /* Theil-Sen and Mann-Kendall cost the square of the runs: a segment longer
  * than this is judged on its latest runs. */
 #define CREEP_RUNS_MAX 2000
@@ -151,7 +153,51 @@ void ng_series_window(const struct ng_series_change *c, size_t n_c, const double
         out->crept = 1;
         out->from = first;
         out->to = first + size;
+        hinge(x + first, out->segment_to - first, out);
     }
+}
+
+/* The least-squares fit of level + rise x max(0, t - bend) to x[0..n), the
+ * bend where the sum of squares is least (the first of equals): where a
+ * creep began, whether after steady runs or with the first. */
+static void hinge(const double *x, size_t n, struct ng_series_window *out)
+{
+    double best = INFINITY, mean_x = 0;
+    for (size_t t = 0; t < n; t++)
+        mean_x += x[t] / (double)n;
+    out->level = mean_x;
+    out->rise = 0;
+    out->bend = 0;
+    for (size_t bend = 0; bend + 2 < n; bend++) {
+        double mean_h = 0, shh = 0, shx = 0, sse = 0;
+        for (size_t t = bend + 1; t < n; t++)
+            mean_h += (double)(t - bend) / (double)n;
+        for (size_t t = 0; t < n; t++) {
+            double h = t > bend ? (double)(t - bend) - mean_h : -mean_h;
+            shh += h * h;
+            shx += h * (x[t] - mean_x);
+        }
+        double rise = shh > 0 ? shx / shh : 0, level = mean_x - rise * mean_h;
+        for (size_t t = 0; t < n; t++) {
+            double e = x[t] - level - rise * (t > bend ? (double)(t - bend) : 0);
+            sse += e * e;
+        }
+        if (sse < best) {
+            best = sse;
+            out->level = level;
+            out->rise = rise;
+            out->bend = bend;
+        }
+    }
+}
+
+double ng_series_creep_scale(const struct ng_series_window *w, size_t run)
+{
+    if (!w->crept || run < w->trend_from)
+        return 1;
+    size_t t = run - w->trend_from;
+    double at = w->level + w->rise * (t > w->bend ? (double)(t - w->bend) : 0);
+    return w->level > 0 && at > 0 && w->rise > 0 ? w->level / at : 1;
 }
 
 double ng_series_crept_ratio(const struct ng_series_window *w)

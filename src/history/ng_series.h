@@ -86,7 +86,7 @@ size_t ng_series_baseline(const struct ng_series_change *c, size_t n_c, size_t n
  *   latest runs would follow until no night looks wrong.  Then its first
  *   `size` runs, the level it crept from (of its latest 2,000 runs: the
  *   trend costs their square). */
-#define NG_SERIES_CREEP_P 0.001
+#define NG_SERIES_CREEP_P 0.01
 struct ng_series_window {
     size_t from, to;              /* the runs taken: [from, to) */
     size_t held_out;              /* failing runs held out at the segment's end */
@@ -95,6 +95,11 @@ struct ng_series_window {
     size_t segment_from, segment_to;   /* the segment (its held-out runs included) */
     size_t trend_from;            /* the first run the trend was taken from */
     struct ng_trend trend;        /* of the segment's runs from trend_from */
+    /* crept: the least-squares hinge through the segment's runs from
+     * trend_from, level + rise x max(0, t - bend) at run trend_from + t
+     * (flat until the creep began, then a line) */
+    double level, rise;
+    size_t bend;
 };
 void ng_series_window(const struct ng_series_change *c, size_t n_c, const double *x,
                       const unsigned char *failed, size_t n, size_t size,
@@ -103,5 +108,12 @@ void ng_series_window(const struct ng_series_change *c, size_t n_c, const double
 /* What a crept segment rose by, from its trend line: the line at its last
  * run over the line at its first (Theil-Sen). */
 double ng_series_crept_ratio(const struct ng_series_window *w);
+
+/* What run `run` of the series (in the window) is multiplied by to stand
+ * for the level the series crept from: the hinge's level over its value
+ * at that run (1 before the creep began, and when the window did not
+ * creep).  A creep that began with the segment lifts its first runs too:
+ * taken back to where they started, they are the anchor. */
+double ng_series_creep_scale(const struct ng_series_window *w, size_t run);
 
 #endif

@@ -305,6 +305,21 @@ def warmup(x):
     return found
 
 
+def hinge(x):
+    """The least-squares level + rise x max(0, t - bend) through x (the
+    first bend of the least sum of squares), with numpy's lstsq."""
+    import numpy
+    best = None
+    t = numpy.arange(len(x), dtype=float)
+    for bend in range(len(x) - 2):
+        a = numpy.column_stack([numpy.ones(len(x)), numpy.maximum(0.0, t - bend)])
+        coef, *_ = numpy.linalg.lstsq(a, numpy.array(x, dtype=float), rcond=None)
+        sse = float(numpy.sum((a @ coef - x) ** 2))
+        if best is None or sse < best[0] - 1e-12 * max(1.0, best[0]):
+            best = (sse, float(coef[0]), float(coef[1]), bend)
+    return best[1], best[2], best[3]
+
+
 def trend(x):
     """Mann-Kendall's S and one-sided p (ties and continuity corrected),
     Theil-Sen's slope (scipy) and the line's level at the first run."""
@@ -649,6 +664,17 @@ def creeping(tmp):
     first = v["baseline_history"]["first"]
     check(first is not None and first["line"] == 1 and v["baseline_history"]["runs"] == 10,
           "the baseline is the segment's first ten runs", str(v["baseline_history"])[:300])
+    # each of them taken back to the level the series crept from: the hinge
+    # through the segment, level / its value at the run (the figures as the
+    # history lines keep them)
+    with open(h) as f:
+        kept = [json.loads(line)["current_ms_per_epoch"] for line in f][:seg]
+    level, rise, bend = hinge(kept)
+    scaled = [x * level / (level + rise * max(0, i - bend)) for i, x in enumerate(kept[:10])]
+    want = math.fsum(scaled) / 10
+    check(near(v["decision"]["baseline_ms_per_epoch"], want, 1e-6),
+          "the baseline's figure %.6f: the first ten runs at the level they crept from (the "
+          "hinge bends at run %d)" % (want, bend), str(v["decision"])[:200])
     check(v["verdict"] == "fail" and "crept: +" in out,
           "the crept night FAILs and the warning says it crept",
           "%s exit %d: %s" % (v["verdict"], rc, out[:400]))

@@ -349,8 +349,9 @@ static enum outcome decide_night(struct night *nt, size_t t, double threshold)
     ng_series_window(c, n_c, ms, failed, t, WINDOW, &win);
     free(c);
     for (size_t i = win.from; i < win.to; i++) {
+        double scale = ng_series_creep_scale(&win, i);
         for (size_t e = 0; e < nt[i].n; e++)
-            base[nb++] = nt[i].epochs[e];
+            base[nb++] = nt[i].epochs[e] * scale;
         runs[i - win.from] = nt[i].n;
     }
     struct ng_means_side b = { base, nb, runs, win.to - win.from };

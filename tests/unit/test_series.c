@@ -3,6 +3,7 @@
  * acknowledgements in force and expired, and an ambiguous commit prefix.
  * The segments are checked on changes written here by hand, so the rule
  * is tested apart from the detector; ng_series_judge on a plain step. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,6 +148,42 @@ static void test_ambiguous_prefix(void **state)
     assert_non_null(strstr(err.msg, "names more than one commit"));
 }
 
+/* A series steady for 10 runs (+-0.3) then +1 a run for 15: it crept
+ * (Mann-Kendall p 5.15e-10, Theil-Sen slope 0.763 and level 95.265 at the
+ * first run, as the stats suite's reference computes them), so the window
+ * is the first 10 runs; the hinge bends at run 9 (level 100, rise 1: numpy's
+ * lstsq), so those runs keep their level, and a run after the bend is taken
+ * back to it.  Without the creep the window is the latest runs. */
+static void test_window_crept(void **state)
+{
+    double x[25];
+    unsigned char failed[25] = { 0 };
+    struct ng_series_window w;
+    (void)state;
+    for (size_t i = 0; i < 25; i++)
+        x[i] = i < 10 ? 100 + (i % 2 ? 0.3 : -0.3) : 100 + (double)(i - 9);
+    ng_series_window(NULL, 0, x, failed, 25, 10, &w);
+    assert_true(w.crept);
+    assert_int_equal(w.from, 0);
+    assert_int_equal(w.to, 10);
+    assert_true(fabs(w.trend.p_value - 5.150066817682112e-10) < 1e-15);
+    assert_true(fabs(w.trend.slope - 0.7630555555555556) < 1e-12);
+    assert_true(fabs(w.trend.intercept - 95.265) < 1e-9);
+    assert_int_equal(w.bend, 9);
+    assert_true(fabs(w.level - 100) < 1e-9 && fabs(w.rise - 1) < 1e-9);
+    assert_true(ng_series_creep_scale(&w, 3) == 1);
+    assert_true(fabs(ng_series_creep_scale(&w, 20) - 100.0 / 111.0) < 1e-12);
+    assert_true(fabs(ng_series_crept_ratio(&w) - (95.265 + 0.7630555555555556 * 24) / 95.265) <
+                1e-12);
+    for (size_t i = 0; i < 25; i++)   /* steady: the latest 10, nothing scaled */
+        x[i] = 100 + (i % 3 == 0 ? 0.5 : i % 3 == 1 ? -0.5 : 0);
+    ng_series_window(NULL, 0, x, failed, 25, 10, &w);
+    assert_false(w.crept);
+    assert_int_equal(w.from, 15);
+    assert_int_equal(w.to, 25);
+    assert_true(ng_series_creep_scale(&w, 20) == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_the_fix_ends_a_regression),
         cmocka_unit_test(test_judge_a_step),
         cmocka_unit_test(test_ambiguous_prefix),
+        cmocka_unit_test(test_window_crept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
