@@ -34,7 +34,13 @@ rc=$?
 check "total mode: read (exit $rc)" test "$rc" = 0
 rss_kb=$(tail -n 1 rss)
 echo "total mode peak RSS: $rss_kb KiB"
-check "total mode: peak RSS under 24 MiB ($rss_kb KiB)" test "$rss_kb" -lt $((24 * 1024))
+# a sanitized gate's shadow memory and quarantine dwarf the bound (140 MiB here): the
+# bound is the plain build's to keep, the figures are checked in both
+if ldd "$GATE" 2>/dev/null | grep -qE 'lib(asan|tsan|ubsan)'; then
+    echo "# a sanitizer build: the 24 MiB bound is not checked"
+else
+    check "total mode: peak RSS under 24 MiB ($rss_kb KiB)" test "$rss_kb" -lt $((24 * 1024))
+fi
 check "total mode: 999,936 launches" grep -q ' in 999936 launches, 8 rows' total.txt
 "$GATE" --json v.json --metric gpu-busy t.json.gz t.json.gz >/dev/null 2>&1
 check "gpu-busy and the breakdown: read" valid_json v.json
