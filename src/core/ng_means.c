@@ -559,22 +559,27 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
 /* ---- runs as the unit ---- */
 
 /* Each run's mean and the variance of that mean within the run (the
- * dependence between its epochs allowed for; 0 for a run of one). */
-static void run_figures(const struct ng_means_side *s, double rho, double *mean, double *within)
+ * dependence between its epochs allowed for; 0 for a run of one), runs
+ * without epochs left out; returns how many. */
+static size_t run_figures(const struct ng_means_side *s, double rho, double *mean,
+                          double *within)
 {
-    size_t at = 0, runs = s->runs ? s->n_runs : 1;
+    size_t at = 0, runs = s->runs ? s->n_runs : 1, k = 0;
     for (size_t r = 0; r < runs; r++) {
         size_t len = s->runs ? s->runs[r] : s->n;
         double sum = 0, dev = 0;
+        if (len == 0)
+            continue;   /* a run without epochs is no unit */
         for (size_t i = at; i < at + len; i++)
             sum += s->x[i];
-        mean[r] = sum / (double)len;
+        mean[k] = sum / (double)len;
         for (size_t i = at; i < at + len; i++)
-            dev += (s->x[i] - mean[r]) * (s->x[i] - mean[r]);
-        within[r] = len > 1 ? dev / (double)(len - 1) / (double)len *
-                              ar_inflation(rho, (double)len) : 0;
+            dev += (s->x[i] - mean[k]) * (s->x[i] - mean[k]);
+        within[k++] = len > 1 ? dev / (double)(len - 1) / (double)len *
+                                ar_inflation(rho, (double)len) : 0;
         at += len;
     }
+    return k;
 }
 
 /* Residuals from each run's own mean, for the autocorrelation. */
@@ -601,8 +606,8 @@ void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_
 
     begin(out, b, cur);
     out->basis = NG_MEANS_RUNS;
-    out->runs = k;
-    if (k == 0 || cur->n == 0)
+    out->runs = 0;
+    if (k == 0 || b->n == 0 || cur->n == 0)
         return;
     double *rb = run_residuals(b), *rc = run_residuals(cur);
     size_t *ab = ng_xcalloc(b->n + 1, sizeof *ab), *ac = ng_xcalloc(cur->n + 1, sizeof *ac);
@@ -613,7 +618,7 @@ void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_
     free(ac);
     double *mean = ng_xmalloc(k * sizeof *mean), *within = ng_xmalloc(k * sizeof *within);
     double cur_mean, cur_within;
-    run_figures(b, out->rho, mean, within);
+    out->runs = k = run_figures(b, out->rho, mean, within);
     struct ng_means_side one = { cur->x, cur->n, NULL, 0 };
     run_figures(&one, out->rho, &cur_mean, &cur_within);
     double rbar = 0, wbar = 0, s2 = 0;

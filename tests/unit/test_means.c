@@ -181,6 +181,28 @@ static void test_mix(void **state)
     assert_int_equal(ng_means_call(&m, 1.2, 0), NG_MEANS_WITHIN);   /* tests off */
 }
 
+/* Runs as the unit: the mean of the past runs' means, a run without
+ * epochs no unit; fewer than 3 runs: an interval, no test. */
+static void test_runs(void **state)
+{
+    double x[] = { 10, 10.2, 9.8, 11, 11.2, 12, 12.4 }, y[] = { 14, 14.2, 13.8 };
+    size_t runs[] = { 3, 0, 2, 2 };
+    struct ng_means_side b = { x, 7, runs, 4 }, c = { y, 3, NULL, 0 };
+    struct ng_means m;
+    (void)state;
+    ng_means_compare_runs(&b, &c, 1.2, 0.05, &m);
+    assert_int_equal(m.basis, NG_MEANS_RUNS);
+    assert_int_equal(m.runs, 3);
+    near(m.figure[0], (10.0 + 11.1 + 12.2) / 3, 1e-12);
+    near(m.figure[1], 14.0, 1e-12);
+    assert_true(m.has_p && m.has_test);
+    size_t two[] = { 3, 4 };
+    struct ng_means_side b2 = { x, 7, two, 2 };
+    ng_means_compare_runs(&b2, &c, 1.2, 0.05, &m);
+    assert_false(m.has_p);
+    assert_int_equal(ng_means_call(&m, 1.2, 0.05), NG_MEANS_FEW_RUNS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_trend),
         cmocka_unit_test(test_warmup),
         cmocka_unit_test(test_mix),
+        cmocka_unit_test(test_runs),
         cmocka_unit_test(test_holm),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_epochs_needed),
