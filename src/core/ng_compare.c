@@ -12,9 +12,6 @@
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
-/* The variance inflation past which the details say the epochs are
- * correlated enough to matter. */
-#define NG_INFLATION_WARN 1.5
 
 static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, size_t n)
 {
@@ -1068,7 +1065,7 @@ static void warn_decision(struct ng_verdict *v, const struct ng_compare_opts *o)
         return;   /* the tests are off: the ratio alone decides */
     if (m->basis == NG_MEANS_MIX && m->mix_p <= o->alpha)
         warn_mix(v, m);
-    if (m->inflation >= NG_INFLATION_WARN)
+    if (m->inflation >= NG_MEANS_INFLATION_SHOWN)
         ng_verdict_warn(v, "neighbouring epochs move together (lag-1 autocorrelation %.2f): the "
                         "variance of each mean is taken %.1fx larger than for independent "
                         "epochs", m->rho, m->inflation);

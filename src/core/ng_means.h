@@ -60,6 +60,10 @@ struct ng_means_side {
  * autocorrelation above independence) before the variances allow for it. */
 #define NG_MEANS_AR_Z 1.0
 
+/* The variance inflation past which the epochs are correlated enough to
+ * matter: the verdict's warning and details say so. */
+#define NG_MEANS_INFLATION_SHOWN 1.5
+
 /* Fewer epochs of a kind in a run than this tell nothing of dependence:
  * the correction for a short series' bias would only amplify noise. */
 #define NG_MEANS_AR_EPOCHS 8

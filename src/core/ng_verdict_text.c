@@ -266,6 +266,11 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
         ng_buf_addf(out, "  at the baseline's mix of epoch kinds: current %.3f ms/epoch (its own "
                          "mean %.3f), ratio %.3fx (raw %.3fx)\n", v->decision.figure[1],
                     v->current.ms_per_epoch, v->ratio, v->decision.raw_ratio);
+    /* epochs correlated enough to matter (the warning's threshold) */
+    if (v->has_p && v->decision.inflation >= NG_MEANS_INFLATION_SHOWN)
+        ng_buf_addf(out, "  epochs correlated: lag-1 autocorrelation %.2f, each mean's variance "
+                         "taken %.1fx larger than for independent epochs\n", v->decision.rho,
+                    v->decision.inflation);
     if (v->has_ci)
         ng_buf_addf(out, "  ratio %.3fx, 95%% interval %.3fx .. %.3fx\n", v->ratio,
                     v->ratio_ci[0], v->ratio_ci[1]);

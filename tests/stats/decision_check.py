@@ -548,14 +548,16 @@ def dependent(tmp):
     rng = random.Random(3)
     fb, fc = ar1(rng, 24, 0.8, 0.05), ar1(rng, 24, 0.8, 0.05)
     b, x, c, y = pair(tmp, "ar", fb, fc, ["--jitter", "0.002"])
-    rc, v, out = gate(tmp, "--epoch-range", "^epoch", "--threshold", "1.05", b, c)
+    rc, v, out = gate(tmp, "--epoch-range", "^epoch", "--threshold", "1.05", "--verbose", b, c)
     d = decide(x, y)
     dec = v["decision"]
     check(d["rho"] > 0 and near(dec["autocorrelation"], d["rho"], 1e-9) and
           near(dec["variance_inflation"], d["inflation"], 1e-9),
           "AR(1) epochs: autocorrelation %.3f, variance %.2fx" % (d["rho"], d["inflation"]),
           str(dec)[:300])
-    check("neighbouring epochs move together" in out, "the warning says so", out[:600])
+    check("neighbouring epochs move together" in out and
+          "  epochs correlated: lag-1 autocorrelation %.2f" % d["rho"] in out,
+          "the warning and the details say so", out[:800])
     agrees_all("AR(1) epochs", v, d)
 
 
