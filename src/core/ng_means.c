@@ -368,6 +368,31 @@ static double cell_var(double dev, double n, double mean, struct pooled p, doubl
     return p.rv * mean * mean * f;
 }
 
+/* Each side's variance of its weighted figure, the sum over the kinds of
+ * w^2 x the cell's variance of its mean (cell_var(), the spread pooled
+ * over the cells for a cell of one), and its Welch-Satterthwaite degrees
+ * of freedom; f: each side's inflation for dependence.  One mechanism for
+ * the means and their logs (mean 1: a log's spread is absolute). */
+static void kinds_variance(double (*dev)[2], double (*mean)[2], const struct stratum *st,
+                           size_t k, const double *w, const double f[2], double var[2],
+                           double df[2])
+{
+    struct pooled pool = pooled_of(dev, mean, st, k);
+    for (int side = 0; side < 2; side++) {
+        double v = 0, den = 0;
+        for (size_t i = 0; i < k; i++) {
+            if (w[i] == 0)
+                continue;   /* a kind the current lacks */
+            double dfi, part = w[i] * w[i] * cell_var(dev[i][side], (double)st[i].n[side],
+                                                      mean[i][side], pool, f[side], &dfi);
+            v += part;
+            den += part * part / dfi;
+        }
+        var[side] = v;
+        df[side] = den > 0 ? v * v / den : INFINITY;
+    }
+}
+
 /* The strata the test takes: every kind of the baseline (its epochs split
  * at each gap past 2x, a lone epoch too: with few epochs a kind the
  * baseline has once must not be mixed into its neighbour, where the mix
@@ -423,7 +448,7 @@ static double skewness(const struct ng_means_side *const sides[2])
  * comparison): the one-sided p that the current's weighted mean log is
  * larger; 0 (no say) when an epoch is not positive. */
 static double log_test(const struct ng_means_side *const sides[2], size_t *const at[2],
-                       const struct stratum *st, size_t k, const double *w, double rho)
+                       const struct stratum *st, size_t k, const double *w, const double f[2])
 {
     double var[2], df[2], level[2] = { 0, 0 };
     double sum[NG_CLUSTERS_MAX][2] = { { 0 } }, dev[NG_CLUSTERS_MAX][2] = { { 0 } };
@@ -441,23 +466,13 @@ static double log_test(const struct ng_means_side *const sides[2], size_t *const
             dev[c][side] += d * d;
         }
     }
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < k; i++) {
         one[i][0] = one[i][1] = 1;   /* logs: the spread is absolute */
-    struct pooled pool = pooled_of(dev, one, st, k);
-    for (int side = 0; side < 2; side++) {
-        double f = ar_inflation(rho, run_length(sides[side])), v = 0, den = 0;
-        for (size_t i = 0; i < k; i++) {
-            if (w[i] == 0)
-                continue;
-            double n = (double)st[i].n[side], dfi;
-            double part = w[i] * w[i] * cell_var(dev[i][side], n, 1, pool, f, &dfi);
-            level[side] += w[i] * sum[i][side] / n;
-            v += part;
-            den += part * part / dfi;
-        }
-        var[side] = v;
-        df[side] = den > 0 ? v * v / den : INFINITY;
+        for (int side = 0; side < 2; side++)
+            if (w[i] > 0)
+                level[side] += w[i] * sum[i][side] / (double)st[i].n[side];
     }
+    kinds_variance(dev, one, st, k, w, f, var, df);
     struct ng_means q;
     memset(&q, 0, sizeof q);
     q.ratio = exp(level[1] - level[0]);
@@ -517,28 +532,17 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
             dev[i][side] = st[i].dev[side];
             mean[i][side] = st[i].n[side] ? st[i].sum[side] / (double)st[i].n[side] : 0;
         }
-    struct pooled pool = pooled_of(dev, mean, st, k);
+    double f[2] = { ar_inflation(out->rho, run_length(b)),
+                    ar_inflation(out->rho, run_length(cur)) };
+    kinds_variance(dev, mean, st, k, w, f, var, df);
     for (int side = 0; side < 2; side++) {
-        double f = ar_inflation(out->rho, run_length(sides[side])), v = 0, den = 0;
-        for (size_t i = 0; i < k; i++) {
-            if (w[i] == 0)
-                continue;
-            double dfi;
-            double part = w[i] * w[i] * cell_var(dev[i][side], (double)st[i].n[side],
-                                                 mean[i][side], pool, f, &dfi);
-            v += part;
-            den += part * part / dfi;
-        }
-        double m2 = out->figure[side] * out->figure[side];
-        var[side] = v / m2;
-        df[side] = den > 0 ? v * v / den : INFINITY;
+        var[side] /= out->figure[side] * out->figure[side];
         cv2 += (double)sides[side]->n * var[side];
-        if (side == 0)
-            out->inflation = f;
     }
+    out->inflation = f[0];
     t_test(out, var, df);
     if (skewness(sides) > NG_MEANS_SKEW) {
-        double p = log_test(sides, at, st, k, w, out->rho);
+        double p = log_test(sides, at, st, k, w, f);
         out->log_test = 1;
         if (p > out->p_value)
             out->p_value = p;
