@@ -1008,7 +1008,7 @@ static void decide_figures(struct ng_verdict *v, const struct ng_compare_opts *o
     struct ng_means_side cs = { c->samples, c->n_samples, c->run_samples, c->n_runs };
 
     if (runs_are_units(b)) {
-        ng_means_compare_runs(&bs, &cs, o->threshold, o->alpha, m);
+        ng_means_compare_runs(&bs, &cs, m);
     } else {
         ng_means_compare_in(&bs, &cs, o->threshold, o->alpha, m);
         /* the means as the sides' summaries added them up (in sorted

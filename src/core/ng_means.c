@@ -604,7 +604,7 @@ static double *run_residuals(const struct ng_means_side *s)
 }
 
 void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_side *cur,
-                           double threshold, double alpha, struct ng_means *out)
+                           struct ng_means *out)
 {
     size_t k = b->runs ? b->n_runs : 1;
 
@@ -649,8 +649,6 @@ void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_
     double df[2] = { (double)(k - 1), cur->n > 1 ? (double)(cur->n - 1) : 1 };
     t_test(out, var, df);
     out->has_p = k >= NG_MEANS_MIN_TEST;
-    (void)threshold;
-    (void)alpha;
 }
 
 /* ---- the call ---- */

@@ -138,7 +138,7 @@ void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_si
  * between runs estimated from them, the current run's own spread within
  * added. */
 void ng_means_compare_runs(const struct ng_means_side *b, const struct ng_means_side *c,
-                           double threshold, double alpha, struct ng_means *out);
+                           struct ng_means *out);
 
 /* What the figures say of the threshold. */
 enum ng_means_call {

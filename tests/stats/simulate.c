@@ -357,7 +357,7 @@ static enum outcome decide_night(struct night *nt, size_t t, double threshold)
     struct ng_means_side b = { base, nb, runs, win.to - win.from };
     struct ng_means_side cur = { nt[t].epochs, nt[t].n, NULL, 0 };
     struct ng_means m;
-    ng_means_compare_runs(&b, &cur, threshold, ALPHA, &m);
+    ng_means_compare_runs(&b, &cur, &m);
     return outcome_of(&m, threshold);
 }
 

@@ -190,7 +190,7 @@ static void test_runs(void **state)
     struct ng_means_side b = { x, 7, runs, 4 }, c = { y, 3, NULL, 0 };
     struct ng_means m;
     (void)state;
-    ng_means_compare_runs(&b, &c, 1.2, 0.05, &m);
+    ng_means_compare_runs(&b, &c, &m);
     assert_int_equal(m.basis, NG_MEANS_RUNS);
     assert_int_equal(m.runs, 3);
     near(m.figure[0], (10.0 + 11.1 + 12.2) / 3, 1e-12);
@@ -198,7 +198,7 @@ static void test_runs(void **state)
     assert_true(m.has_p && m.has_test);
     size_t two[] = { 3, 4 };
     struct ng_means_side b2 = { x, 7, two, 2 };
-    ng_means_compare_runs(&b2, &c, 1.2, 0.05, &m);
+    ng_means_compare_runs(&b2, &c, &m);
     assert_false(m.has_p);
     assert_int_equal(ng_means_call(&m, 1.2, 0.05), NG_MEANS_FEW_RUNS);
 }
