@@ -302,8 +302,6 @@ static void note_creep(struct ng_history_baseline *w, const struct ng_series_win
     w->crept_p = win->trend.p_value;
     w->crept_line = w->series_lines[win->trend_from];
     w->crept_commit = commit ? ng_xstrdup(commit) : NULL;
-    for (size_t i = win->from; i < win->to && i - win->from < NG_MAX_RUNS; i++)
-        w->creep_scale[i - win->from] = ng_series_creep_scale(win, i);
 }
 
 /* Which runs of the series are the baseline (history/ng_series.h), and
@@ -326,6 +324,7 @@ static int choose(struct ng_history_baseline *w, struct ng_err *err)
     if (ret == 0) {
         struct ng_series_window win;
         ng_series_window(c, n_c, w->ms, w->failed, w->n_series, w->size, &win);
+        w->window = win;
         size_t j = win.ends;
         if (j < n_c)
             note_change(&w->before_change, w, &c[j]);
@@ -560,7 +559,7 @@ static void run_profile(struct ng_profile *p, const struct ng_history_baseline *
     double per = c->epochs_counted > 0 ? c->epochs_counted : e;
     /* a crept series' run taken back to the level it crept from (the
      * decision's figures only: its rows show what crept) */
-    double scale = w->crept ? w->creep_scale[i] : 1;
+    double scale = ng_series_creep_scale(&w->window, w->from + i);
     if (o->nvtx) {
         p->nvtx = 1;
         for (size_t k = 0; k < c->n_samples; k++)

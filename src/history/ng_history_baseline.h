@@ -47,6 +47,7 @@
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
 #include "core/ng_profile.h"
+#include "history/ng_series.h"
 #include "history/ng_verdict_read.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
@@ -81,7 +82,7 @@ struct ng_history_baseline {
     double crept_ratio, crept_p;
     size_t crept_runs, crept_line;
     char *crept_commit;
-    double creep_scale[NG_MAX_RUNS];   /* each run of the window to the level it crept from */
+    struct ng_series_window window;   /* the runs taken and why (ng_series_creep_scale()) */
     /* what was kept: the last `size` runs, a ring while reading, oldest
      * first once read */
     struct ng_verdict_doc *runs;
