@@ -14,7 +14,7 @@
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
 
-/* Callers' options (ng_source.h): a backend includes both headers. */
+/* The options a kind is loaded with (ng_source_opts.h). */
 struct ng_source_opts;
 
 struct ng_source_kind {

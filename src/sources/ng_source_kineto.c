@@ -35,9 +35,9 @@
 
 #include "core/ng_nvtx.h"
 #include "core/ng_range_groups.h"
-#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "sources/ng_source_names.h"
+#include "sources/ng_source_opts.h"
 #include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "sources/ng_source_names.h"
+#include "sources/ng_source_opts.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 

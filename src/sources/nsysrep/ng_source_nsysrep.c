@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/ng_source_opts.h"
 #include "sources/nsysrep/ng_cache.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"

@@ -32,8 +32,8 @@
 #include <sqlite3.h>
 
 #include "core/ng_nvtx.h"
-#include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
+#include "sources/ng_source_opts.h"
 #include "sources/sqlite/ng_btree.h"
 #include "util/ng_file.h"
 #include "util/ng_util.h"
