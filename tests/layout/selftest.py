@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""includes.py on small trees made here, so that the layout
+"""includes.py and house.py on small trees made here, so that the layout
 suite can fail: a tree that keeps the rules passes, and each way of
 breaking them (an include up between roles or inside a folder's order, a
 peer's include, a call up that no include shows, a module no line lists,
 a line naming no module, a circle, a README without a direction line) is
-caught by its message.
+caught by its message.  house.py counts the broken tree's circle and
+arrows up.
 
 Usage: selftest.py [CC...]   (the C compiler's command, for the objects
 the call check reads; default cc)"""
@@ -147,6 +148,17 @@ def main():
             if stray:
                 failures.append(f"{what}: messages beyond the expected ones: {stray}")
             print(f"caught: {what}")
+        # house.py: the tree with the call up has one circle (ng_x, ng_y)
+        # and one arrow up in lib/; the tree that keeps the rules none
+        for change, want in [({}, "0 circles, 0 arrows up"), (CASES[3][1], "1 circles, 1 arrows up")]:
+            root = os.path.join(tmp, "house-" + want[0])
+            src, out = os.path.join(root, "src"), os.path.join(root, "obj")
+            os.makedirs(out)
+            make(src, {**GOOD, **change})
+            r = run("house.py", src, library(src, out))
+            if r.returncode != 0 or f"overall: 2 rooms, 3 floors, {want}" not in r.stdout:
+                failures.append(f"house.py: expected '{want}':\n{r.stdout}{r.stderr}")
+        print("house.py counts circles and arrows up")
     finally:
         shutil.rmtree(tmp)
     for f in failures:
