@@ -306,6 +306,53 @@ int ng_options_parse(const struct ng_options *t, void *target, int argc, char **
 
 /* ---- --help ---- */
 
+/* One option: "  LEFT" in a field of HELP_LEFT columns (a longer LEFT
+ * gets a line of its own), then the help and " [ENV]" wrapped at word
+ * boundaries so no line passes HELP_WIDTH columns.  Every command's help
+ * comes through here, so they line up alike. */
+#define HELP_LEFT 26
+#define HELP_WIDTH 100
+
+/* Writes words from *text until the next would pass `room` columns; moves
+ * *text past them and the spaces after.  A word longer than the room is
+ * written whole (no line is broken inside a word). */
+static void help_words(FILE *out, const char **text, size_t room)
+{
+    const char *p = *text;
+    size_t used = 0;
+
+    while (*p) {
+        size_t w = strcspn(p, " ");
+        if (used && used + 1 + w > room)
+            break;
+        fprintf(out, "%s%.*s", used ? " " : "", (int)w, p);
+        used += (used ? 1 : 0) + w;
+        p += w;
+        p += strspn(p, " ");
+    }
+    *text = p;
+}
+
+static void help_line(FILE *out, const char *left, const char *help, const char *env)
+{
+    char text[1024];   /* a help text is a line or two; a longer one is cut */
+    size_t room = HELP_WIDTH - HELP_LEFT;
+
+    snprintf(text, sizeof text, "%s%s%s%s", help, env ? " [" : "", env ? env : "",
+             env ? "]" : "");
+    if (strlen(left) + 4 > HELP_LEFT)   /* two spaces at least before the help */
+        fprintf(out, "  %s\n%*s", left, HELP_LEFT, "");
+    else
+        fprintf(out, "  %-*s", HELP_LEFT - 2, left);
+    const char *p = text;
+    help_words(out, &p, room);
+    while (*p) {
+        fprintf(out, "\n%*s", HELP_LEFT, "");
+        help_words(out, &p, room);
+    }
+    fputc('\n', out);
+}
+
 static void help_row(FILE *out, const struct ng_options *t, const struct ng_option *o)
 {
     char left[64];
@@ -316,7 +363,7 @@ static void help_row(FILE *out, const struct ng_options *t, const struct ng_opti
                  meta);
     else
         snprintf(left, sizeof left, "--%s%s%s", o->flag, *meta ? " " : "", meta);
-    ng_help_option(out, left, o->help, o->env);
+    help_line(out, left, o->help, o->env);
 }
 
 void ng_options_help(FILE *out, const struct ng_options *t)

@@ -118,9 +118,9 @@ int ng_options_parse(const struct ng_options *t, void *target, int argc, char **
 const struct ng_option *ng_options_find(const struct ng_options *t, const char *flag);
 
 /* The option lines of --help: "  -o, --output DIR  the help [ENV]", under
- * "\nheading:\n" lines when the table has headings.  A line of HELP_WIDTH
- * columns at most: the help is wrapped at word boundaries, and a long
- * left part gets a line of its own. */
+ * "\nheading:\n" lines when the table has headings.  The help starts at
+ * column 27 and is wrapped at word boundaries so no line passes 100
+ * columns; a long left part gets a line of its own. */
 void ng_options_help(FILE *out, const struct ng_options *t);
 
 /* ---- value parsers every command may use; each sets the member at
