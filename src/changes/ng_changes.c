@@ -75,12 +75,8 @@ static int set_accept(void *target, struct ng_option_value *v)
 {
     struct ng_changes_opts *o = target;
 
-    if (!*v->text)
-        return v->problem = "is empty", -1;
-    if (o->n_accept == NG_CHANGES_MAX_FILES)
-        return v->problem = "is one file too many (at most 256)", -1;
-    o->accept[o->n_accept++] = v->text;
-    return 0;
+    return ng_options_push(v, o->accept, &o->n_accept, NG_CHANGES_MAX_FILES,
+                           "is one file too many (at most 256)");
 }
 
 static int set_match(void *target, struct ng_option_value *v)
@@ -89,10 +85,8 @@ static int set_match(void *target, struct ng_option_value *v)
 
     if (!strchr(v->text, '=') || v->text[0] == '=')
         return v->problem = "is not KEY=VALUE", -1;
-    if (o->n_match == NG_CHANGES_MAX_MATCH)
-        return v->problem = "is one pair too many (at most 32)", -1;
-    o->match[o->n_match++] = v->text;
-    return 0;
+    return ng_options_push(v, o->match, &o->n_match, NG_CHANGES_MAX_MATCH,
+                           "is one pair too many (at most 32)");
 }
 
 static int take_history(void *ctx, const char *arg, struct ng_err *err)
@@ -134,8 +128,7 @@ static const struct ng_option rows[] = {
     { .flag = "history-match", .env = "NSYS_GATE_HISTORY_MATCH", .takes = NG_OPTION_COMMAS,
       .parse = set_match, .meta = "KEY=VALUE",
       .help = "only runs with this context (repeatable, the variable comma-separated)" },
-    { .flag = "help", .short_flag = 'h', .takes = NG_OPTION_BARE, .parse = ng_options_bool,
-      .field = C(show_help), .help = "this text" },
+    NG_OPTIONS_HELP(struct ng_changes_opts, show_help),
 };
 
 static const struct ng_options table = {
@@ -143,6 +136,9 @@ static const struct ng_options table = {
     .n = sizeof rows / sizeof rows[0],
     .command = "changes",
     .prefix = "changes: ",
+    .usage = "[OPTIONS] HISTORY.jsonl...",
+    .about = "Finds the change points of every gate's history; exits 1 when a gate's latest\n"
+             "runs follow a regression nobody acknowledged.",
     .operand = take_history,
     .keep = keep,
 };
@@ -154,10 +150,6 @@ const struct ng_options *ng_changes_options(void)
 
 void ng_changes_help(FILE *out)
 {
-    fprintf(out, "usage: %s changes [OPTIONS] HISTORY.jsonl...\n\n"
-                 "Finds the change points of every gate's history; exits 1 when a gate's latest\n"
-                 "runs follow a regression nobody acknowledged.\n\n",
-            NG_TOOL_NAME);
     ng_options_help(out, &table);
 }
 

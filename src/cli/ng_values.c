@@ -222,62 +222,39 @@ int ng_values_history_since(void *target, struct ng_option_value *v)
 
 /* ---- lists ---- */
 
-static int push_run(const char *text, const char **list, size_t *n, const char **problem)
-{
-    if (!*text) {
-        *problem = "is empty";
-        return -1;
-    }
-    if (*n == NG_MAX_RUNS) {
-        *problem = "is one run too many (at most 64 per side)";
-        return -1;
-    }
-    list[(*n)++] = text;
-    return 0;
-}
-
 int ng_values_baseline(void *target, struct ng_option_value *v)
 {
     struct ng_settings *s = target;
-    return push_run(v->text, s->baselines, &s->n_baselines, &v->problem);
+    return ng_options_push(v, s->baselines, &s->n_baselines, NG_MAX_RUNS,
+                           "is one run too many (at most 64 per side)");
 }
 
 int ng_values_current(void *target, struct ng_option_value *v)
 {
     struct ng_settings *s = target;
-    return push_run(v->text, s->currents, &s->n_currents, &v->problem);
+    return ng_options_push(v, s->currents, &s->n_currents, NG_MAX_RUNS,
+                           "is one run too many (at most 64 per side)");
 }
 
-static int push_pattern(const char *text, const char **list, size_t *n, const char **problem)
-{
-    if (!*text) {
-        *problem = "is empty";
-        return -1;
-    }
-    if (*n == NG_POLICY_PATTERNS) {
-        *problem = "is one pattern too many (at most 16)";
-        return -1;
-    }
-    list[(*n)++] = text;   /* compiled, and refused if bad, by the gate */
-    return 0;
-}
+/* Patterns are compiled, and refused if bad, by the gate. */
+#define PATTERNS_FULL "is one pattern too many (at most 16)"
 
 int ng_values_kernels(void *target, struct ng_option_value *v)
 {
     struct ng_policy *p = &((struct ng_settings *)target)->compare.policy;
-    return push_pattern(v->text, p->kernels, &p->n_kernels, &v->problem);
+    return ng_options_push(v, p->kernels, &p->n_kernels, NG_POLICY_PATTERNS, PATTERNS_FULL);
 }
 
 int ng_values_exclude_kernels(void *target, struct ng_option_value *v)
 {
     struct ng_policy *p = &((struct ng_settings *)target)->compare.policy;
-    return push_pattern(v->text, p->exclude, &p->n_exclude, &v->problem);
+    return ng_options_push(v, p->exclude, &p->n_exclude, NG_POLICY_PATTERNS, PATTERNS_FULL);
 }
 
 int ng_values_comm_kernels(void *target, struct ng_option_value *v)
 {
     struct ng_policy *p = &((struct ng_settings *)target)->compare.policy;
-    return push_pattern(v->text, p->comm, &p->n_comm, &v->problem);
+    return ng_options_push(v, p->comm, &p->n_comm, NG_POLICY_PATTERNS, PATTERNS_FULL);
 }
 
 int ng_values_label(void *target, struct ng_option_value *v)
@@ -287,12 +264,8 @@ int ng_values_label(void *target, struct ng_option_value *v)
 
     if (ng_context_label_check(v->text, &key_len, &v->problem) < 0)
         return -1;
-    if (s->n_labels == NG_MAX_RUNS) {
-        v->problem = "is one label too many (at most 64)";
-        return -1;
-    }
-    s->labels[s->n_labels++] = v->text;
-    return 0;
+    return ng_options_push(v, s->labels, &s->n_labels, NG_MAX_RUNS,
+                           "is one label too many (at most 64)");
 }
 
 int ng_values_history_match(void *target, struct ng_option_value *v)
@@ -302,30 +275,18 @@ int ng_values_history_match(void *target, struct ng_option_value *v)
 
     if (ng_context_label_check(v->text, &key_len, &v->problem) < 0)
         return -1;
-    if (!v->text[key_len + 1]) {
-        v->problem = "has no VALUE to match";
-        return -1;
-    }
-    if (s->n_history_match == NG_MAX_RUNS) {
-        v->problem = "is one match too many (at most 64)";
-        return -1;
-    }
-    s->history_match[s->n_history_match++] = v->text;
-    return 0;
+    if (!v->text[key_len + 1])
+        return v->problem = "has no VALUE to match", -1;
+    return ng_options_push(v, s->history_match, &s->n_history_match, NG_MAX_RUNS,
+                           "is one match too many (at most 64)");
 }
 
 int ng_values_accept(void *target, struct ng_option_value *v)
 {
     struct ng_settings *s = target;
 
-    if (!*v->text) {
-        v->problem = "is not a file";
-        return -1;
-    }
-    if (s->n_accept == NG_MAX_RUNS) {
-        v->problem = "is one file too many (at most 64)";
-        return -1;
-    }
-    s->accept[s->n_accept++] = v->text;
-    return 0;
+    if (!*v->text)
+        return v->problem = "is not a file", -1;
+    return ng_options_push(v, s->accept, &s->n_accept, NG_MAX_RUNS,
+                           "is one file too many (at most 64)");
 }

@@ -50,12 +50,8 @@ static int set_accept(void *target, struct ng_option_value *v)
         o->accept_list = v->text;
         return 0;
     }
-    if (!*v->text)
-        return v->problem = "is empty", -1;
-    if (o->n_accept == NG_DASHBOARD_MAX_HISTORIES)
-        return v->problem = "is one file too many (at most 256)", -1;
-    o->accept[o->n_accept++] = v->text;
-    return 0;
+    return ng_options_push(v, o->accept, &o->n_accept, NG_DASHBOARD_MAX_HISTORIES,
+                           "is one file too many (at most 256)");
 }
 
 static int take_history(void *ctx, const char *arg, struct ng_err *err)
@@ -90,14 +86,15 @@ static const struct ng_option rows[] = {
       .help = "acknowledged changes (JSON Lines; repeatable, the variable comma-separated)" },
     { .flag = "quiet", .takes = NG_OPTION_SWITCH, .parse = ng_options_bool, .field = D(quiet),
       .help = "no summary line on stdout" },
-    { .flag = "help", .short_flag = 'h', .takes = NG_OPTION_BARE, .parse = ng_options_bool,
-      .field = D(show_help), .help = "this text" },
+    NG_OPTIONS_HELP(struct ng_dashboard_opts, show_help),
 };
 
 static const struct ng_options table = {
     .rows = rows,
     .n = sizeof rows / sizeof rows[0],
     .command = "dashboard",
+    .usage = "[OPTIONS] HISTORY.jsonl...",
+    .about = "Writes a static site (DIR/index.html and a page per gate) from --history files.",
     .operand = take_history,
 };
 
@@ -108,9 +105,6 @@ const struct ng_options *ng_dashboard_options(void)
 
 void ng_dashboard_help(FILE *out)
 {
-    fprintf(out, "usage: %s dashboard [OPTIONS] HISTORY.jsonl...\n\n"
-                 "Writes a static site (DIR/index.html and a page per gate) from --history files.\n\n",
-            NG_TOOL_NAME);
     ng_options_help(out, &table);
 }
 

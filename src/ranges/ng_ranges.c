@@ -61,8 +61,7 @@ static const struct ng_option rows[] = {
       .parse = ng_options_bool, .field = R(no_cache), .help = "export .nsys-rep reports afresh" },
     { .flag = "top", .takes = NG_OPTION_VALUE, .parse = set_top, .meta = "N",
       .help = "groups listed a profile, biggest first (default 20)" },
-    { .flag = "help", .short_flag = 'h', .takes = NG_OPTION_BARE, .parse = ng_options_bool,
-      .field = R(show_help), .help = "this text" },
+    NG_OPTIONS_HELP(struct ng_ranges_opts, show_help),
 };
 
 static const struct ng_options table = {
@@ -70,6 +69,12 @@ static const struct ng_options table = {
     .n = sizeof rows / sizeof rows[0],
     .command = "ranges",
     .prefix = "ranges: ",
+    .usage = "[OPTIONS] PROFILE...",
+    .about = "Lists the NVTX ranges of SQLite exports and .nsys-rep reports (and the\n"
+             "user_annotation and cpu_op ranges of torch.profiler traces), grouped by name\n"
+             "with digits as '#': each group's count, kernel time launched inside, threads\n"
+             "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
+             "group (3 or more ranges, similar time each, half the kernel time or more).",
     .operand = take_profile,
 };
 
@@ -80,13 +85,6 @@ const struct ng_options *ng_ranges_options(void)
 
 void ng_ranges_help(FILE *out)
 {
-    fprintf(out, "usage: %s ranges [OPTIONS] PROFILE...\n\n"
-                 "Lists the NVTX ranges of SQLite exports and .nsys-rep reports (and the\n"
-                 "user_annotation and cpu_op ranges of torch.profiler traces), grouped by name\n"
-                 "with digits as '#': each group's count, kernel time launched inside, threads\n"
-                 "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
-                 "group (3 or more ranges, similar time each, half the kernel time or more).\n\n",
-            NG_TOOL_NAME);
     ng_options_help(out, &table);
 }
 

@@ -368,6 +368,8 @@ static void help_row(FILE *out, const struct ng_options *t, const struct ng_opti
 
 void ng_options_help(FILE *out, const struct ng_options *t)
 {
+    if (t->usage)
+        fprintf(out, "usage: %s %s %s\n\n%s\n\n", NG_TOOL_NAME, t->command, t->usage, t->about);
     if (!t->headings) {
         for (size_t i = 0; i < t->n; i++)
             help_row(out, t, &t->rows[i]);
@@ -451,6 +453,17 @@ int ng_options_is_decimal(const char *s, size_t n)
             return 0;
     }
     return digits > 0;
+}
+
+int ng_options_push(struct ng_option_value *v, const char **list, size_t *n, size_t max,
+                    const char *too_many)
+{
+    if (!*v->text)
+        return v->problem = "is empty", -1;
+    if (*n == max)
+        return v->problem = too_many, -1;
+    list[(*n)++] = v->text;
+    return 0;
 }
 
 int ng_options_text(void *target, struct ng_option_value *v)

@@ -72,6 +72,12 @@ struct ng_option {
     int scope;                    /* the command's own (the gate: where else it may be set) */
 };
 
+/* -h, --help, the same row in every command's table: sets the int member
+ * of the command's options struct `type`. */
+#define NG_OPTIONS_HELP(type, member)                                                      \
+    { .flag = "help", .short_flag = 'h', .takes = NG_OPTION_BARE, .parse = ng_options_bool, \
+      .field = offsetof(type, member), .help = "this text" }
+
 /* Table styles, or-ed: the gate's, which its tests and goldens pin. */
 enum {
     NG_OPTIONS_SAY_OPTION = 1 << 0,   /* "option '--x' needs a value", not "--x needs ..." */
@@ -85,6 +91,10 @@ struct ng_options {
     const char *command;          /* "dashboard": "(see nsys-gate dashboard --help)"; NULL:
                                      the gate's "(see --help)" */
     const char *prefix;           /* before "unknown option" ("ranges: "), or NULL */
+    const char *usage;            /* --help's first line after "usage: nsys-gate COMMAND",
+                                     e.g. "[OPTIONS] PROFILE...", and what the command does
+                                     (lines of 80 columns); NULL: the command writes its own */
+    const char *about;
     unsigned style;
     const char *const *headings;  /* --help's headings, by group; NULL: one list */
     size_t n_headings;
@@ -117,7 +127,8 @@ int ng_options_parse(const struct ng_options *t, void *target, int argc, char **
 /* The row of the long flag (without "--"), or NULL. */
 const struct ng_option *ng_options_find(const struct ng_options *t, const char *flag);
 
-/* The option lines of --help: "  -o, --output DIR  the help [ENV]", under
+/* --help: the usage and what the command does (when the table has them),
+ * then the option lines, "  -o, --output DIR  the help [ENV]", under
  * "\nheading:\n" lines when the table has headings.  The help starts at
  * column 27 and is wrapped at word boundaries so no line passes 100
  * columns; a long left part gets a line of its own. */
@@ -134,6 +145,12 @@ int ng_options_bool(void *target, struct ng_option_value *v);
 int ng_options_positive(void *target, struct ng_option_value *v);
 /* long: 0 to INT_MAX, digits only. */
 int ng_options_count(void *target, struct ng_option_value *v);
+
+/* Appends v->text to a list of at most max: -1 with v->problem when the
+ * text is empty ("is empty") or the list is full (too_many, e.g. "is one
+ * file too many (at most 256)"). */
+int ng_options_push(struct ng_option_value *v, const char **list, size_t *n, size_t max,
+                    const char *too_many);
 
 /* The same checks, for parsers of a command's own. */
 int ng_options_parse_bool(const char *text, int *out, const char **problem);
