@@ -794,7 +794,7 @@ static void work_name(struct reader *rd, const struct event *e, struct ng_buf *o
                 k++;
         struct ng_buf old = NG_BUF_INIT;
         ng_buf_addf(&old, "[CUDA memcpy %.*s]", (int)k, k ? s + 7 : "Unknown");
-        const char *now = ng_source_memcpy_name(old.data, old.len);
+        const char *now = ng_source_names_memcpy(old.data, old.len);
         ng_buf_adds(out, now ? now : old.data);
         ng_buf_release(&old);
     } else {

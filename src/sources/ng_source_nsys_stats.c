@@ -486,7 +486,7 @@ static int add_row(struct parser *ps, const struct cells *c, struct numfmt nf)
     if (h->kind == BLOCK_MEMORY) {
         if (memory_kind(ps, name, len, &kind) < 0)
             return -1;
-        const char *now = ng_source_memcpy_name(name, len);
+        const char *now = ng_source_names_memcpy(name, len);
         if (now) {
             name = now;
             len = strlen(name);

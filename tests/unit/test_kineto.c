@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "sources/ng_source.h"
 #include "sources/ng_source_kind.h"
 #include "temp_helper.h"
