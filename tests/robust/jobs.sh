@@ -11,6 +11,8 @@
 #   3. runs that cannot be read among them (a missing one, a damaged one):
 #      the error named is the first in order, the baseline's;
 #   4. a batch of three gates from a manifest.
+# (The dashboard, which has no --jobs yet, is held to the same in
+# unit/dashboard: one worker and many make the same site.)
 #
 # Environment: GATE, GENTRACE, SRCDIR.
 set -u
