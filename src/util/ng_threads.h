@@ -35,17 +35,4 @@ size_t ng_threads_count(long jobs);
 int ng_threads_run(long jobs, size_t n, int (*fn)(void *ctx, size_t i, struct ng_err *err),
                    void *ctx, struct ng_err *err);
 
-/* The two calls below are the pool's forerunners, left until their callers
- * move to ng_threads_run(). */
-#define NG_THREADS 2
-
-/* fn(arg) on NG_THREADS threads at once (this one among them), or on this
- * one alone for fewer than two items, one core, or a thread that cannot
- * be made. */
-void ng_on_threads(void *(*fn)(void *), void *arg, size_t items);
-
-/* fn(ctx, i) for each i in [0, n), the items taken in turn by
- * ng_on_threads()'s threads: for items that only write their own slot. */
-void ng_on_threads_each(size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
-
 #endif
