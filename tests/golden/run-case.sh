@@ -29,6 +29,11 @@
 # validation needs leaves that file unvalidated, and the case, when all
 # else is as expected, skipped with the module's name (exit 77;
 # tests/tools/needs.py: a failure under CI=true).
+#
+# The gate gets GOLDEN_LIMIT seconds (30 by default), times the load per
+# processor where the machine is busier than it has processors (builds and
+# other suites beside it): a case fails for a gate that hangs or crawls,
+# not for sharing the machine.  meson's timeout is the backstop.
 set -u
 PYTHON=${PYTHON:-python3}
 case_file=$1
@@ -82,9 +87,21 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$case_file"
 [ -n "$want_exit" ] || fail "no @EXIT"
 
+# the time limit, scaled by the load of the last minute when it is more
+# than one a processor
+cpus=$(nproc 2>/dev/null || echo 1)
+load=$(cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo 0)
+limit=$(awk -v b="${GOLDEN_LIMIT:-30}" -v l="$load" -v n="$cpus" \
+    'BEGIN { f = l / n; t = b * (f > 1 ? f : 1); printf "%d", t < 1 ? 1 : t + 0.5 }')
+timer=()
+command -v timeout >/dev/null && timer=(timeout --foreground -k 10 "$limit")
+
 # shellcheck disable=SC2086  # the wrapper is a command line
-env "${gate_env[@]}" ${GATE_WRAPPER:-} "$GATE" "${args[@]}" >stdout 2>stderr
+"${timer[@]}" env "${gate_env[@]}" ${GATE_WRAPPER:-} "$GATE" "${args[@]}" >stdout 2>stderr
 got_exit=$?
+if [ ${#timer[@]} -gt 0 ] && [ "$got_exit" = 124 ]; then
+    fail "the gate ran past its ${limit} s (load $load on $cpus processors)"
+fi
 if [ -s "$GATE_WRAPPER_LOG" ]; then
     echo "golden $name: ${GATE_WRAPPER%% *} reported:" >&2
     cat "$GATE_WRAPPER_LOG" >&2
