@@ -233,6 +233,18 @@ static void read_rows(struct ng_verdict_doc *d, struct ng_verdict *v, const cJSO
     }
 }
 
+/* An object of strings into a context (a run's, or what a history
+ * baseline matched on); what is not a string is left out. */
+static void read_context(struct ng_context *c, const cJSON *o)
+{
+    const cJSON *it;
+
+    if (cJSON_IsObject(o))
+        cJSON_ArrayForEach(it, o)
+            if (cJSON_IsString(it))
+                ng_context_set(c, it->string, it->valuestring);
+}
+
 static void read_history_run(struct ng_verdict_history_run *r, const cJSON *o)
 {
     const char *commit = get_str(o, "commit"), *ts = get_str(o, "timestamp");
@@ -264,7 +276,6 @@ static void read_history_change(struct ng_verdict_history_change *c, const cJSON
 /* "baseline_history" (null or absent: the baseline was profiles) */
 static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
 {
-    const cJSON *it;
     double x = 0;
 
     if (!cJSON_IsObject(o))
@@ -274,11 +285,7 @@ static void read_baseline_history(struct ng_verdict_history *h, const cJSON *o)
     h->name = ng_xstrdup(str_or_empty(o, "name"));
     h->window = get_num(o, "window", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
     h->runs = get_num(o, "runs", &x) && x >= 0 && x < 1e15 ? (size_t)x : 0;
-    const cJSON *match = cJSON_GetObjectItemCaseSensitive(o, "match");
-    if (cJSON_IsObject(match))
-        cJSON_ArrayForEach(it, match)
-            if (cJSON_IsString(it))
-                ng_context_set(&h->match, it->string, it->valuestring);
+    read_context(&h->match, cJSON_GetObjectItemCaseSensitive(o, "match"));
     if (get_str(o, "since"))
         h->has_since = ng_parse_utc(get_str(o, "since"), &h->since) == 0;
     if (get_str(o, "branch"))
@@ -479,11 +486,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
         if (cJSON_IsString(it))
             ng_verdict_warn(v, "%s", it->valuestring);
     snprintf(v->error, sizeof v->error, "%s", str_or_empty(root, "error"));
-    const cJSON *context = cJSON_GetObjectItemCaseSensitive(root, "context");
-    if (cJSON_IsObject(context))
-        cJSON_ArrayForEach(it, context)
-            if (cJSON_IsString(it))
-                ng_context_set(&v->context, it->string, it->valuestring);
+    read_context(&v->context, cJSON_GetObjectItemCaseSensitive(root, "context"));
     if (get_str(root, "timestamp"))
         (void)ng_parse_utc(get_str(root, "timestamp"), &v->timestamp);
     read_rows(d, v, cJSON_GetObjectItemCaseSensitive(root, "rows"));
