@@ -59,7 +59,7 @@ count() { grep -E "^$1: +[0-9]+" "$builddir/test-output.txt" | tail -n 1 | grep 
 ok=$(count Ok)
 failed=$(( $(count Fail) + $(count Timeout) + $(count 'Unexpected Pass') ))
 skipped=$(count Skipped)
-if [ "${CI:-}" = true ] && [ "${NSYS_GATE_CONFORMANCE:-}" != optional ] && grep -qE '^ *[0-9]+/[0-9]+ +conformance *- *[a-z]+ +SKIP' "$builddir/test-output.txt"; then
+if [ "${CI:-}" = true ] && [ "${NSYS_GATE_CONFORMANCE:-}" != optional ] && grep -qE '^ *[0-9]+/[0-9]+ +nsys-gate:conformance / [a-z_-]+ +SKIP' "$builddir/test-output.txt"; then
     echo "ERROR: the conformance suite was skipped; under CI=true it must run" >&2
     failed=$((failed + 1))
     rc=1
