@@ -1,6 +1,6 @@
-/* ng_source_kind: what one input backend implements (one file each:
- * ng_source_sqlite.c, ng_source_nsysrep.c, ng_source_nsys_stats.c,
- * ng_source_kineto.c), and the registry that ng_source.c walks.
+/* ng_source_kind: what one input backend implements (a folder each:
+ * sqlite/, nsysrep/, nsys_stats/, kineto/), and the registry that
+ * ng_source.c walks.
  *
  * Ownership: as in ng_source.h.  Backends fill the profile they are given
  * and finish it with ng_profile_finish(). */
