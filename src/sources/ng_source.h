@@ -15,37 +15,9 @@
 #include "core/ng_comm.h"
 #include "core/ng_filter.h"
 #include "core/ng_metric.h"
+#include "sources/ng_source_opts.h"
 #include "sources/nsysrep/ng_cache.h"
 #include "util/ng_regex.h"
-
-struct ng_exports;
-
-struct ng_source_opts {
-    const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */
-    unsigned work;             /* the kinds counted (NG_WORK_BIT); 0 means NG_WORK_DEFAULT */
-    double nsys_timeout;       /* seconds before nsys is killed; <= 0 means none */
-    /* NVTX mode when epoch_re is set: epochs are the outermost ranges whose
-     * text matches it; the first skip_epochs of them are left out */
-    const struct ng_regex *epoch_re;
-    const char *epoch_pattern; /* as the user gave it, for messages */
-    enum ng_metric metric;
-    long skip_epochs;
-    const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
-    const struct ng_filter *filter;   /* --kernels / --exclude-kernels; NULL: every item */
-    const struct ng_comm *comm;       /* which kernels are communication; NULL: none */
-    int base_names;            /* --kernel-names base */
-    int item_samples;          /* NVTX mode: keep each item's time per epoch (per-kernel
-                                  gates test them) */
-    int64_t sql_budget_ops;    /* SQLite VM operations a file may cost; 0: the default,
-                                  which grows with the file's size */
-    int sql_only;              /* read every table through SQL, not ng_btree (tests
-                                  compare the two) */
-    int list_ranges;           /* also list every NVTX range with the kernel time
-                                  launched inside it (p->ranges; `nsys-gate ranges`) */
-    /* the run's exports: operands naming one report share its export;
-     * NULL = each load on its own */
-    struct ng_exports *exports;
-};
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
                    struct ng_err *err);

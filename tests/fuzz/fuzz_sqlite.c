@@ -16,7 +16,7 @@
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_util.h"
 
 static char dir[4096];

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -31,7 +32,7 @@
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_util.h"
 
 #define F_JOURNAL 1

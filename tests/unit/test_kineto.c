@@ -12,7 +12,7 @@
 
 #include "history/ng_verdict_read.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/kineto/ng_source_kineto.h"
 #include "temp_helper.h"
 
 static int64_t us(const char *text)

@@ -13,7 +13,7 @@
 
 #include "trace_helper.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 
 static int make_trace(void **state)
 {

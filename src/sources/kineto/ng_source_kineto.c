@@ -22,6 +22,8 @@
  * runs on another thread), so every range and call of a process is
  * given to the projection as one thread's, and a call as the instant it
  * started: a kernel belongs to the range in which its launch started. */
+#include "sources/kineto/ng_source_kineto.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,12 +35,13 @@
 
 #include <zlib.h>
 
+#include "core/ng_comm.h"
 #include "core/ng_nvtx.h"
 #include "core/ng_range_groups.h"
-#include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
 #include "sources/ng_source_names.h"
+#include "sources/ng_source_opts.h"
 #include "util/ng_json_scan.h"
+#include "util/ng_regex.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 

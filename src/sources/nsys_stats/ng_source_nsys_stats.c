@@ -12,15 +12,16 @@
  * so every version's layout is one entry, not one code path.  Each layout
  * turns its lines into cells; everything after that (which report, which
  * unit, which kind of work, what is counted) is shared. */
+#include "sources/nsys_stats/ng_source_nsys_stats.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
 #include "sources/ng_source_names.h"
+#include "sources/ng_source_opts.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 

@@ -18,6 +18,8 @@
  * view could compute anything), every query runs under a budget of
  * SQLite VM steps that grows with the file's size, and temporary storage
  * is kept in memory under a heap limit, so no file can fill a disk. */
+#include "sources/sqlite/ng_source_sqlite.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,11 +33,12 @@
 
 #include <sqlite3.h>
 
+#include "core/ng_comm.h"
 #include "core/ng_nvtx.h"
-#include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/ng_source_opts.h"
 #include "sources/sqlite/ng_btree.h"
 #include "util/ng_file.h"
+#include "util/ng_regex.h"
 #include "util/ng_util.h"
 
 #define BUSY_TIMEOUT_MS 2000
