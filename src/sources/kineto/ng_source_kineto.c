@@ -38,6 +38,7 @@
 #include "core/ng_comm.h"
 #include "core/ng_nvtx.h"
 #include "core/ng_range_groups.h"
+#include "core/ng_work_pass.h"
 #include "sources/ng_source_names.h"
 #include "sources/ng_source_opts.h"
 #include "util/ng_json_scan.h"
@@ -1518,22 +1519,6 @@ static int replay(struct reader *rd)
     while (rd->n_run + rd->n_window)   /* total mode: the window's last */
         if (feed_one(rd) < 0)
             return -1;
-    if (!rd->pj && rd->metric != NG_METRIC_KERNEL_SUM) {
-        rd->p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
-        rd->p->measured = 1;
-    }
-    struct ng_profile *p = rd->p;
-    int r = rd->pj ? ng_nvtx_breakdown(rd->pj, &p->bd_devices, &p->n_bd_devices, &p->breakdown)
-                   : ng_acc_breakdown(&rd->whole, &p->bd_devices, &p->n_bd_devices,
-                                      &p->breakdown);
-    if (r < 0)
-        return ng_err_set(rd->err, "'%s': the breakdown of its GPU time overflows 64 bits",
-                          rd->shown);
-    p->has_breakdown = 1;
-    if (rd->pj) {
-        ng_nvtx_nested_each(rd->pj, ng_profile_add_nested, p);
-        p->has_nested = 1;
-    }
     return 0;
 }
 
@@ -1634,18 +1619,12 @@ static void emit_rows(struct reader *rd)
         if (it->merged != i || it->count == 0)
             continue;
         const char *name = item_name(rd, it);
-        if (it->state > 0) {
+        if (it->state > 0)
             ng_profile_add_row(p, it->kind, name, strlen(name), it->total_ns, it->count);
-        } else {
-            p->excluded = ng_xgrow(p->excluded, p->n_excluded, sizeof *p->excluded);
-            p->excluded[p->n_excluded++] = (struct ng_work_row){
-                ng_xstrdup(name), it->kind, it->total_ns, it->count, NULL };
-            p->excluded_ns += it->total_ns;
-            p->excluded_launches += it->count;
-        }
+        else
+            ng_profile_add_excluded(p, it->kind, name, it->total_ns, it->count);
     }
-    memcpy(p->include_hits, rd->account.include_hits, sizeof p->include_hits);
-    memcpy(p->exclude_hits, rd->account.exclude_hits, sizeof p->exclude_hits);
+    ng_profile_set_hits(p, &rd->account);
 }
 
 static int by_place(const void *a, const void *b)
@@ -1702,17 +1681,9 @@ static void emit_places(struct reader *rd)
                              rd->counted_ns, rd->counted_launches)->rank = rd->rank;
 }
 
-static void emit_epochs(struct reader *rd)
+/* The operations no launch call in the trace ties to an epoch. */
+static void warn_unlaunched(struct reader *rd)
 {
-    size_t n, empty;
-    struct ng_nvtx_result *res = ng_nvtx_results(rd->pj, &n, &empty);
-    for (size_t i = 0; i < n; i++)
-        ng_profile_add_epoch(rd->p, res[i].name, res[i].first_start, res[i].ns,
-                             res[i].launches);
-    free(res);
-    rd->p->nvtx = 1;
-    rd->p->skipped_epochs = (size_t)rd->opts->skip_epochs;
-    rd->p->empty_epochs = empty;
     if (rd->unlaunched)
         ng_profile_warn(rd->p, "%" PRId64 " GPU operation%s (%.3f ms) of '%s' %s no launch call "
                         "in the trace (launched before the profiler started?), so no epoch; "
@@ -1825,12 +1796,15 @@ static int kineto_read(struct reader *rd, struct ng_nvtx *pj)
                               "had no launch call in the trace)", rd->shown,
                               ng_nvtx_ranges(rd->pj), ng_nvtx_ranges(rd->pj) == 1 ? "" : "s",
                               rd->unlaunched, rd->unlaunched == 1 ? "" : "s");
-        emit_epochs(rd);
+        warn_unlaunched(rd);
         if (o->item_samples)
             attach_cells(rd);
     }
     emit_places(rd);
     emit_machine(rd);
+    struct ng_work_pass pass = { rd->pj, &rd->whole, rd->metric, o->skip_epochs };
+    if (ng_work_pass_finish(rd->p, &pass, rd->shown, rd->err) < 0)
+        return -1;
     return ng_profile_finish(rd->p, rd->err);
 }
 

@@ -35,6 +35,7 @@
 
 #include "core/ng_comm.h"
 #include "core/ng_nvtx.h"
+#include "core/ng_work_pass.h"
 #include "sources/ng_source_opts.h"
 #include "sources/sqlite/ng_btree.h"
 #include "util/ng_file.h"
@@ -1428,20 +1429,15 @@ static int name_items(struct reader *rd, struct ng_profile *p, struct ng_err *er
                               NG_REGEX_CPU_BUDGET, rd->shown);
         struct ng_buf name = NG_BUF_INIT;
         item_name(rd, it, &name);
-        if (it->state > 0) {
+        if (it->state > 0)
             ng_profile_add_row(p, it->kind, name.data ? name.data : "", name.len, it->total_ns,
                                it->count);
-        } else {
-            p->excluded = ng_xgrow(p->excluded, p->n_excluded, sizeof *p->excluded);
-            p->excluded[p->n_excluded++] = (struct ng_work_row){
-                ng_buf_detach(&name), it->kind, it->total_ns, it->count, NULL };
-            p->excluded_ns += it->total_ns;
-            p->excluded_launches += it->count;
-        }
+        else
+            ng_profile_add_excluded(p, it->kind, name.data ? name.data : "", it->total_ns,
+                                    it->count);
         ng_buf_release(&name);
     }
-    memcpy(p->include_hits, rd->account.include_hits, sizeof p->include_hits);
-    memcpy(p->exclude_hits, rd->account.exclude_hits, sizeof p->exclude_hits);
+    ng_profile_set_hits(p, &rd->account);
     return 0;
 }
 
@@ -1753,19 +1749,6 @@ static int nvtx_prepare(struct reader *rd, struct ng_nvtx *pj, struct ng_profile
     return map_calls(rd, err);
 }
 
-static void emit_epochs(struct reader *rd, struct ng_profile *p)
-{
-    size_t n, empty;
-    struct ng_nvtx_result *res = ng_nvtx_results(rd->pj, &n, &empty);
-
-    for (size_t i = 0; i < n; i++)
-        ng_profile_add_epoch(p, res[i].name, res[i].first_start, res[i].ns, res[i].launches);
-    free(res);
-    p->nvtx = 1;
-    p->skipped_epochs = (size_t)rd->opts->skip_epochs;
-    p->empty_epochs = empty;
-}
-
 /* ---- the machine and the capture ---- */
 
 /* Distinct values of a one-column query, sorted and ", "-joined into
@@ -2027,27 +2010,6 @@ static void keep_places(struct reader *rd, struct ng_profile *p)
         rd->last_pair = 0;
     }
     p->graph_node_kernels = rd->graph_node_kernels;
-    if (rd->metric != NG_METRIC_KERNEL_SUM && !rd->pj) {
-        p->measured_ns = ng_acc_value(&rd->whole, rd->metric);
-        p->measured = 1;
-    }
-}
-
-/* Where the counted time went: the whole pass's, or the counted epochs'. */
-static int keep_breakdown(struct reader *rd, struct ng_profile *p, struct ng_err *err)
-{
-    int r = rd->pj ? ng_nvtx_breakdown(rd->pj, &p->bd_devices, &p->n_bd_devices, &p->breakdown)
-                   : ng_acc_breakdown(&rd->whole, &p->bd_devices, &p->n_bd_devices,
-                                      &p->breakdown);
-    if (r < 0)
-        return ng_err_set(err, "'%s': the breakdown of its GPU time overflows 64 bits",
-                          rd->shown);
-    p->has_breakdown = 1;
-    if (rd->pj) {
-        ng_nvtx_nested_each(rd->pj, ng_profile_add_nested, p);
-        p->has_nested = 1;
-    }
-    return 0;
 }
 
 int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
@@ -2093,12 +2055,11 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
                    ng_nvtx_ranges(rd.pj) == 1 ? "" : "s");
         goto out;
     }
-    if (rd.pj)
-        emit_epochs(&rd, p);
     if (rd.pj && rd.opts->item_samples)
         attach_cells(&rd, p);
     keep_places(&rd, p);
-    if (keep_breakdown(&rd, p, err) == 0 && read_machine(&rd, p, err) == 0)
+    struct ng_work_pass pass = { rd.pj, &rd.whole, rd.metric, rd.opts->skip_epochs };
+    if (ng_work_pass_finish(p, &pass, shown, err) == 0 && read_machine(&rd, p, err) == 0)
         ret = ng_profile_finish(p, err);
 out:
     if (rd.pj)
