@@ -12,6 +12,7 @@
 
 #include "history/ng_verdict_read.h"
 #include "sources/ng_source.h"
+#include "sources/kineto/ng_kineto_scan.h"
 #include "sources/kineto/ng_source_kineto.h"
 #include "temp_helper.h"
 
