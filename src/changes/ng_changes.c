@@ -2,6 +2,8 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,63 +16,14 @@
 #include "history/ng_trend_scan.h"
 #include "html/ng_html_escape.h"
 #include "util/ng_file.h"
+#include "util/ng_options.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
 
 /* ---- options ---- */
 
-enum { O_P, O_MIN, O_WINDOW, O_JSON, O_JUNIT, O_ACCEPT, O_MATCH, O_HELP };
-
-struct changes_opt {
-    const char *flag;
-    const char *env;
-    const char *meta;          /* NULL: a switch */
-    const char *help;
-};
-
-static const struct changes_opt changes_opts[] = {
-    [O_P] = { "change-p", "NSYS_GATE_CHANGE_P", "P",
-              "the significance a change needs (default 0.001)" },
-    [O_MIN] = { "min-change", "NSYS_GATE_MIN_CHANGE", "PCT",
-                "smallest change reported, % (default 5)" },
-    [O_WINDOW] = { "window", "NSYS_GATE_CHANGE_WINDOW", "N",
-                   "runs compared either side (default 50)" },
-    [O_JSON] = { "json", "NSYS_GATE_CHANGES_JSON", "FILE", "the changes as JSON" },
-    [O_JUNIT] = { "junit", "NSYS_GATE_CHANGES_JUNIT", "FILE",
-                  "a testcase per gate (JUnit)" },
-    [O_ACCEPT] = { "accept", "NSYS_GATE_ACCEPT", "FILE",
-                   "acknowledged changes (JSON Lines; repeatable)" },
-    [O_MATCH] = { "history-match", "NSYS_GATE_HISTORY_MATCH", "KEY=VALUE",
-                  "only runs with this context (repeatable)" },
-    [O_HELP] = { "help", NULL, NULL, "this text" },
-};
-
-#define N_CHANGES_OPTS (sizeof changes_opts / sizeof changes_opts[0])
-
-void ng_changes_help(FILE *out)
-{
-    fprintf(out, "usage: %s changes [OPTIONS] HISTORY.jsonl...\n\n"
-                 "Finds the change points of every gate's history; exits 1 when a gate's latest\n"
-                 "runs follow a regression nobody acknowledged.\n\n",
-            NG_TOOL_NAME);
-    for (size_t i = 0; i < N_CHANGES_OPTS; i++) {
-        const struct changes_opt *d = &changes_opts[i];
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", d->flag, d->meta ? " " : "", d->meta ? d->meta : "");
-        fprintf(out, "  %-26s %s%s%s%s\n", left, d->help, d->env ? " [" : "", d->env ? d->env : "",
-                d->env ? "]" : "");
-    }
-}
-
-static int bad_value(const char *where, const char *v, const char *what, struct ng_err *err)
-{
-    char *shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
-    ng_err_set(err, "%s='%s' is not %s", where, shown, what);
-    free(shown);
-    return -1;
-}
-
+/* A number in [lo, hi], as strtod reads it. */
 static int parse_number(const char *v, double lo, double hi, double *out)
 {
     char *end;
@@ -81,140 +34,141 @@ static int parse_number(const char *v, double lo, double hi, double *out)
     return 0;
 }
 
-static int push(const char **list, size_t *n, const char *v, const char *where, struct ng_err *err)
+static int set_p(void *target, struct ng_option_value *v)
 {
-    if (*n >= NG_CHANGES_MAX_FILES || (list != NULL && *n >= NG_CHANGES_MAX_FILES)) {
-        ng_err_set(err, "%s: too many (at most %d)", where, NG_CHANGES_MAX_FILES);
-        return -1;
-    }
-    list[(*n)++] = v;
+    struct ng_changes_opts *o = target;
+
+    if (parse_number(v->text, 1e-300, 1, &o->p_max) < 0)
+        return v->problem = "is not a probability in (0, 1]", -1;
     return 0;
 }
 
-static int set_value(struct ng_changes_opts *o, size_t i, const char *where, const char *v,
-                     struct ng_err *err)
+/* "5" or "5%": a percentage of the level. */
+static int set_min_change(void *target, struct ng_option_value *v)
 {
+    struct ng_changes_opts *o = target;
+    size_t len = strlen(v->text);
+    char num[64];
     double d;
-    switch (i) {
-    case O_P:
-        if (parse_number(v, 1e-300, 1, &d) < 0)
-            return bad_value(where, v, "a probability in (0, 1]", err);
-        o->p_max = d;
-        return 0;
-    case O_MIN: {
-        size_t len = strlen(v);
-        char num[64];
-        if (len && len < sizeof num && v[len - 1] == '%')
-            len--;
-        snprintf(num, sizeof num, "%.*s", (int)len, v);
-        if (len >= sizeof num || parse_number(num, 0, 1000, &d) < 0)
-            return bad_value(where, v, "a percentage from 0 to 1000", err);
-        o->min_change = d / 100;
-        return 0;
-    }
-    case O_WINDOW:
-        if (parse_number(v, NG_CP_MIN_SIDE, 100000, &d) < 0 || d != floor(d))
-            return bad_value(where, v, "a whole number of runs from 4 to 100000", err);
-        o->window = (long)d;
-        return 0;
-    case O_JSON: o->json = v; return 0;
-    case O_JUNIT: o->junit = v; return 0;
-    case O_ACCEPT: return push(o->accept, &o->n_accept, v, where, err);
-    case O_MATCH:
-        if (o->n_match >= NG_CHANGES_MAX_MATCH) {
-            ng_err_set(err, "%s: at most %d pairs", where, NG_CHANGES_MAX_MATCH);
-            return -1;
-        }
-        if (!strchr(v, '=') || v[0] == '=')
-            return bad_value(where, v, "KEY=VALUE", err);
-        o->match[o->n_match++] = v;
-        return 0;
-    }
+
+    if (len && len < sizeof num && v->text[len - 1] == '%')
+        len--;
+    snprintf(num, sizeof num, "%.*s", (int)len, v->text);
+    if (len >= sizeof num || parse_number(num, 0, 1000, &d) < 0)
+        return v->problem = "is not a percentage from 0 to 1000", -1;
+    o->min_change = d / 100;
     return 0;
 }
 
-/* A comma-separated environment value, one item at a time (the options
- * point into their own copy of it). */
-static int set_env_list(struct ng_changes_opts *o, size_t i, const char *env, const char *v,
-                        struct ng_err *err)
+static int set_window(void *target, struct ng_option_value *v)
 {
-    char *copy = o->env_lists[i == O_MATCH] = ng_xstrdup(v), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (set_value(o, i, env, t, err) < 0)
-            return -1;
+    struct ng_changes_opts *o = target;
+    double d;
+
+    if (parse_number(v->text, NG_CP_MIN_SIDE, 100000, &d) < 0 || d != floor(d))
+        return v->problem = "is not a whole number of runs from 4 to 100000", -1;
+    o->window = (long)d;
     return 0;
+}
+
+static int set_accept(void *target, struct ng_option_value *v)
+{
+    struct ng_changes_opts *o = target;
+
+    return ng_options_push(v, o->accept, &o->n_accept, NG_CHANGES_MAX_FILES,
+                           "is one file too many (at most 256)");
+}
+
+static int set_match(void *target, struct ng_option_value *v)
+{
+    struct ng_changes_opts *o = target;
+
+    if (!strchr(v->text, '=') || v->text[0] == '=')
+        return v->problem = "is not KEY=VALUE", -1;
+    return ng_options_push(v, o->match, &o->n_match, NG_CHANGES_MAX_MATCH,
+                           "is one pair too many (at most 32)");
+}
+
+static int take_history(void *ctx, const char *arg, struct ng_err *err)
+{
+    struct ng_changes_opts *o = ctx;
+
+    if (o->n_histories == NG_CHANGES_MAX_FILES)
+        return ng_err_set(err, "changes: HISTORY: too many (at most %d)", NG_CHANGES_MAX_FILES);
+    o->histories[o->n_histories++] = arg;
+    return 0;
+}
+
+/* The pieces of the list variables. */
+static int keep(void *target, char *copy)
+{
+    struct ng_changes_opts *o = target;
+
+    ng_strv_push(&o->kept, &o->n_kept, copy);
+    return 0;
+}
+
+#define C(member) offsetof(struct ng_changes_opts, member)
+
+static const struct ng_option rows[] = {
+    { .flag = "change-p", .env = "NSYS_GATE_CHANGE_P", .takes = NG_OPTION_VALUE,
+      .parse = set_p, .meta = "P", .help = "the significance a change needs (default 0.001)" },
+    { .flag = "min-change", .env = "NSYS_GATE_MIN_CHANGE", .takes = NG_OPTION_VALUE,
+      .parse = set_min_change, .meta = "PCT", .help = "smallest change reported, % (default 5)" },
+    { .flag = "window", .env = "NSYS_GATE_CHANGE_WINDOW", .takes = NG_OPTION_VALUE,
+      .parse = set_window, .meta = "N", .help = "runs compared either side (default 50)" },
+    { .flag = "json", .env = "NSYS_GATE_CHANGES_JSON", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = C(json), .meta = "FILE", .help = "the changes as JSON" },
+    { .flag = "junit", .env = "NSYS_GATE_CHANGES_JUNIT", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = C(junit), .meta = "FILE",
+      .help = "a testcase per gate (JUnit)" },
+    { .flag = "accept", .env = "NSYS_GATE_ACCEPT", .takes = NG_OPTION_COMMAS,
+      .parse = set_accept, .meta = "FILE",
+      .help = "acknowledged changes (JSON Lines; repeatable, the variable comma-separated)" },
+    { .flag = "history-match", .env = "NSYS_GATE_HISTORY_MATCH", .takes = NG_OPTION_COMMAS,
+      .parse = set_match, .meta = "KEY=VALUE",
+      .help = "only runs with this context (repeatable, the variable comma-separated)" },
+    NG_OPTIONS_HELP(struct ng_changes_opts, show_help),
+};
+
+static const struct ng_options table = {
+    .rows = rows,
+    .n = sizeof rows / sizeof rows[0],
+    .command = "changes",
+    .prefix = "changes: ",
+    .usage = "[OPTIONS] HISTORY.jsonl...",
+    .about = "Finds the change points of every gate's history; exits 1 when a gate's latest\n"
+             "runs follow a regression nobody acknowledged.",
+    .operand = take_history,
+    .keep = keep,
+};
+
+const struct ng_options *ng_changes_options(void)
+{
+    return &table;
+}
+
+void ng_changes_help(FILE *out)
+{
+    ng_options_help(out, &table);
 }
 
 void ng_changes_opts_release(struct ng_changes_opts *o)
 {
-    free(o->env_lists[0]);
-    free(o->env_lists[1]);
-    o->env_lists[0] = o->env_lists[1] = NULL;
+    ng_strv_free(&o->kept, &o->n_kept);
 }
 
 int ng_changes_parse(struct ng_changes_opts *o, int argc, char **argv, struct ng_err *err)
 {
-    int given[N_CHANGES_OPTS] = { 0 };
-    int only_files = 0;
-
     memset(o, 0, sizeof *o);
     o->p_max = NG_CP_DEFAULT_P;
     o->min_change = NG_CP_DEFAULT_MIN_CHANGE;
     o->window = NG_CP_DEFAULT_WINDOW;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (only_files || arg[0] != '-' || !arg[1]) {
-            if (push(o->histories, &o->n_histories, arg, "changes: HISTORY", err) < 0)
-                return -1;
-            continue;
-        }
-        if (strcmp(arg, "--") == 0) {
-            only_files = 1;
-            continue;
-        }
-        size_t i, len = strcspn(arg + 2, "=");
-        for (i = 0; i < N_CHANGES_OPTS; i++)
-            if (arg[1] == '-' && strlen(changes_opts[i].flag) == len &&
-                strncmp(arg + 2, changes_opts[i].flag, len) == 0)
-                break;
-        if (i == N_CHANGES_OPTS || (strcmp(arg, "-h") == 0 && (i = O_HELP, 0))) {
-            char *shown = ng_text_cleaned(arg, NG_TEXT_ESCAPE_CONTROLS);
-            ng_err_set(err, "changes: unknown option '%s' (see nsys-gate changes --help)", shown);
-            free(shown);
-            return -1;
-        }
-        const char *v = arg[2 + len] == '=' ? arg + 3 + len : NULL;
-        if (!changes_opts[i].meta) {
-            if (v) {
-                ng_err_set(err, "--%s takes no value", changes_opts[i].flag);
-                return -1;
-            }
-            o->show_help = 1;
-            continue;
-        }
-        if (!v && (v = a + 1 < argc ? argv[++a] : NULL) == NULL) {
-            ng_err_set(err, "--%s needs a value (%s)", changes_opts[i].flag, changes_opts[i].meta);
-            return -1;
-        }
-        char where[64];
-        snprintf(where, sizeof where, "--%s", changes_opts[i].flag);
-        if (set_value(o, i, where, v, err) < 0)
-            return -1;
-        given[i] = 1;
-    }
-    for (size_t i = 0; i < N_CHANGES_OPTS; i++) {
-        const char *env = changes_opts[i].env;
-        const char *v = env ? getenv(env) : NULL;
-        if (given[i] || !v || !*v)
-            continue;
-        if ((i == O_ACCEPT || i == O_MATCH ? set_env_list(o, i, env, v, err)
-                                           : set_value(o, i, env, v, err)) < 0)
-            return -1;
-    }
-    if (!o->show_help && o->n_histories == 0) {
-        ng_err_set(err, "changes: no history file given (nsys-gate changes HISTORY.jsonl...)");
+    if (ng_options_parse(&table, o, argc, argv, err) < 0)
         return -1;
-    }
+    if (!o->show_help && o->n_histories == 0)
+        return ng_err_set(err, "changes: no history file given (nsys-gate changes "
+                               "HISTORY.jsonl...)");
     return 0;
 }
 

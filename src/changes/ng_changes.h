@@ -30,6 +30,8 @@
 
 #include "util/ng_err.h"
 
+struct ng_options;
+
 #define NG_CHANGES_MAX_FILES 256
 #define NG_CHANGES_MAX_MATCH 32
 
@@ -43,7 +45,8 @@ struct ng_changes_opts {
     const char *match[NG_CHANGES_MAX_MATCH];   /* --history-match KEY=VALUE */
     size_t n_match;
     int show_help;
-    char *env_lists[2];        /* the copies of the list variables, owned */
+    char **kept;               /* the pieces of the list variables, owned */
+    size_t n_kept;
     const char *histories[NG_CHANGES_MAX_FILES];
     size_t n_histories;
 };
@@ -55,13 +58,16 @@ struct ng_changes_result {
     size_t gates, changes, standing;   /* standing: unacknowledged regressions */
 };
 
-/* The subcommand's arguments (argv[0] is "changes"), flag then
- * environment (NSYS_GATE_CHANGE_P, NSYS_GATE_MIN_CHANGE,
- * NSYS_GATE_CHANGE_WINDOW, NSYS_GATE_CHANGES_JSON, NSYS_GATE_CHANGES_JUNIT,
- * NSYS_GATE_ACCEPT, NSYS_GATE_HISTORY_MATCH) then default.  -1 with err on
- * a usage error. */
+/* The subcommand's arguments (argv[0] is "changes"), through its table
+ * and the one option parser (util/ng_options.h): flag, then environment
+ * (NSYS_GATE_CHANGE_P, NSYS_GATE_MIN_CHANGE, NSYS_GATE_CHANGE_WINDOW,
+ * NSYS_GATE_CHANGES_JSON, NSYS_GATE_CHANGES_JUNIT, NSYS_GATE_ACCEPT,
+ * NSYS_GATE_HISTORY_MATCH; the last two comma- or newline-separated),
+ * then default.  -1 with err on a usage error. */
 int ng_changes_parse(struct ng_changes_opts *o, int argc, char **argv, struct ng_err *err);
 void ng_changes_help(FILE *out);
+/* The table: --help and the docs test read it. */
+const struct ng_options *ng_changes_options(void);
 void ng_changes_opts_release(struct ng_changes_opts *o);
 
 /* Reads, detects, writes the reports.  -1 with err when a history or an

@@ -1,7 +1,8 @@
 /* ng_cli: the command line and NSYS_GATE_* environment into one settings
- * struct.  Precedence: flag, then environment, then default; an empty
- * variable counts as unset; a variable whose option was given as a flag is
- * not read at all.
+ * struct, through the gate's table of options and the one option parser
+ * (util/ng_options.h); the values are ng_values'.  Precedence: flag, then
+ * environment, then default; an empty variable counts as unset; a
+ * variable whose option was given as a flag is not read at all.
  *
  * Ownership: the settings point into argv and the environment, so both
  * must outlive them; only the pieces of a list variable (':'-separated
@@ -15,6 +16,8 @@
 
 #include "cli/ng_settings.h"
 #include "util/ng_err.h"
+
+struct ng_options;
 
 /* Where an option applies, for the manifest reader: a gate option can be
  * set per gate; a run option (outputs, modes) only on the command line. */
@@ -52,11 +55,8 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err);
 
 void ng_cli_help(FILE *out);
 
-/* Threshold syntax shared with every other place that takes one:
- * "1.2", "1.20x", "20%"; a bare number of 2 or more ("20") is refused as
- * ambiguous (20%? 20x?).  Returns -1 with a message that starts with the
- * problem, e.g. "is not a number" (static text, or thread-local text that
- * lives until the next call). */
-int ng_cli_parse_threshold(const char *text, double *out, const char **problem);
+/* The gate's options table (util/ng_options.h): --help, the manifest's
+ * fields and the docs test read it. */
+const struct ng_options *ng_cli_options(void);
 
 #endif

@@ -1,5 +1,6 @@
 #include "cli/ng_outputs.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,15 +61,16 @@ const char *ng_outputs_origin(const struct ng_output *o)
     return o->option ? o->option : o->env;
 }
 
-/* "(only --json can)": the options that may be "-", from the table. */
-static const char *stdout_problem(void)
-{
-    static char text[256];
+/* "(only --json can)": the options that may be "-", from the table.
+ * Written once, under pthread_once, as the option table is built. */
+static char stdout_text[256];
+static pthread_once_t stdout_once = PTHREAD_ONCE_INIT;
 
-    if (text[0])
-        return text;
+static void write_stdout_problem(void)
+{
     struct ng_buf b = NG_BUF_INIT;
     size_t n = 0;
+
     ng_buf_adds(&b, "cannot be standard output (only ");
     for (size_t i = 0; i < ng_n_outputs; i++) {
         if (!(ng_outputs[i].rules & NG_OUTPUT_STDOUT_OK) || !ng_outputs[i].option)
@@ -76,9 +78,14 @@ static const char *stdout_problem(void)
         ng_buf_addf(&b, "%s%s", n++ ? " and " : "", ng_outputs[i].option);
     }
     ng_buf_addf(&b, " can)");
-    snprintf(text, sizeof text, "%s", b.data);
+    snprintf(stdout_text, sizeof stdout_text, "%s", b.data);
     ng_buf_release(&b);
-    return text;
+}
+
+static const char *stdout_problem(void)
+{
+    pthread_once(&stdout_once, write_stdout_problem);
+    return stdout_text;
 }
 
 int ng_outputs_set(const struct ng_output *o, const char *value, const char **path,

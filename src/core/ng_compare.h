@@ -7,6 +7,8 @@
  * FAIL when it exceeds the threshold and, with at least 3 samples a side
  * and alpha > 0, a one-sided Mann-Whitney U test finds it significant;
  * a ratio over the threshold that is not significant is INCONCLUSIVE.
+ * Which work items made the change, and the per-kernel gates, are
+ * ng_attribution's.
  *
  * Ownership: the verdict borrows the profiles' paths and kernel names and
  * opts->name, so they must outlive it; release it with

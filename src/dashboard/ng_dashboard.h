@@ -40,6 +40,8 @@
 #include "core/ng_verdict.h"
 #include "util/ng_err.h"
 
+struct ng_options;
+
 #define NG_DASHBOARD_MAX_HISTORIES 256
 
 struct ng_dashboard_opts {
@@ -65,11 +67,14 @@ struct ng_dashboard_result {
     size_t site_bytes;         /* every file of the site */
 };
 
-/* The subcommand's arguments (argv[0] is "dashboard"), flag then
- * environment (NSYS_GATE_DASHBOARD_DIR, _TITLE, _DETAILS,
- * NSYS_GATE_COMMIT_URL, NSYS_GATE_ACCEPT) then default.  -1 with err on a usage error. */
+/* The subcommand's arguments (argv[0] is "dashboard"), through its table
+ * and the one option parser (util/ng_options.h): flag, then environment
+ * (NSYS_GATE_DASHBOARD_DIR, _TITLE, _DETAILS, NSYS_GATE_COMMIT_URL,
+ * NSYS_GATE_ACCEPT), then default.  -1 with err on a usage error. */
 int ng_dashboard_parse(struct ng_dashboard_opts *o, int argc, char **argv, struct ng_err *err);
 void ng_dashboard_help(FILE *out);
+/* The table: --help and the docs test read it. */
+const struct ng_options *ng_dashboard_options(void);
 
 /* Reads the histories and writes the site.  -1 with err when a history
  * cannot be read or the site cannot be written (the previous site, if

@@ -1,7 +1,7 @@
 /* The dashboard's change points: every gate's series judged as `nsys-gate
  * changes` and the gate's --baseline-history judge it (history/ng_series.h,
  * the default parameters), shown as markers on the trends and as tables. */
-#include "dashboard/ng_dashboard_site.h"
+#include "dashboard/ng_dashboard_changes.h"
 
 #include <math.h>
 #include <stdlib.h>

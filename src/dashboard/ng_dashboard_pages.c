@@ -1,4 +1,4 @@
-#include "dashboard/ng_dashboard_site.h"
+#include "dashboard/ng_dashboard_pages.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/ng_verdict_text.h"
+#include "dashboard/ng_dashboard_changes.h"
 #include "html/ng_html.h"
 #include "html/ng_svg.h"
 #include "util/ng_text.h"

@@ -1,4 +1,4 @@
-#include "dashboard/ng_dashboard_site.h"
+#include "dashboard/ng_dashboard_read.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,12 +1,13 @@
-/* ng_dashboard_site: what the dashboard's files share (options and help
- * in ng_dashboard_options.c, reading the histories in
- * ng_dashboard_read.c, the pages in ng_dashboard_pages.c, the site on
- * disk in ng_dashboard_site.c): the runs kept of each gate, and the site
- * they make.  Internal to dashboard/.
+/* ng_dashboard_site: the site in memory, what the dashboard's files share:
+ * the runs kept of each gate, its change points, the gates, and the limits
+ * of the pages.  Internal to dashboard/.  ng_dashboard_read.c fills it,
+ * ng_dashboard_changes.c adds the change points, ng_dashboard_pages.c
+ * renders it and ng_dashboard_write.c writes it to disk; the options and
+ * their help (ng_dashboard_options.c) take its defaults.
  *
  * Ownership: a site owns its gates, their runs and the arena their
- * commits and URLs live in; ng_dash_site_release() frees them.  It
- * borrows the options and the result it reports into. */
+ * commits and URLs live in; ng_dash_site_release() (ng_dashboard_read.h)
+ * frees them.  It borrows the options and the result it reports into. */
 #ifndef NG_DASHBOARD_SITE_H
 #define NG_DASHBOARD_SITE_H
 
@@ -92,31 +93,5 @@ struct site {
     size_t n_changes;
     struct ng_dashboard_result *r;
 };
-
-/* Reads every history of s->o into s (ng_dashboard_read.c): the runs of
- * each gate, the latest --details of them whole.  -1 with err when a
- * history cannot be read. */
-int ng_dash_read(struct site *s, struct ng_err *err);
-/* Orders each gate's runs (by time, file, line) and numbers them, and the
- * gates by name. */
-void ng_dash_order(struct site *s);
-void ng_dash_site_release(struct site *s);
-
-/* The change points of every gate (ng_dashboard_changes.c), once the runs
- * are ordered, judged against the acknowledgements of --accept.  -1 with
- * err when an acknowledgement file cannot be read or names a commit
- * ambiguously. */
-int ng_dash_changes(struct site *s, struct ng_err *err);
-/* The changes as tables (index: every gate's, newest first, the
- * acknowledged ones in a table of their own; g: that gate's), and a
- * gate's as its trend's markers (*labels: their text, the caller's). */
-void ng_dash_changes_tables(struct ng_buf *out, const struct site *s, const struct gate *g);
-struct ng_svg_marker;
-size_t ng_dash_change_markers(const struct site *s, const struct gate *g,
-                              struct ng_svg_marker **markers, char **labels);
-
-/* The pages (ng_dashboard_pages.c), rendered into out. */
-void ng_dash_index_page(struct ng_buf *out, const struct site *s);
-void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct gate *g);
 
 #endif

@@ -1,6 +1,8 @@
 #include "ranges/ng_ranges.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,127 +13,87 @@
 #include "sources/ng_source.h"
 #include "sources/nsysrep/ng_cache.h"
 #include "util/ng_file.h"
+#include "util/ng_options.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 #include "util/ng_version.h"
 
 #define DEFAULT_TOP 20
 
-/* ---- options: a table, one row an option ---- */
+/* ---- options ---- */
 
-enum { O_JSON, O_NSYS, O_CACHE_DIR, O_NO_CACHE, O_TOP, O_HELP, N_RANGES_OPTS };
-
-static const struct {
-    const char *flag, *env, *meta, *help;
-} ranges_opts[N_RANGES_OPTS] = {
-    [O_JSON] = { "json", "NSYS_GATE_RANGES_JSON", "FILE",
-                 "the groups of every profile as JSON, written atomically" },
-    [O_NSYS] = { "nsys", "NSYS_GATE_NSYS", "PATH",
-                 "the nsys that exports .nsys-rep reports (default: nsys on PATH)" },
-    [O_CACHE_DIR] = { "cache-dir", "NSYS_GATE_CACHE_DIR", "DIR",
-                      "the export cache for .nsys-rep reports, as the gate's" },
-    [O_NO_CACHE] = { "no-cache", "NSYS_GATE_NO_CACHE", NULL, "export .nsys-rep reports afresh" },
-    [O_TOP] = { "top", NULL, "N", "groups listed a profile, biggest first (default 20)" },
-    [O_HELP] = { "help", NULL, NULL, "this text" },
-};
-
-void ng_ranges_help(FILE *out)
+static int set_top(void *target, struct ng_option_value *v)
 {
-    fprintf(out, "usage: %s ranges [OPTIONS] PROFILE...\n\n"
-                 "Lists the NVTX ranges of SQLite exports and .nsys-rep reports (and the\n"
-                 "user_annotation and cpu_op ranges of torch.profiler traces), grouped by name\n"
-                 "with digits as '#': each group's count, kernel time launched inside, threads\n"
-                 "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
-                 "group (3 or more ranges, similar time each, half the kernel time or more).\n\n",
-            NG_TOOL_NAME);
-    for (size_t i = 0; i < N_RANGES_OPTS; i++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", ranges_opts[i].flag,
-                 ranges_opts[i].meta ? " " : "", ranges_opts[i].meta ? ranges_opts[i].meta : "");
-        ng_help_option(out, left, ranges_opts[i].help, ranges_opts[i].env);
-    }
-}
-
-static int set_value(struct ng_ranges_opts *o, size_t i, const char *where, const char *v,
-                     struct ng_err *err)
-{
+    struct ng_ranges_opts *o = target;
     char *end;
-    switch (i) {
-    case O_JSON: o->json = v; break;
-    case O_NSYS: o->nsys = v; break;
-    case O_CACHE_DIR: o->cache_dir = v; break;
-    case O_NO_CACHE: o->no_cache = !(v && strcmp(v, "0") == 0); break;
-    case O_TOP:
-        errno = 0;
-        o->top = strtol(v, &end, 10);
-        if (!*v || *end || errno || o->top < 1 || o->top > 1000000) {
-            char *shown = ng_text_cleaned(v, NG_TEXT_ESCAPE_CONTROLS);
-            ng_err_set(err, "%s='%s' is not a whole number from 1 to 1000000", where, shown);
-            free(shown);
-            return -1;
-        }
-        break;
-    case O_HELP: o->show_help = 1; break;
-    }
-    if (v && !*v && i != O_NO_CACHE)
-        return ng_err_set(err, "%s is empty", where);
+
+    errno = 0;
+    o->top = strtol(v->text, &end, 10);
+    if (!*v->text || *end || errno || o->top < 1 || o->top > 1000000)
+        return v->problem = "is not a whole number from 1 to 1000000", -1;
     return 0;
 }
 
-static int take_option(struct ng_ranges_opts *o, int argc, char **argv, int *a, int *given,
-                       struct ng_err *err)
+static int take_profile(void *ctx, const char *arg, struct ng_err *err)
 {
-    const char *arg = argv[*a];
-    size_t len = strcspn(arg + 2, "="), i;
+    struct ng_ranges_opts *o = ctx;
 
-    for (i = 0; i < N_RANGES_OPTS; i++)
-        if (arg[1] == '-' && strlen(ranges_opts[i].flag) == len &&
-            strncmp(arg + 2, ranges_opts[i].flag, len) == 0)
-            break;
-    if (strcmp(arg, "-h") == 0)
-        i = O_HELP;
-    if (i == N_RANGES_OPTS) {
-        char *shown = ng_text_cleaned(arg, NG_TEXT_ESCAPE_CONTROLS);
-        ng_err_set(err, "ranges: unknown option '%s' (see %s ranges --help)", shown,
-                   NG_TOOL_NAME);
-        free(shown);
-        return -1;
-    }
-    const char *v = arg[1] == '-' && arg[2 + len] == '=' ? arg + 3 + len : NULL;
-    if (!ranges_opts[i].meta && v)
-        return ng_err_set(err, "--%s takes no value", ranges_opts[i].flag);
-    if (ranges_opts[i].meta && !v && (v = *a + 1 < argc ? argv[++*a] : NULL) == NULL)
-        return ng_err_set(err, "--%s needs a value (%s)", ranges_opts[i].flag,
-                          ranges_opts[i].meta);
-    char where[64];
-    snprintf(where, sizeof where, "--%s", ranges_opts[i].flag);
-    given[i] = 1;
-    return set_value(o, i, where, v, err);
+    if (o->n_profiles == NG_RANGES_MAX_FILES)
+        return ng_err_set(err, "ranges: at most %d profiles", NG_RANGES_MAX_FILES);
+    o->profiles[o->n_profiles++] = arg;
+    return 0;
+}
+
+#define R(member) offsetof(struct ng_ranges_opts, member)
+
+/* --nsys, --cache-dir and --no-cache are the gate's, variables included. */
+static const struct ng_option rows[] = {
+    { .flag = "json", .env = "NSYS_GATE_RANGES_JSON", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = R(json), .meta = "FILE",
+      .help = "the groups of every profile as JSON, written atomically" },
+    { .flag = "nsys", .env = "NSYS_GATE_NSYS", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = R(nsys), .meta = "PATH",
+      .help = "the nsys that exports .nsys-rep reports (default: nsys on PATH)" },
+    { .flag = "cache-dir", .env = "NSYS_GATE_CACHE_DIR", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = R(cache_dir), .meta = "DIR",
+      .help = "the export cache for .nsys-rep reports, as the gate's" },
+    { .flag = "no-cache", .env = "NSYS_GATE_NO_CACHE", .takes = NG_OPTION_SWITCH,
+      .parse = ng_options_bool, .field = R(no_cache), .help = "export .nsys-rep reports afresh" },
+    { .flag = "top", .takes = NG_OPTION_VALUE, .parse = set_top, .meta = "N",
+      .help = "groups listed a profile, biggest first (default 20)" },
+    NG_OPTIONS_HELP(struct ng_ranges_opts, show_help),
+};
+
+static const struct ng_options table = {
+    .rows = rows,
+    .n = sizeof rows / sizeof rows[0],
+    .command = "ranges",
+    .prefix = "ranges: ",
+    .usage = "[OPTIONS] PROFILE...",
+    .about = "Lists the NVTX ranges of SQLite exports and .nsys-rep reports (and the\n"
+             "user_annotation and cpu_op ranges of torch.profiler traces), grouped by name\n"
+             "with digits as '#': each group's count, kernel time launched inside, threads\n"
+             "and nesting depth, biggest first; then an --epoch-range for the most step-like\n"
+             "group (3 or more ranges, similar time each, half the kernel time or more).",
+    .operand = take_profile,
+};
+
+const struct ng_options *ng_ranges_options(void)
+{
+    return &table;
+}
+
+void ng_ranges_help(FILE *out)
+{
+    ng_options_help(out, &table);
 }
 
 int ng_ranges_parse(struct ng_ranges_opts *o, int argc, char **argv, struct ng_err *err)
 {
-    int given[N_RANGES_OPTS] = { 0 }, only_files = 0;
-
     memset(o, 0, sizeof *o);
     o->top = DEFAULT_TOP;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (!only_files && strcmp(arg, "--") == 0) {
-            only_files = 1;
-        } else if (only_files || arg[0] != '-' || !arg[1]) {
-            if (o->n_profiles == NG_RANGES_MAX_FILES)
-                return ng_err_set(err, "ranges: at most %d profiles", NG_RANGES_MAX_FILES);
-            o->profiles[o->n_profiles++] = arg;
-        } else if (take_option(o, argc, argv, &a, given, err) < 0) {
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < N_RANGES_OPTS; i++) {
-        const char *v = ranges_opts[i].env ? getenv(ranges_opts[i].env) : NULL;
-        if (!given[i] && v && *v && set_value(o, i, ranges_opts[i].env, v, err) < 0)
-            return -1;
-    }
+    if (ng_options_parse(&table, o, argc, argv, err) < 0)
+        return -1;
     if (!o->show_help && o->n_profiles == 0)
         return ng_err_set(err, "ranges: no profile given (%s ranges PROFILE...)", NG_TOOL_NAME);
     return 0;

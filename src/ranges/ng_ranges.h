@@ -22,6 +22,8 @@
 
 #include "util/ng_err.h"
 
+struct ng_options;
+
 #define NG_RANGES_MAX_FILES 256
 
 struct ng_ranges_opts {
@@ -39,11 +41,14 @@ struct ng_ranges_result {
     char *text;                /* the human listing */
 };
 
-/* The subcommand's arguments (argv[0] is "ranges"), a flag before its
+/* The subcommand's arguments (argv[0] is "ranges"), through its table and
+ * the one option parser (util/ng_options.h): a flag before its
  * environment variable (NSYS_GATE_RANGES_JSON, NSYS_GATE_NSYS,
- * NSYS_GATE_CACHE_DIR, NSYS_GATE_NO_CACHE). */
+ * NSYS_GATE_CACHE_DIR, NSYS_GATE_NO_CACHE, read as the gate reads them). */
 int ng_ranges_parse(struct ng_ranges_opts *o, int argc, char **argv, struct ng_err *err);
 void ng_ranges_help(FILE *out);
+/* The table: --help and the docs test read it. */
+const struct ng_options *ng_ranges_options(void);
 
 /* Lists every profile; the first unreadable one is the error (-1), and
  * the JSON is still written with what was read.  0 otherwise. */

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "core/ng_verdict_text.h"
-#include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_text.h"
 

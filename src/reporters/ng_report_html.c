@@ -7,7 +7,6 @@
 
 #include "core/ng_verdict_text.h"
 #include "html/ng_html.h"
-#include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_text.h"
 #include "util/ng_version.h"

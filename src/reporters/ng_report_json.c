@@ -18,7 +18,6 @@
 #include "core/ng_context.h"
 #include "core/ng_verdict_text.h"
 #include "core/ng_work_rates.h"
-#include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_text.h"
 #include "util/ng_version.h"

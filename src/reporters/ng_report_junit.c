@@ -17,7 +17,6 @@
 #include <libxml/tree.h>
 
 #include "core/ng_verdict_text.h"
-#include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_text.h"
 #include "util/ng_version.h"

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 #include "util/ng_text.h"
 

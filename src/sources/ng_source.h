@@ -10,14 +10,8 @@
 #define NG_SOURCE_H
 
 #include "core/ng_profile.h"
-#include "util/ng_err.h"
-
-#include "core/ng_comm.h"
-#include "core/ng_filter.h"
-#include "core/ng_metric.h"
 #include "sources/ng_source_opts.h"
-#include "sources/nsysrep/ng_cache.h"
-#include "util/ng_regex.h"
+#include "util/ng_err.h"
 
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
                    struct ng_err *err);

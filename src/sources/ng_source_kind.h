@@ -13,7 +13,7 @@
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
 
-/* What the caller asked (ng_source_opts.h). */
+/* The options a kind is loaded with (ng_source_opts.h). */
 struct ng_source_opts;
 
 struct ng_source_kind {

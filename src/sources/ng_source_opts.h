@@ -1,21 +1,23 @@
-/* ng_source_opts: what a caller asks of a load (ng_source.h), as every
- * backend receives it (ng_source_kind.h): data only, so that a backend
- * needs nothing of the registry to read its options.
+/* ng_source_opts: what the gate asks of a reader, the options every
+ * input kind is loaded with.  Callers fill it for ng_source_load()
+ * (ng_source.h); backends read it (ng_source_kind.h), so that they need
+ * nothing of the callers' header and the registry in ng_source.c can name
+ * them without an arrow back.
  *
- * Ownership: everything a struct ng_source_opts points at is the caller's
- * and is borrowed for the duration of one load. */
+ * Ownership: everything it points to is borrowed, for the duration of a
+ * load. */
 #ifndef NG_SOURCE_OPTS_H
 #define NG_SOURCE_OPTS_H
 
 #include <stdint.h>
 
+#include "core/ng_comm.h"
+#include "core/ng_filter.h"
 #include "core/ng_metric.h"
+#include "util/ng_regex.h"
 
 struct ng_cache;
-struct ng_comm;
 struct ng_exports;
-struct ng_filter;
-struct ng_regex;
 
 struct ng_source_opts {
     const char *nsys;          /* the nsys executable; NULL means "nsys" on PATH */

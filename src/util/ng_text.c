@@ -345,48 +345,6 @@ long ng_hex4(const char *s)
     return v;
 }
 
-/* ---- --help texts ---- */
-
-/* Writes words from *text until the next would pass `room` columns; moves
- * *text past them and the spaces after.  A word longer than the room is
- * written whole (no line is broken inside a word). */
-static void help_words(FILE *out, const char **text, size_t room)
-{
-    const char *p = *text;
-    size_t used = 0;
-
-    while (*p) {
-        size_t w = strcspn(p, " ");
-        if (used && used + 1 + w > room)
-            break;
-        fprintf(out, "%s%.*s", used ? " " : "", (int)w, p);
-        used += (used ? 1 : 0) + w;
-        p += w;
-        p += strspn(p, " ");
-    }
-    *text = p;
-}
-
-void ng_help_option(FILE *out, const char *left, const char *help, const char *env)
-{
-    char text[1024];   /* a help text is a line or two; a longer one is cut */
-    size_t room = NG_HELP_WIDTH - NG_HELP_LEFT;
-
-    snprintf(text, sizeof text, "%s%s%s%s", help, env ? " [" : "", env ? env : "",
-             env ? "]" : "");
-    if (strlen(left) + 4 > NG_HELP_LEFT)   /* two spaces at least before the help */
-        fprintf(out, "  %s\n%*s", left, NG_HELP_LEFT, "");
-    else
-        fprintf(out, "  %-*s", NG_HELP_LEFT - 2, left);
-    const char *p = text;
-    help_words(out, &p, room);
-    while (*p) {
-        fprintf(out, "\n%*s", NG_HELP_LEFT, "");
-        help_words(out, &p, room);
-    }
-    fputc('\n', out);
-}
-
 size_t ng_text_distance(const char *a, size_t alen, const char *b, size_t limit)
 {
     size_t blen = strlen(b);

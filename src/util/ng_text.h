@@ -80,14 +80,6 @@ void ng_fmt_utc(char *buf, size_t size, time_t t, int zone);
  * exist). */
 int ng_parse_utc(const char *s, time_t *out);
 
-/* --help texts.  One option: "  LEFT" in a field of NG_HELP_LEFT columns
- * (a longer LEFT gets a line of its own), then HELP and " [ENV]" (when env
- * is not NULL) wrapped at word boundaries so no line passes NG_HELP_WIDTH
- * columns.  Every command's help goes through it, so they line up alike. */
-#define NG_HELP_LEFT 26
-#define NG_HELP_WIDTH 100
-void ng_help_option(FILE *out, const char *left, const char *help, const char *env);
-
 /* The Levenshtein distance between the first alen bytes of a and b, for a
  * "did you mean" hint; counting stops past limit (limit + 1 is returned). */
 size_t ng_text_distance(const char *a, size_t alen, const char *b, size_t limit);

@@ -1,5 +1,5 @@
 /* Fuzz target: the command line and the NSYS_GATE_* environment
- * (ng_cli_parse) and the threshold syntax (ng_cli_parse_threshold).
+ * (ng_cli_parse) and the threshold syntax (ng_values_parse_threshold).
  *
  * Input layout: pieces separated by NUL bytes.  A piece that starts with
  * byte 0x01 is an environment setting: its next byte picks the variable
@@ -13,6 +13,7 @@
 #include "fuzz_check.h"
 #include "cli/ng_cli.h"
 #include "cli/ng_outputs.h"
+#include "cli/ng_values.h"
 
 #define MAX_PIECES 96
 
@@ -30,7 +31,7 @@ static void check_threshold(const char *text)
     double v = 0;
     const char *problem = NULL;
 
-    if (ng_cli_parse_threshold(text, &v, &problem) == 0)
+    if (ng_values_parse_threshold(text, &v, &problem) == 0)
         NG_FUZZ_CHECK(isfinite(v) && v >= 1.0 && v <= 1e9);
     else
         NG_FUZZ_CHECK(problem && *problem);

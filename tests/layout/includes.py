@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""The include direction of src/, as src/README.md states it:
+"""The shape of src/, as src/README.md states it, checked.
 
-    main -> run -> cli -> reporters, dashboard, changes, ranges -> sources, history, html -> core -> util
+Between folders, the direction line (the fenced block under
+"## The direction"): roles from left to right, peers of one rank between
+commas.  A file may include a header of its own folder's role (a role is
+the first folder under src/: sources/sqlite is sources) or of a role
+further right; never one to its left, nor a peer's.  Inside a role the
+modules (a .c and its .h) must not include each other in a circle.  Every
+include of a project header names its folder ("core/ng_verdict.h").
 
-A file may include a header of its own folder's role (a role is the first
-folder under src/: sources/sqlite is sources) or of a role further down
-the line; never one above it, nor a sibling's (reporters, dashboard and changes,
-or sources, history and html, know nothing of each other).  Inside a role
-the modules (a .c and its .h) must not include each other in a circle.
-Every include of a project header names its folder ("core/ng_verdict.h").
+Inside a folder, the folder's line (the fenced block under "## Inside the
+folders"), "folder: a -> b, c -> d/": the same rule between the folder's
+modules (file stems) and subfolders (whose modules count as one unit from
+outside).  Every folder with more than one unit has a line, and the line
+lists every unit of the folder and nothing else.
 
 With --objects LIB (the library every test links), the same rules hold
 for calls: a function or table one object uses must be defined in an
@@ -16,16 +21,47 @@ object it may include, so a declaration in a lower header cannot hide a
 call that points up (a verdict released by history code, say).
 
 Usage: includes.py SRCDIR [--objects LIB]   (exit 1 with one line per
-violation)"""
+violation; SRCDIR/README.md holds the rules)"""
 import os
 import re
 import subprocess
 import sys
 
-LEVELS = [["main"], ["run"], ["cli"], ["reporters", "dashboard", "changes", "ranges"],
-          ["sources", "history", "html"], ["core"], ["util"]]
-LEVEL = {role: i for i, roles in enumerate(LEVELS) for role in roles}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+GENERATED = {"html/ng_html_assets.h"}
+
+
+def fenced(text, heading):
+    """The first fenced block under a '## heading' of README text."""
+    m = re.search(r"^## " + re.escape(heading) + r"\s*$(.*?)^```\s*$(.*?)^```", text,
+                  re.M | re.S)
+    if not m or "\n## " in m.group(1):
+        return None
+    return m.group(2)
+
+
+def ranks(chain):
+    """'a -> b, c -> d' as {a: 0, b: 1, c: 1, d: 2}."""
+    return {name.strip(): i for i, peers in enumerate(chain.split("->"))
+            for name in peers.split(",") if name.strip()}
+
+
+def read_rules(readme):
+    """(the direction as {role: rank}, {folder: {unit: rank}}) from README.md;
+    raises ValueError when the direction line is missing."""
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    block = fenced(text, "The direction")
+    lines = [l for l in (block or "").splitlines() if "->" in l]
+    if len(lines) != 1:
+        raise ValueError(f"{readme}: no direction line (one line with '->' in a fenced block "
+                         "under '## The direction')")
+    orders = {}
+    for line in (fenced(text, "Inside the folders") or "").splitlines():
+        if line.strip():
+            folder, _, chain = line.partition(":")
+            orders[folder.strip().rstrip("/")] = ranks(chain)
+    return ranks(lines[0]), orders
 
 
 def role_of(rel):
@@ -48,30 +84,135 @@ def read_includes(src):
     return files
 
 
-def check(src):
-    files = read_includes(src)
-    generated = {"html/ng_html_assets.h"}
-    problems = []
-    graph = {}
-    for rel, incs in sorted(files.items()):
-        role = role_of(rel)
-        if role not in LEVEL:
-            problems.append(f"{rel}: folder '{role}' has no place in the direction")
+def units(files):
+    """{folder: {unit}} for every folder under src/ (not src/ itself): its
+    modules' stems and its subfolders ('sqlite/')."""
+    found = {}
+    for rel in files:
+        folder = os.path.dirname(rel)
+        if folder:
+            found.setdefault(folder, set()).add(os.path.basename(module_of(rel)))
+        while "/" in folder:
+            parent = os.path.dirname(folder)
+            found.setdefault(parent, set()).add(os.path.basename(folder) + "/")
+            folder = parent
+    return found
+
+
+def placed(a, b):
+    """The folder both files are in, deepest, and each one's unit there;
+    None when they share no folder below src/ or are one unit there."""
+    da, db = os.path.dirname(a), os.path.dirname(b)
+    if not da or not db:
+        return None
+    common = os.path.commonpath([da, db])
+    if not common:
+        return None
+
+    def unit(rel, d):
+        if d == common:
+            return os.path.basename(module_of(rel))
+        return os.path.relpath(d, common).split(os.sep)[0] + "/"
+    ua, ub = unit(a, da), unit(b, db)
+    return None if ua == ub else (common, ua, ub)
+
+
+def symbols(lib):
+    """{object: (defined, used)} from nm; objects named by their source."""
+    out = subprocess.run(["nm", "-A", lib], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(":")
+        # "lib.a:obj.o", or a thin archive's "lib.a.p/obj.o", or "lib.a[obj.o]"
+        obj = os.path.basename(head).split(":")[-1].split("[")[-1].rstrip("]")
+        parts = rest.split()
+        if len(parts) < 2:
             continue
+        kind, name = parts[-2], parts[-1]
+        d, u = objs.setdefault(obj, (set(), set()))
+        if kind == "U":
+            u.add(name)
+        elif kind in "TDBRVW":
+            d.add(name)
+    return objs
+
+
+def arrows(src, lib=None):
+    """Every dependency between two files of src/: (from, to, how), from
+    the includes and, with lib, the calls between its objects; plus the
+    problems found on the way (an include of no header, a stray object)."""
+    files = read_includes(src)
+    found, problems = [], []
+    for rel, incs in sorted(files.items()):
         for inc in incs:
-            if inc not in files and inc not in generated:
+            if inc in files:
+                found.append((rel, inc, f'includes "{inc}"'))
+            elif inc not in GENERATED:
                 problems.append(f"{rel}: includes \"{inc}\", which is no header of src/ "
                                 "(an include names its folder)")
-                continue
-            to = role_of(inc)
-            if to != role and LEVEL.get(to, -1) <= LEVEL[role]:
-                way = "a sibling" if LEVEL.get(to) == LEVEL[role] else "up"
-                problems.append(f"{rel}: includes \"{inc}\": {role} -> {to} points {way}")
-            a, b = module_of(rel), module_of(inc)
-            if a != b and to == role:
-                graph.setdefault(a, set()).add(b)
-    problems += circles(graph)
-    return problems
+    if not lib:
+        return found, problems
+    by_object = {rel.replace("/", "_") + ".o": rel for rel in files if rel.endswith(".c")}
+    objs = symbols(lib)
+    where = {name: obj for obj, (defined, _) in objs.items() for name in defined}
+    for obj, (_, used) in sorted(objs.items()):
+        rel = by_object.get(obj)
+        if not rel:
+            problems.append(f"{obj}: an object of no source file under src/")
+            continue
+        for name in sorted(used):
+            other = where.get(name)
+            if other and other != obj and other in by_object:
+                found.append((rel, by_object[other], f"calls {name}() of {by_object[other]}"))
+    return found, problems
+
+
+def way(rank_from, rank_to):
+    return "a peer" if rank_from == rank_to else "up"
+
+
+def check(src, lib=None):
+    try:
+        levels, orders = read_rules(os.path.join(src, "README.md"))
+    except (OSError, ValueError) as e:
+        return [str(e)]
+    files = read_includes(src)
+    found, problems = arrows(src, lib)
+    for rel in sorted(files):
+        if role_of(rel) not in levels:
+            problems.append(f"{rel}: folder '{role_of(rel)}' has no place in the direction")
+    for folder, present in sorted(units(files).items()):
+        order = orders.get(folder)
+        if order is None:
+            if len(present) > 1:
+                problems.append(f"{folder}/: {len(present)} modules and no line under "
+                                "'## Inside the folders'")
+            continue
+        for u in sorted(present - set(order)):
+            problems.append(f"{folder}/: {u} is not listed in the folder's line")
+        for u in sorted(set(order) - present):
+            problems.append(f"{folder}/: the folder's line lists {u}, which is no module of it")
+    for folder in sorted(set(orders) - set(units(files))):
+        problems.append(f"'## Inside the folders' has a line for {folder}/, which has no files")
+    graph = {}
+    for a, b, how in found:
+        ra, rb = role_of(a), role_of(b)
+        if ra != rb:
+            if ra in levels and rb in levels and levels[rb] <= levels[ra]:
+                problems.append(f"{a}: {how}: {ra} -> {rb} points {way(levels[ra], levels[rb])}")
+            continue
+        if module_of(a) != module_of(b):
+            graph.setdefault(module_of(a), set()).add(module_of(b))
+        where = placed(a, b)
+        if not where:
+            continue
+        folder, ua, ub = where
+        order = orders.get(folder, {})
+        if ua in order and ub in order and order[ub] <= order[ua]:
+            problems.append(f"{a}: {how}: {ua} -> {ub} points {way(order[ua], order[ub])} "
+                            f"in the order of {folder}/")
+    return problems + circles(graph)
 
 
 def circles(graph):
@@ -95,69 +236,17 @@ def circles(graph):
     return found
 
 
-def symbols(lib):
-    """{object: (defined, used)} from nm; objects named by their source."""
-    out = subprocess.run(["nm", "-A", lib], check=True, capture_output=True,
-                         text=True).stdout
-    objs = {}
-    for line in out.splitlines():
-        head, _, rest = line.rpartition(":")
-        obj = os.path.basename(head)
-        parts = rest.split()
-        if len(parts) < 2:
-            continue
-        kind, name = parts[-2], parts[-1]
-        d, u = objs.setdefault(obj, (set(), set()))
-        if kind == "U":
-            u.add(name)
-        elif kind in "TDBRVW":
-            d.add(name)
-    return objs
-
-
-def check_calls(src, lib):
-    files = read_includes(src)
-    by_object = {}
-    for rel in files:
-        if rel.endswith(".c"):
-            by_object[rel.replace("/", "_") + ".o"] = rel
-    objs = symbols(lib)
-    where = {}
-    for obj, (defined, _) in objs.items():
-        for name in defined:
-            where[name] = obj
-    problems, graph = [], {}
-    for obj, (_, used) in sorted(objs.items()):
-        rel = by_object.get(obj)
-        if not rel:
-            problems.append(f"{obj}: an object of no source file under src/")
-            continue
-        role = role_of(rel)
-        for name in sorted(used):
-            other = where.get(name)
-            if not other or other == obj:
-                continue
-            to_rel = by_object[other]
-            to = role_of(to_rel)
-            if to != role and LEVEL[to] <= LEVEL[role]:
-                way = "a sibling" if LEVEL[to] == LEVEL[role] else "up"
-                problems.append(f"{rel}: calls {name}() of {to_rel}: {role} -> {to} points {way}")
-            if to == role:
-                graph.setdefault(module_of(rel), set()).add(module_of(to_rel))
-    return problems + circles(graph)
-
-
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "src"
-    problems = check(src)
-    if "--objects" in sys.argv:
-        problems += check_calls(src, sys.argv[sys.argv.index("--objects") + 1])
+    lib = sys.argv[sys.argv.index("--objects") + 1] if "--objects" in sys.argv else None
+    problems = check(src, lib)
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} include(s) against the direction of src/README.md")
+        print(f"{len(problems)} problem(s) against the rules of {os.path.join(src, 'README.md')}")
         return 1
-    print(f"{len(read_includes(src))} files, every include in the direction of src/README.md")
+    print(f"{len(read_includes(src))} files, every include{' and call' if lib else ''} "
+          f"as {os.path.join(src, 'README.md')} says")
     return 0
 
 

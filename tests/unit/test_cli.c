@@ -12,6 +12,7 @@
 
 #include "cli/ng_cli.h"
 #include "cli/ng_outputs.h"
+#include "cli/ng_values.h"
 
 #define MAXARGS 12
 
@@ -253,16 +254,16 @@ static void test_threshold_parser(void **state)
     double v;
     (void)state;
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        assert_int_equal(ng_cli_parse_threshold(ok[i].in, &v, &problem), 0);
+        assert_int_equal(ng_values_parse_threshold(ok[i].in, &v, &problem), 0);
         assert_true(v == ok[i].out);
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(ng_cli_parse_threshold(bad[i], &v, &problem), -1);
+        assert_int_equal(ng_values_parse_threshold(bad[i], &v, &problem), -1);
     /* a bare 20: each reading named, the percentage's ratio worked out */
-    assert_int_equal(ng_cli_parse_threshold("20", &v, &problem), -1);
+    assert_int_equal(ng_values_parse_threshold("20", &v, &problem), -1);
     assert_string_equal(problem, "is ambiguous: write 20% (or 1.2) to fail past a 20% slowdown, "
                                  "or 20x to allow 20 times the baseline");
-    assert_int_equal(ng_cli_parse_threshold("2.5", &v, &problem), -1);
+    assert_int_equal(ng_values_parse_threshold("2.5", &v, &problem), -1);
     assert_string_equal(problem, "is ambiguous: write 2.5% (or 1.025) to fail past a 2.5% "
                                  "slowdown, or 2.5x to allow 2.5 times the baseline");
 }

@@ -1,4 +1,4 @@
-#include "dashboard/ng_dashboard_site.h"
+#include "dashboard/ng_dashboard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dashboard/ng_dashboard_changes.h"
+#include "dashboard/ng_dashboard_pages.h"
+#include "dashboard/ng_dashboard_read.h"
 #include "util/ng_file.h"
 #include "util/ng_oom.h"
 #include "util/ng_signal.h"
