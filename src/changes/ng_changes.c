@@ -316,7 +316,7 @@ static int take_top(struct ng_history_entry *e, void *ctx)
 {
     char **top = ctx;
     struct ng_buf t = NG_BUF_INIT;
-    if (ng_verdict_top_contributor(&e->doc.v, &t))
+    if (ng_verdict_text_top_contributor(&e->doc.v, &t))
         *top = ng_buf_detach(&t);
     ng_buf_release(&t);
     return 0;
@@ -498,14 +498,14 @@ static char *junit_report(const struct change *c, size_t n, const struct series 
     for (size_t i = 0; i < n_series; i++)
         failures += standing[i] != 0;
     char ts[32];
-    ng_fmt_utc(ts, sizeof ts, ng_report_time(), 0);
+    ng_fmt_utc(ts, sizeof ts, ng_util_report_time(), 0);
     ng_buf_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nsys-gate changes\" "
                     "timestamp=\"%s\" hostname=\"localhost\" tests=\"%zu\" failures=\"%zu\" "
                     "errors=\"0\" skipped=\"0\" time=\"0.000\">\n  <properties/>\n",
                 ts, n_series, failures);
     for (size_t i = 0; i < n_series; i++) {
         ng_buf_adds(&b, "  <testcase classname=\"nsys-gate.changes\" name=\"");
-        ng_html_attr(&b, s[i].name);
+        ng_html_escape_attr(&b, s[i].name);
         ng_buf_adds(&b, "\"");
         if (!standing[i]) {
             ng_buf_adds(&b, " time=\"0.000\"/>\n");
@@ -517,7 +517,7 @@ static char *junit_report(const struct change *c, size_t n, const struct series 
                 struct ng_buf line = NG_BUF_INIT;
                 human_line(&line, &c[k]);
                 line.data[line.len - 1] = 0;
-                ng_html_attr(&b, line.data);
+                ng_html_escape_attr(&b, line.data);
                 ng_buf_release(&line);
             }
         ng_buf_adds(&b, "\"/>\n  </testcase>\n");
@@ -560,7 +560,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
     int *standing = NULL;
     int ret = 0;
     struct ng_cp_opts co = { o->p_max, o->min_change, (size_t)o->window };
-    time_t now = ng_report_time();
+    time_t now = ng_util_report_time();
 
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < o->n_match; i++) {

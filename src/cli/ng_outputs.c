@@ -56,7 +56,9 @@ int ng_outputs_find(const char *name)
     return -1;
 }
 
-const char *ng_outputs_origin(const struct ng_output *o)
+/* The one name that says where a row's path came from, for messages:
+ * its option, else its variable. */
+static const char *origin_of(const struct ng_output *o)
 {
     return o->option ? o->option : o->env;
 }
@@ -156,7 +158,7 @@ static int refuse_inputs(struct ng_settings *s, const char *const *inputs, size_
             char *out = ng_text_cleaned(path, NG_TEXT_ESCAPE_CONTROLS);
             char *in = ng_text_cleaned(which, NG_TEXT_ESCAPE_CONTROLS);
             ret = ng_err_set(err, "%s '%s' is the %s '%s'; refusing to %s it",
-                             ng_outputs_origin(o), out, what, in,
+                             origin_of(o), out, what, in,
                              o->dest == NG_OUTPUT_APPEND ? "append to" : "overwrite");
             free(out);
             free(in);
@@ -199,8 +201,8 @@ static int refuse_shared(struct ng_settings *s, struct ng_err *err, int ret)
                 char *b = ng_text_cleaned(s->outputs[i], NG_TEXT_ESCAPE_CONTROLS);
                 ret = ng_err_set(err, "%s '%s' and %s '%s' are one file; %s is not written "
                                       "(give each report its own file)",
-                                 ng_outputs_origin(first), a, ng_outputs_origin(o), b,
-                                 ng_outputs_origin(o));
+                                 origin_of(first), a, origin_of(o), b,
+                                 origin_of(o));
                 free(a);
                 free(b);
             }
@@ -248,7 +250,7 @@ size_t ng_outputs_requests(const struct ng_settings *s, struct ng_report_request
         enum ng_report_dest d = is_stdout(o, path)             ? NG_DEST_STDOUT
                                 : o->dest == NG_OUTPUT_APPEND ? NG_DEST_APPEND
                                                               : NG_DEST_FILE;
-        q[n++] = (struct ng_report_request){ o->reporter, d, path, ng_outputs_origin(o) };
+        q[n++] = (struct ng_report_request){ o->reporter, d, path, origin_of(o) };
     }
     return n;
 }

@@ -53,9 +53,6 @@ extern const size_t ng_n_outputs;
  * ("GITHUB_STEP_SUMMARY"), or -1. */
 int ng_outputs_find(const char *name);
 
-/* The one name that says where a row's path came from, for messages:
- * its option, else its variable. */
-const char *ng_outputs_origin(const struct ng_output *o);
 
 /* Checks a path given for row o; on success *path is set to value.
  * Returns -1 with *problem, e.g. "cannot be standard output (only --json

@@ -56,7 +56,15 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
     }
 }
 
-void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+/* Total mode: what one side's runs each divide by (current: 1 for the
+ * current side), the side's own count or the shared one. */
+static long side_epochs(const struct ng_compare_opts *o, int current)
+{
+    long own = current ? o->current_epochs : o->baseline_epochs;
+    return own > 0 ? own : o->epochs;
+}
+
+void ng_compare_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                       const struct ng_profile *current, size_t nc,
                       const struct ng_compare_opts *opts)
 {
@@ -73,8 +81,8 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
     side_begin(&v->baseline, baseline, nb);
     side_begin(&v->current, current, nc);
     if (!opts->nvtx) {
-        v->baseline.run_epochs = ng_compare_side_epochs(opts, 0);
-        v->current.run_epochs = ng_compare_side_epochs(opts, 1);
+        v->baseline.run_epochs = side_epochs(opts, 0);
+        v->current.run_epochs = side_epochs(opts, 1);
         /* as in NVTX mode: the smaller side's count */
         v->epochs = v->baseline.run_epochs < v->current.run_epochs ? v->baseline.run_epochs
                                                                    : v->current.run_epochs;
@@ -82,12 +90,6 @@ void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, s
 }
 
 /* ---- samples ---- */
-
-long ng_compare_side_epochs(const struct ng_compare_opts *o, int current)
-{
-    long own = current ? o->current_epochs : o->baseline_epochs;
-    return own > 0 ? own : o->epochs;
-}
 
 /* A run's leading epochs far above the rest (ng_means_warmup) are warm-up:
  * left out of the samples, with a warning naming them.  Not for a past run
@@ -711,7 +713,7 @@ static void check_stale(struct ng_verdict *v, const struct ng_compare_opts *o)
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                 const struct ng_profile *current, size_t nc, const struct ng_compare_opts *opts)
 {
-    ng_verdict_begin(v, baseline, nb, current, nc, opts);
+    ng_compare_begin(v, baseline, nb, current, nc, opts);
     if (nb == 0 || nc == 0) {
         ng_verdict_fail_with(v, nb == 0 ? "no baseline profile to compare"
                                         : "no current profile to compare");
@@ -768,7 +770,7 @@ void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t 
     ng_attribution_fill(v, baseline, nb, current, nc, &attr);
     ng_comparability_warn(&v->comparability, opts->nvtx, v->baseline.path, v->current.path,
                           warn_line, v);
-    /* the human headline is the reporters' (ng_verdict_headline), from these fields */
+    /* the human headline is the reporters' (ng_verdict_text_headline), from these fields */
     decide_total(v, opts);
     check_stale(v, opts);
     v->outcome = v->total_outcome;

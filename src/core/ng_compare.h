@@ -47,13 +47,10 @@ void ng_driver_show(const char *v, char *buf, size_t size);
 
 /* Starts a verdict for these sides: paths, formats, and whatever figures
  * the profiles that loaded already have; outcome ERROR until decided. */
-void ng_verdict_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
+void ng_compare_begin(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,
                       const struct ng_profile *current, size_t nc,
                       const struct ng_compare_opts *opts);
 
-/* Total mode: what one side's runs each divide by (current: 1 for the
- * current side), the side's own count or the shared one. */
-long ng_compare_side_epochs(const struct ng_compare_opts *o, int current);
 
 /* Decides: every profile must be loaded (nb, nc >= 1). */
 void ng_compare(struct ng_verdict *v, const struct ng_profile *baseline, size_t nb,

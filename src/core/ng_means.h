@@ -33,10 +33,6 @@ struct ng_cluster {
  * nearer neighbour: an outlier is not a kind of epoch), smallest first.
  * Returns how many (1: one kind of epoch; 0: n == 0). */
 size_t ng_means_clusters(const double *x, size_t n, struct ng_cluster *out);
-/* The same without the merging: every run of epochs set apart by a gap
- * past NG_CLUSTER_GAP is a kind, a lone epoch too (what the test weighs
- * when the current has each). */
-size_t ng_means_kinds(const double *x, size_t n, struct ng_cluster *out);
 
 /* One side's epochs: each run's in the order they ran (the dependence
  * between neighbours is measured within a run, never across two). */
@@ -126,11 +122,11 @@ struct ng_means {
 void ng_means_compare(const double *x, size_t nx, const double *y, size_t ny, double threshold,
                       double alpha, struct ng_means *out);
 /* The same with runs.  With two or more kinds of epoch (the baseline's
- * epochs split at each gap past NG_CLUSTER_GAP, ng_means_kinds) the
- * current's kinds are weighed by the baseline's shares: the figure no
- * longer moves with the mix, and the variance within the kinds is the
- * right one whether kinds alternate by design or fall at random; the
- * change of the mix is tested on its own (mix_p). */
+ * epochs split at each gap past NG_CLUSTER_GAP) the current's kinds are
+ * weighed by the baseline's shares: the figure no longer moves with the
+ * mix, and the variance within the kinds is the right one whether kinds
+ * alternate by design or fall at random; the change of the mix is tested
+ * on its own (mix_p). */
 void ng_means_compare_in(const struct ng_means_side *b, const struct ng_means_side *c,
                          double threshold, double alpha, struct ng_means *out);
 /* Runs as the unit (a nightly baseline of past runs): the current run's

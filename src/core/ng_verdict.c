@@ -141,7 +141,7 @@ void ng_verdict_history_release(struct ng_verdict_history *h)
     memset(h, 0, sizeof *h);
 }
 
-void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c)
+void ng_verdict_batch_count(const struct ng_verdict_batch *b, struct ng_verdict_batch_counts *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < b->n; i++) {

@@ -9,7 +9,7 @@
  * samples, kernels, warnings, rows), its run context (copies) and its error
  * text; ng_verdict_release() frees them.  It holds figures, not sentences: the human headline
  * ("PASS: per-epoch within 1.20x | ...") is rendered from them by
- * ng_verdict_headline(). */
+ * ng_verdict_text_headline(). */
 #ifndef NG_VERDICT_H
 #define NG_VERDICT_H
 
@@ -319,7 +319,7 @@ void ng_verdict_release(struct ng_verdict *v);
 
 /* The gates of one run, in manifest order: a manifest's (--manifest), or
  * the one gate of the command line (manifest NULL). */
-struct ng_batch {
+struct ng_verdict_batch {
     const struct ng_verdict *const *verdicts;
     size_t n;
     const char *manifest;      /* the manifest's path as given; NULL: one gate, no
@@ -332,11 +332,11 @@ struct ng_batch {
  * ERROR if any gate errored, else FAIL if any gate fails the job (FAIL,
  * or INCONCLUSIVE with --fail-inconclusive), else INCONCLUSIVE if any
  * was, else PASS. */
-struct ng_batch_counts {
+struct ng_verdict_batch_counts {
     size_t by_outcome[NG_OUTCOME_ERROR + 1];
     enum ng_outcome outcome;
     int exit_code;             /* 0, 1 or 2, as for one gate */
 };
-void ng_batch_count(const struct ng_batch *b, struct ng_batch_counts *c);
+void ng_verdict_batch_count(const struct ng_verdict_batch *b, struct ng_verdict_batch_counts *c);
 
 #endif

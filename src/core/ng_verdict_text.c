@@ -8,7 +8,7 @@
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
-int ng_verdict_wants_details(const struct ng_verdict *v)
+int ng_verdict_text_wants_details(const struct ng_verdict *v)
 {
     if (!v->has_figures)
         return 0;
@@ -198,7 +198,7 @@ static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
         if (!k->gated || k->verdict == NG_OUTCOME_PASS)
             continue;
         ng_buf_addf(out, "    %-12s ", ng_outcome_title(k->verdict));
-        ng_verdict_item_ratio(out, k);
+        ng_verdict_text_item_ratio(out, k);
         ng_buf_addf(out, " %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (k->has_p)
             ng_buf_addf(out, " (p=%.3g, Holm-adjusted %.3g)", k->p_value, k->p_adjusted);
@@ -207,7 +207,7 @@ static void gated_lines(struct ng_buf *out, const struct ng_verdict *v)
     }
 }
 
-int ng_verdict_only_kernels(const struct ng_verdict *v)
+int ng_verdict_text_only_kernels(const struct ng_verdict *v)
 {
     for (size_t i = 0; i < v->n_kernels; i++)
         if (v->kernels[i].kind != NG_WORK_KERNEL)
@@ -240,7 +240,7 @@ static void range_lines(struct ng_buf *out, const struct ng_verdict *v)
                     v->n_ranges - NG_RANGES_SHOWN);
 }
 
-void ng_verdict_test_name(const struct ng_verdict *v, struct ng_buf *out)
+void ng_verdict_text_test_name(const struct ng_verdict *v, struct ng_buf *out)
 {
     if (v->decision.basis == NG_MEANS_RUNS)
         ng_buf_addf(out, "one-sided t test of the run's mean against %zu past runs' means, "
@@ -251,13 +251,13 @@ void ng_verdict_test_name(const struct ng_verdict *v, struct ng_buf *out)
                     v->decision.log_test ? " and of their logs" : "");
 }
 
-void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
+void ng_verdict_text_details(const struct ng_verdict *v, struct ng_buf *out)
 {
     const char *unit = strcmp(v->mode, "nvtx") == 0 ? "epoch" : "run";
 
     if (v->has_p) {
         ng_buf_addf(out, "  p=%.3g (", v->p_value);
-        ng_verdict_test_name(v, out);
+        ng_verdict_text_test_name(v, out);
         if (v->decision.basis != NG_MEANS_RUNS)
             ng_buf_addf(out, ", %zu vs %zu samples", v->baseline.n_samples, v->current.n_samples);
         ng_buf_addf(out, "; Mann-Whitney U p=%.3g)\n", v->u_p_value);
@@ -303,7 +303,7 @@ void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out)
     if (v->n_kernels == 0)
         return;
     ng_buf_addf(out, "  %s by contribution to the change, per epoch:\n",
-                ng_verdict_only_kernels(v) ? "kernels" : "work items");
+                ng_verdict_text_only_kernels(v) ? "kernels" : "work items");
     for (size_t i = 0; i < v->n_top && i < v->n_kernels; i++) {
         const struct ng_kernel_delta *k = &v->kernels[i];
         char bn[32], cn[32];
@@ -408,7 +408,7 @@ static const struct ng_kernel_delta *first_item(const struct ng_verdict *v, enum
     return NULL;
 }
 
-void ng_verdict_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
+void ng_verdict_text_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k)
 {
     if (isfinite(k->ratio))
         ng_buf_addf(out, "%.2fx", k->ratio);
@@ -424,7 +424,7 @@ static void short_name(struct ng_buf *out, const char *name)
         ng_buf_adds(out, "...");
 }
 
-int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out)
+int ng_verdict_text_top_contributor(const struct ng_verdict *v, struct ng_buf *out)
 {
     if (!v->has_figures || v->n_kernels == 0 || !(v->kernels[0].delta_ms_per_epoch > 0))
         return 0;
@@ -454,7 +454,7 @@ static void items_headline(const struct ng_verdict *v, struct ng_buf *out)
     if (k) {
         short_name(out, k->name);
         ng_buf_adds(out, " ");
-        ng_verdict_item_ratio(out, k);
+        ng_verdict_text_item_ratio(out, k);
         ng_buf_addf(out, ", %+.3f ms/epoch", k->delta_ms_per_epoch);
         if (!failed) {
             ng_fmt_double(alpha, sizeof alpha, v->alpha);
@@ -542,16 +542,16 @@ static void headline(const struct ng_verdict *v, struct ng_buf *out)
     headline_history(v, out);
 }
 
-char *ng_verdict_headline_text(const struct ng_verdict *v)
+char *ng_verdict_text_headline_string(const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
     headline(v, &b);
     return ng_buf_detach(&b);
 }
 
-void ng_verdict_headline(const struct ng_verdict *v, int clean, struct ng_buf *out)
+void ng_verdict_text_headline(const struct ng_verdict *v, int clean, struct ng_buf *out)
 {
-    char *text = ng_verdict_headline_text(v);
+    char *text = ng_verdict_text_headline_string(v);
     ng_text_clean(out, text, strlen(text), clean);
     free(text);
 }
@@ -567,18 +567,18 @@ const char *ng_outcome_title(enum ng_outcome o)
     return titles[o];
 }
 
-void ng_batch_line(const struct ng_batch *b, struct ng_buf *out)
+void ng_verdict_text_batch_line(const struct ng_verdict_batch *b, struct ng_buf *out)
 {
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
 
-    ng_batch_count(b, &c);
+    ng_verdict_batch_count(b, &c);
     ng_buf_addf(out, "%s: %zu gate%s: %zu pass, %zu fail, %zu inconclusive, %zu error",
                 ng_outcome_title(c.outcome), b->n, b->n == 1 ? "" : "s",
                 c.by_outcome[NG_OUTCOME_PASS], c.by_outcome[NG_OUTCOME_FAIL],
                 c.by_outcome[NG_OUTCOME_INCONCLUSIVE], c.by_outcome[NG_OUTCOME_ERROR]);
 }
 
-void ng_batch_context(const struct ng_batch *b, struct ng_context *out)
+void ng_verdict_text_batch_context(const struct ng_verdict_batch *b, struct ng_context *out)
 {
     memset(out, 0, sizeof *out);
     if (b->n == 0)

@@ -26,15 +26,15 @@
  * GitHub) renders it here, so a verdict read back from JSON renders the
  * same line.  It may hold user text (an ERROR's path), so it is appended
  * cleaned with the ng_text_clean() flags `clean`. */
-void ng_verdict_headline(const struct ng_verdict *v, int clean, struct ng_buf *out);
+void ng_verdict_text_headline(const struct ng_verdict *v, int clean, struct ng_buf *out);
 /* The same uncleaned, freshly allocated (the caller frees it), for
  * writers that clean for their own format. */
-char *ng_verdict_headline_text(const struct ng_verdict *v);
+char *ng_verdict_text_headline_string(const struct ng_verdict *v);
 
 /* The detail lines under the first human line (significance, samples, the
  * kernels that moved most), each starting with two spaces and ending in a
  * newline; shared by the reporters that show text to a person. */
-void ng_verdict_details(const struct ng_verdict *v, struct ng_buf *out);
+void ng_verdict_text_details(const struct ng_verdict *v, struct ng_buf *out);
 
 /* "compute 1.000 ms, communication 0.500 ms (0.100 ms exposed), memory
  * 0.000 ms, idle 0.200 ms": a side's breakdown per epoch, for the details,
@@ -44,32 +44,32 @@ int ng_breakdown_text(const struct ng_verdict_side *s, struct ng_buf *out);
 
 /* Whether those lines are shown: on FAIL and INCONCLUSIVE, and on PASS
  * with --verbose. */
-int ng_verdict_wants_details(const struct ng_verdict *v);
+int ng_verdict_text_wants_details(const struct ng_verdict *v);
 
 /* Whether every item in the attribution is a kernel (then they are
  * "kernels"; otherwise "work items", with their kinds). */
-int ng_verdict_only_kernels(const struct ng_verdict *v);
+int ng_verdict_text_only_kernels(const struct ng_verdict *v);
 
 /* "top contributor: NAME +166.856 ms/epoch (100.0% of the change)": the
  * work item that moved the total most (the first of the attribution),
  * when it grew; the name cut as the headline cuts it, uncleaned.  Returns
  * 0 (nothing written) otherwise. */
-int ng_verdict_top_contributor(const struct ng_verdict *v, struct ng_buf *out);
+int ng_verdict_text_top_contributor(const struct ng_verdict *v, struct ng_buf *out);
 
 /* A work item's ratio as the reports print it: "1.52x", or "new". */
-void ng_verdict_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
+void ng_verdict_text_item_ratio(struct ng_buf *out, const struct ng_kernel_delta *k);
 
 /* "PASS", "FAIL", "INCONCLUSIVE", "ERROR": as the human line spells them. */
 const char *ng_outcome_title(enum ng_outcome o);
 
 /* A batch in one line, no newline: "FAIL: 3 gates: 1 pass, 1 fail,
  * 0 inconclusive, 1 error". */
-void ng_batch_line(const struct ng_batch *b, struct ng_buf *out);
+void ng_verdict_text_batch_line(const struct ng_verdict_batch *b, struct ng_buf *out);
 
 /* The run context every gate of the batch shares (the same key with the
  * same value in each), for the reports that show one context for all:
  * out is the caller's to release. */
-void ng_batch_context(const struct ng_batch *b, struct ng_context *out);
+void ng_verdict_text_batch_context(const struct ng_verdict_batch *b, struct ng_context *out);
 
 /* A count per epoch with the decimals it needs: "200", "12.5", "0.333"
  * (at most three), never "200.0"; written into buf, which is returned. */
@@ -82,6 +82,6 @@ const char *ng_kernel_status_shown(const struct ng_kernel_delta *k);
 
 /* The test that decided, as the details and the page name it ("one-sided
  * Welch t test of the ratio of means within clusters"). */
-void ng_verdict_test_name(const struct ng_verdict *v, struct ng_buf *out);
+void ng_verdict_text_test_name(const struct ng_verdict *v, struct ng_buf *out);
 
 #endif

@@ -169,7 +169,7 @@ static void commit_cell(struct ng_buf *out, const struct site *s, const struct r
         ng_buf_adds(&url, r->commit);
         ng_buf_adds(&url, at + strlen("{commit}"));
         ng_buf_adds(out, "<a href=\"");
-        ng_html_url(out, url.data);
+        ng_html_escape_url(out, url.data);
         ng_buf_adds(out, "\">");
         ng_html_commit(out, r->commit);
         ng_buf_adds(out, "</a>");
@@ -191,7 +191,7 @@ static void change_row(struct ng_buf *out, const struct site *s, const struct ch
                 c->sc.standing ? " standing" : "");
     if (on_index) {
         ng_buf_addf(out, "<td><a href=\"g/%s.html\">", g->slug);
-        ng_html_text(out, g->name);
+        ng_html_escape_text(out, g->name);
         ng_buf_adds(out, "</a></td>");
     }
     commit_cell(out, s, bad);
@@ -203,9 +203,9 @@ static void change_row(struct ng_buf *out, const struct site *s, const struct ch
     ng_buf_addf(out, "<td class=\"date\">%.10s</td><td>", bad->ts > 0 ? when : "unknown");
     if (c->sc.ack) {
         ng_buf_adds(out, "acknowledged by ");
-        ng_html_text(out, c->sc.ack->author);
+        ng_html_escape_text(out, c->sc.ack->author);
         ng_buf_addf(out, " until %s: ", c->sc.ack->expires);
-        ng_html_text(out, c->sc.ack->reason);
+        ng_html_escape_text(out, c->sc.ack->reason);
     } else if (c->sc.regression) {
         ng_buf_adds(out, c->sc.expired ? "acknowledgement expired; " : "");
         ng_buf_adds(out, c->sc.standing ? "<strong>standing</strong>, not acknowledged"

@@ -20,7 +20,7 @@ static int set_commit_url(void *target, struct ng_option_value *v)
 
     if (!*v->text)
         return v->problem = "is empty", -1;
-    if (!ng_html_url_linkable(v->text) || !strstr(v->text, "{commit}"))
+    if (!ng_html_escape_url_linkable(v->text) || !strstr(v->text, "{commit}"))
         return v->problem = "is not an http(s) URL with {commit} in it", -1;
     o->commit_url = v->text;
     return 0;

@@ -45,7 +45,7 @@ static int point_href(struct ng_buf *b, const struct site *s, const struct gate 
 {
     const char *at;
 
-    if (ng_html_url_linkable(r->run_url)) {
+    if (ng_html_escape_url_linkable(r->run_url)) {
         ng_buf_adds(b, r->run_url);
     } else if (s->o->commit_url && r->commit && (at = strstr(s->o->commit_url, "{commit}"))) {
         ng_buf_add(b, s->o->commit_url, (size_t)(at - s->o->commit_url));
@@ -201,7 +201,7 @@ static void footer(struct ng_buf *out, const struct site *s)
     for (size_t i = 0; i < s->o->n_histories; i++) {
         ng_buf_adds(out, i ? ", " : "");
         ng_buf_adds(out, "<span class=\"mono\">");
-        ng_html_text(out, s->o->histories[i]);
+        ng_html_escape_text(out, s->o->histories[i]);
         ng_buf_adds(out, "</span>");
     }
     ng_buf_adds(out, ".</p>\n");
@@ -227,7 +227,7 @@ void ng_dash_index_page(struct ng_buf *out, const struct site *s)
     budget = budget < INDEX_MIN ? INDEX_MIN : budget > PAGE_POINTS ? PAGE_POINTS : budget;
     ng_html_begin(out, s->o->title);
     ng_buf_adds(out, "<h1>");
-    ng_html_text(out, s->o->title);
+    ng_html_escape_text(out, s->o->title);
     ng_buf_addf(out, "</h1>\n<p>%zu gate%s, %zu run%s.</p>\n", s->n_gates,
                 s->n_gates == 1 ? "" : "s", s->runs, s->runs == 1 ? "" : "s");
     for (size_t i = 0; i < s->n_gates; i++) {
@@ -260,13 +260,13 @@ void ng_dash_index_page(struct ng_buf *out, const struct site *s)
     for (size_t k = 0; k < s->n_gates; k++) {
         const struct gate *g = &s->gates[by_rank[k]];
         ng_buf_addf(out, "<section class=\"gate\" id=\"g-%s\" data-gate=\"", g->slug);
-        ng_html_attr(out, g->name);
+        ng_html_escape_attr(out, g->name);
         ng_buf_adds(out, "\">\n<h2>");
         ng_html_badge(out, g->runs[g->n - 1].outcome);
         ng_buf_adds(out, " <a href=\"");
         gate_page_href(out, g);
         ng_buf_adds(out, "\">");
-        ng_html_text(out, g->name);
+        ng_html_escape_text(out, g->name);
         ng_buf_adds(out, "</a></h2>\n");
         trend(out, s, g, budget, 1);
         ng_buf_adds(out, "</section>\n");
@@ -308,7 +308,7 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
             ng_buf_adds(out, "<td>");
         } else if (r->doc && r->doc->v.error[0]) {   /* an ERROR says why, where the figures go */
             ng_buf_adds(out, "</td><td colspan=\"3\" class=\"err\">");
-            ng_html_text_cut(out, r->doc->v.error, ERROR_SHOWN);
+            ng_html_escape_text_cut(out, r->doc->v.error, ERROR_SHOWN);
             ng_buf_adds(out, "</td><td>");
         } else
             ng_buf_adds(out, "</td><td class=\"n\">-</td><td class=\"n\">-</td>"
@@ -316,9 +316,9 @@ static void runs_table(struct ng_buf *out, const struct gate *g)
         ng_html_commit(out, r->commit);
         ng_fmt_utc(when, sizeof when, r->ts, 1);
         ng_buf_addf(out, "</td><td class=\"date\">%s</td><td>", when);
-        if (ng_html_url_linkable(r->run_url)) {
+        if (ng_html_escape_url_linkable(r->run_url)) {
             ng_buf_adds(out, "<a href=\"");
-            ng_html_url(out, r->run_url);
+            ng_html_escape_url(out, r->run_url);
             ng_buf_adds(out, "\">run</a>");
         } else {
             ng_buf_adds(out, "<span class=\"note\">unknown</span>");
@@ -352,14 +352,14 @@ void ng_dash_gate_page(struct ng_buf *out, const struct site *s, const struct ga
     ng_html_begin(out, title.data);
     ng_buf_release(&title);
     ng_buf_adds(out, "<p><a href=\"../index.html\">");
-    ng_html_text(out, s->o->title);
+    ng_html_escape_text(out, s->o->title);
     ng_buf_adds(out, "</a></p>\n<h1>");
-    ng_html_text(out, g->name);
+    ng_html_escape_text(out, g->name);
     ng_buf_addf(out, "</h1>\n<p>%zu run%s; the latest %zu have a section below.</p>\n", g->n,
                 g->n == 1 ? "" : "s", g->n_held);
     ng_html_legend(out, &all_marks);
     ng_buf_adds(out, "<section class=\"gate\" data-gate=\"");
-    ng_html_attr(out, g->name);
+    ng_html_escape_attr(out, g->name);
     ng_buf_adds(out, "\">\n");
     trend(out, s, g, PAGE_POINTS, 0);
     ng_buf_adds(out, "</section>\n");

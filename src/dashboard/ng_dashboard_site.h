@@ -17,7 +17,7 @@
 #include "dashboard/ng_dashboard.h"
 #include "history/ng_accept.h"
 #include "history/ng_series.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "util/ng_threads.h"
 #include "util/ng_util.h"
 

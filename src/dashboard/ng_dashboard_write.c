@@ -403,7 +403,7 @@ int ng_dashboard_build(const struct ng_dashboard_opts *o, struct ng_dashboard_re
                        struct ng_err *err)
 {
     struct site s = { .o = o, .names = NG_STRMAP_INIT, .strings = NG_ARENA_INIT, .r = r,
-                      .now = ng_report_time() };
+                      .now = ng_util_report_time() };
     struct pending pd = { .dir = NULL, .tmp = "", .slot = -1, .lock_fd = -1 };
 
     memset(r, 0, sizeof *r);

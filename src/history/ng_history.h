@@ -1,7 +1,7 @@
 /* ng_history: reads a --history file (JSON Lines: one verdict a line, as
  * the json-line reporter appends them) back into verdicts, for whatever
  * looks back over past runs (history baselines, dashboards).  Each line
- * goes through ng_verdict_doc_read() (ng_verdict_read.c, the one reader
+ * goes through ng_verdict_doc_read() (ng_verdict_doc.c, the one reader
  * of verdict JSON).
  *
  * What real history files hold is tolerated:
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "util/ng_err.h"
 
 #define NG_HISTORY_LINE_MAX ((size_t)16 << 20)

@@ -320,7 +320,7 @@ static int choose(struct ng_history_baseline *w, struct ng_err *err)
     size_t n_c = 0;
     if (ret == 0)
         ret = ng_series_judge(w->line_name, w->ms, (const char *const *)w->commits, w->n_series,
-                              &co, &acc, ng_report_time(), &c, &n_c, err);
+                              &co, &acc, ng_util_report_time(), &c, &n_c, err);
     if (ret == 0) {
         struct ng_series_window win;
         ng_series_window(c, n_c, w->ms, w->failed, w->n_series, w->size, &win);

@@ -48,7 +48,7 @@
 #include "core/ng_context.h"
 #include "core/ng_profile.h"
 #include "history/ng_series.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
 

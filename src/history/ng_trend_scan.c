@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/ng_context.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "util/ng_json_scan.h"
 #include "util/ng_text.h"
 
@@ -388,11 +388,11 @@ static int figures(struct ng_trend_scan *s, const struct root *r)
     s->current_max_ms = r->sides[1].v[SIDE_MAX];
     /* a figure out of range: the full reader refuses the line and says why */
     for (int f = F_RATIO; f < F_NUMBERS; f++)
-        if (r->is_num[f] && !ng_verdict_figure_ok(r->num[f]))
+        if (r->is_num[f] && !ng_verdict_doc_figure_ok(r->num[f]))
             return -1;
     for (int k = 0; k < 2; k++)
         for (int f = 0; f < SIDE_FIELDS; f++)
-            if ((r->sides[k].is[f]) && !ng_verdict_figure_ok(r->sides[k].v[f]))
+            if ((r->sides[k].is[f]) && !ng_verdict_doc_figure_ok(r->sides[k].v[f]))
                 return -1;
     return 0;
 }

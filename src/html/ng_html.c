@@ -28,7 +28,7 @@ void ng_html_begin(struct ng_buf *out, const char *title)
                      "img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<meta name=\"referrer\" content=\"no-referrer\">\n<title>");
-    ng_html_text_cut(out, title, TITLE_CHARS);
+    ng_html_escape_text_cut(out, title, TITLE_CHARS);
     ng_buf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", ng_html_style);
 }
 
@@ -112,7 +112,11 @@ void ng_html_legend_add(struct ng_html_legend *l, const struct ng_verdict *v)
 
 /* ---- the run's context ---- */
 
-const char *ng_html_context(const struct ng_verdict *v, const char *key)
+/* How a verdict's run context is read (the commit, the CI run's URL, the
+ * branch, ...): the key's value, or NULL when the verdict has none (an
+ * older history line).  Keys: "commit", "branch", "run_url", "run_id",
+ * "job", "pipeline", "runner", and labels. */
+static const char *context_of(const struct ng_verdict *v, const char *key)
 {
     const char *val = ng_context_get(&v->context, key);
     return val && *val ? val : NULL;
@@ -125,7 +129,7 @@ void ng_html_warnings(struct ng_buf *out, char *const *w, size_t n, int heading)
     ng_buf_addf(out, "<h%d>Warnings</h%d>\n<ul class=\"warnings\">\n", heading, heading);
     for (size_t i = 0; i < n; i++) {
         ng_buf_adds(out, "<li class=\"warn\">");
-        ng_html_text(out, w[i]);
+        ng_html_escape_text(out, w[i]);
         ng_buf_adds(out, "</li>\n");
     }
     ng_buf_adds(out, "</ul>\n");
@@ -139,7 +143,7 @@ void ng_html_commit(struct ng_buf *out, const char *commit)
     }
     size_t n = strlen(commit);
     ng_buf_adds(out, "<code>");
-    ng_html_text_n(out, commit, n > 12 ? 12 : n);
+    ng_html_escape_text_n(out, commit, n > 12 ? 12 : n);
     ng_buf_adds(out, "</code>");
 }
 
@@ -147,7 +151,7 @@ static void value_or_unknown(struct ng_buf *out, const char *v)
 {
     if (v && *v) {
         ng_buf_adds(out, "<span class=\"mono\">");
-        ng_html_text(out, v);
+        ng_html_escape_text(out, v);
         ng_buf_adds(out, "</span>");
     } else {
         ng_buf_adds(out, "<span class=\"note\">unknown</span>");
@@ -157,13 +161,13 @@ static void value_or_unknown(struct ng_buf *out, const char *v)
 static void context_row(struct ng_buf *out, const char *key, const char *val)
 {
     ng_buf_adds(out, "<tr><th scope=\"row\">");
-    ng_html_text(out, key);
+    ng_html_escape_text(out, key);
     ng_buf_adds(out, "</th><td>");
-    if (strcmp(key, "run_url") == 0 && ng_html_url_linkable(val)) {
+    if (strcmp(key, "run_url") == 0 && ng_html_escape_url_linkable(val)) {
         ng_buf_adds(out, "<a class=\"run-url\" href=\"");
-        ng_html_url(out, val);
+        ng_html_escape_url(out, val);
         ng_buf_adds(out, "\">");
-        ng_html_text(out, val);
+        ng_html_escape_text(out, val);
         ng_buf_adds(out, "</a>");
     } else {
         value_or_unknown(out, val);
@@ -181,7 +185,7 @@ static void context_table(struct ng_buf *out, const struct ng_verdict *v)
     ng_fmt_utc(when, sizeof when, v->timestamp, 1);
     ng_buf_addf(out, "<tr><th scope=\"row\">date</th><td>%s</td></tr>\n", when);
     for (size_t i = 0; ng_context_fields[i]; i++)
-        context_row(out, ng_context_fields[i], ng_html_context(v, ng_context_fields[i]));
+        context_row(out, ng_context_fields[i], context_of(v, ng_context_fields[i]));
     for (size_t i = 0; i < v->context.n; i++) {
         size_t k = 0;
         while (ng_context_fields[k] && strcmp(ng_context_fields[k], v->context.items[i].key) != 0)
@@ -245,14 +249,14 @@ static void figures(struct ng_buf *out, const struct ng_verdict *v)
         ng_buf_addf(out, ", 95%% interval %.3fx .. %.3fx", v->ratio_ci[0], v->ratio_ci[1]);
     if (v->has_p) {
         ng_buf_addf(out, "; p = %.3g (", v->p_value);
-        ng_verdict_test_name(v, out);
+        ng_verdict_text_test_name(v, out);
         ng_buf_addf(out, ", alpha %s; Mann-Whitney U p = %.3g)", alpha, v->u_p_value);
     } else
         ng_buf_adds(out, "; no significance test");
     ng_buf_addf(out, "; %s mode, metric ", v->mode ? v->mode : "unknown");
-    ng_html_text(out, v->metric ? v->metric : "unknown");
+    ng_html_escape_text(out, v->metric ? v->metric : "unknown");
     ng_buf_adds(out, ", work ");
-    ng_html_text(out, v->work);
+    ng_html_escape_text(out, v->work);
     ng_buf_addf(out, ", epochs %ld</p>\n", v->epochs);
 }
 
@@ -313,7 +317,7 @@ static void work_items(struct ng_buf *out, const struct ng_verdict *v)
             ng_buf_adds(out, "</td>");
         }
         ng_buf_adds(out, "<td class=\"mono\">");
-        ng_html_text(out, k->name);
+        ng_html_escape_text(out, k->name);
         ng_buf_adds(out, "</td></tr>\n");
         free(titles[i]);
     }
@@ -393,7 +397,7 @@ static void nested_ranges(struct ng_buf *out, const struct ng_verdict *v)
         ng_html_num_cell(out, r->current_ms_per_epoch, "");
         delta_cells(out, r->delta_ms_per_epoch, r->share);
         ng_buf_adds(out, "<td class=\"mono\">");
-        ng_html_text(out, r->name);
+        ng_html_escape_text(out, r->name);
         ng_buf_adds(out, "</td></tr>\n");
     }
     ng_buf_adds(out, "</tbody>\n</table>\n");
@@ -408,9 +412,9 @@ static void top_contributor(struct ng_buf *out, const struct ng_verdict *v, cons
 {
     struct ng_buf t = NG_BUF_INIT;
     if ((v->outcome == NG_OUTCOME_FAIL || v->outcome == NG_OUTCOME_INCONCLUSIVE) &&
-        ng_verdict_top_contributor(v, &t)) {
+        ng_verdict_text_top_contributor(v, &t)) {
         ng_buf_addf(out, "<%s class=\"note mono\">", tag);
-        ng_html_text(out, t.data);
+        ng_html_escape_text(out, t.data);
         ng_buf_addf(out, "</%s>", tag);
         if (strcmp(tag, "p") == 0)
             ng_buf_adds(out, "\n");
@@ -423,15 +427,15 @@ void ng_html_section(struct ng_buf *out, const struct ng_verdict *v, const char 
 {
     ng_buf_addf(out, "<section class=\"run\" id=\"%s\" data-verdict=\"%s\" data-gate=\"", id,
                 ng_outcome_name(v->outcome));
-    ng_html_attr(out, v->name);
+    ng_html_escape_attr(out, v->name);
     ng_buf_addf(out, "\">\n<h%d>", heading);
     ng_html_badge(out, v->outcome);
     ng_buf_adds(out, " ");
-    ng_html_text(out, title ? title : v->name);
+    ng_html_escape_text(out, title ? title : v->name);
     ng_buf_addf(out, "</h%d>\n<p class=\"mono%s\">", heading,
                 v->outcome == NG_OUTCOME_ERROR ? " err" : "");
-    char *headline = ng_verdict_headline_text(v);
-    ng_html_text(out, headline);
+    char *headline = ng_verdict_text_headline_string(v);
+    ng_html_escape_text(out, headline);
     free(headline);
     ng_buf_adds(out, "</p>\n");
     top_contributor(out, v, "p");
@@ -480,16 +484,16 @@ static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
     char when[32], thr[32];
 
     ng_buf_adds(out, "<tr data-gate=\"");
-    ng_html_attr(out, v->name);
+    ng_html_escape_attr(out, v->name);
     ng_buf_addf(out, "\" data-verdict=\"%s\"><td>", ng_outcome_name(v->outcome));
     ng_html_badge(out, v->outcome);
     ng_buf_adds(out, "</td><td>");
     if (r->href) {
         ng_buf_adds(out, "<a href=\"");
-        ng_html_url(out, r->href);
+        ng_html_escape_url(out, r->href);
         ng_buf_adds(out, "\">");
     }
-    ng_html_text(out, v->name);
+    ng_html_escape_text(out, v->name);
     ng_buf_adds(out, r->href ? "</a>" : "");
     top_contributor(out, v, "div");
     ng_buf_adds(out, "</td>");
@@ -501,7 +505,7 @@ static void overview_row(struct ng_buf *out, const struct ng_html_row *r)
     } else
         ng_buf_adds(out, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>");
     ng_buf_addf(out, "<td class=\"n\">%sx</td><td>", thr);
-    ng_html_commit(out, ng_html_context(v, "commit"));
+    ng_html_commit(out, context_of(v, "commit"));
     ng_fmt_utc(when, sizeof when, v->timestamp, 1);
     ng_buf_addf(out, "</td><td class=\"date\">%s</td>", when);
     if (r->spark) {

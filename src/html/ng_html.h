@@ -50,11 +50,6 @@ void ng_html_legend_add(struct ng_html_legend *l, const struct ng_verdict *v);
 /* The verdict's word with its mark, e.g. a red triangle and "FAIL". */
 void ng_html_badge(struct ng_buf *out, enum ng_outcome o);
 
-/* How a verdict's run context is read (the commit, the CI run's URL, the
- * branch, ...): the key's value, or NULL when the verdict has none (an
- * older history line).  Keys: "commit", "branch", "run_url", "run_id",
- * "job", "pipeline", "runner", and labels. */
-const char *ng_html_context(const struct ng_verdict *v, const char *key);
 
 /* A list of warnings under a heading of level `heading` (h2 on the
  * dashboard, h3 in a verdict's section); nothing when there are none. */

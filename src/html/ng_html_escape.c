@@ -53,7 +53,7 @@ static int ascii_text(struct ng_buf *out, const unsigned char *s, size_t n)
     return 1;
 }
 
-void ng_html_text_n(struct ng_buf *out, const char *s, size_t n)
+void ng_html_escape_text_n(struct ng_buf *out, const char *s, size_t n)
 {
     struct ng_buf clean = NG_BUF_INIT;
 
@@ -75,12 +75,12 @@ void ng_html_text_n(struct ng_buf *out, const char *s, size_t n)
     ng_buf_release(&clean);
 }
 
-void ng_html_text(struct ng_buf *out, const char *s)
+void ng_html_escape_text(struct ng_buf *out, const char *s)
 {
-    ng_html_text_n(out, s, s ? strlen(s) : 0);
+    ng_html_escape_text_n(out, s, s ? strlen(s) : 0);
 }
 
-void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars)
+void ng_html_escape_text_cut(struct ng_buf *out, const char *s, size_t chars)
 {
     char *clean = ng_text_cleaned(s ? s : "", NG_TEXT_ESCAPE_CONTROLS);
     size_t i = 0, seen = 0;
@@ -92,15 +92,15 @@ void ng_html_text_cut(struct ng_buf *out, const char *s, size_t chars)
     }
     int cut = clean[i] != '\0';
     clean[i] = '\0';
-    ng_html_text(out, clean);
+    ng_html_escape_text(out, clean);
     if (cut)
         ng_buf_adds(out, "...");
     free(clean);
 }
 
-void ng_html_attr(struct ng_buf *out, const char *s)
+void ng_html_escape_attr(struct ng_buf *out, const char *s)
 {
-    ng_html_text(out, s);
+    ng_html_escape_text(out, s);
 }
 
 /* RFC 3986's unreserved and reserved characters, and '%' (an escape the
@@ -114,7 +114,7 @@ static int url_char(unsigned char c)
 
 /* Plain URL characters are copied a run at a time (a page links every
  * point of its chart). */
-void ng_html_url(struct ng_buf *out, const char *url)
+void ng_html_escape_url(struct ng_buf *out, const char *url)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *p = (const unsigned char *)(url ? url : ""), *run = p;
@@ -151,7 +151,7 @@ static size_t scheme_len(const char *s, const char *scheme)
     return i;
 }
 
-int ng_html_url_linkable(const char *url)
+int ng_html_escape_url_linkable(const char *url)
 {
     if (!url)
         return 0;

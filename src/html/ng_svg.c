@@ -103,7 +103,7 @@ static void xy(struct ng_buf *out, double x, double y)
 
 /* ---- marks ---- */
 
-const char *ng_svg_outcome_colour(enum ng_outcome o)
+static const char *outcome_colour(enum ng_outcome o)
 {
     static const char *const colours[] = {
         [NG_OUTCOME_PASS] = "#1a7f37",
@@ -136,7 +136,7 @@ static void fill(struct ng_buf *out, const char *head, const char *colour)
 
 void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, double r)
 {
-    const char *c = ng_svg_outcome_colour(o);
+    const char *c = outcome_colour(o);
 
     switch (o) {
     case NG_OUTCOME_PASS:
@@ -189,7 +189,7 @@ static void svg_open(struct ng_buf *out, const char *cls, double w, double h, co
     ng_buf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"%s\" viewBox=\"0 0 ", cls);
     xy(out, w, h);
     ng_buf_adds(out, "\" role=\"img\" aria-label=\"");
-    ng_html_attr(out, label ? label : "");
+    ng_html_escape_attr(out, label ? label : "");
     ng_buf_adds(out, "\"");
 }
 
@@ -367,7 +367,7 @@ static void trend_x_labels(struct ng_buf *out, const struct ng_svg_point *p, siz
         ng_buf_adds(out, "\" y=\"");
         num(out, y);
         ng_buf_addf(out, "\" text-anchor=\"%s\">", anchor);
-        ng_html_text(out, p[i].x_label);
+        ng_html_escape_text(out, p[i].x_label);
         ng_buf_adds(out, "</text>");
     }
 }
@@ -380,13 +380,13 @@ static void trend_point(struct ng_buf *out, const struct ng_svg_point *p,
 
     if (p->href) {
         ng_buf_adds(out, "<a class=\"pt\" href=\"");
-        ng_html_url(out, p->href);
+        ng_html_escape_url(out, p->href);
         ng_buf_adds(out, "\">");
     } else {
         ng_buf_adds(out, "<g class=\"pt\">");
     }
     ng_buf_adds(out, "<title>");
-    ng_html_text(out, p->title ? p->title : "");
+    ng_html_escape_text(out, p->title ? p->title : "");
     ng_buf_adds(out, "</title>");
     ng_svg_mark(out, p->outcome, px, py, 3.5);
     ng_buf_adds(out, p->href ? "</a>" : "</g>");
@@ -404,7 +404,7 @@ static void trend_markers(struct ng_buf *out, const struct ng_svg_trend_opts *o,
             continue;   /* thinned away or outside */
         double at = ng_scale_map(x, m->x);
         ng_buf_addf(out, "<g class=\"change%s\"><title>", m->acknowledged ? " acked" : "");
-        ng_html_text(out, m->title ? m->title : "");
+        ng_html_escape_text(out, m->title ? m->title : "");
         ng_buf_adds(out, "</title><path d=\"M");
         xy(out, at, y0);
         ng_buf_adds(out, "V");
@@ -418,7 +418,7 @@ static void trend_markers(struct ng_buf *out, const struct ng_svg_trend_opts *o,
         num(out, y0 + 9);
         ng_buf_addf(out, "\" font-size=\"10\" fill=\"%s\"%s>", m->acknowledged ? "#57606a" : "#cf222e",
                     at > x_end - 90 ? " text-anchor=\"end\"" : "");
-        ng_html_text(out, m->label ? m->label : "");
+        ng_html_escape_text(out, m->label ? m->label : "");
         ng_buf_adds(out, "</text></g>");
     }
 }
@@ -432,7 +432,7 @@ void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
 
     svg_open(out, "chart trend", w, h, o->label);
     ng_buf_adds(out, " data-gate=\"");
-    ng_html_attr(out, o->data_gate ? o->data_gate : "");
+    ng_html_escape_attr(out, o->data_gate ? o->data_gate : "");
     ng_buf_addf(out, "\" data-runs=\"%zu\" data-shown=\"%zu\">", o->runs, n);
     trend_domain(p, n, &lo, &hi);
     ng_ticks_nice(lo, hi, 4, &t);
@@ -444,7 +444,7 @@ void ng_svg_trend(struct ng_buf *out, const struct ng_svg_point *p, size_t n,
         ng_buf_adds(out, "<text class=\"axis-title\" transform=\"rotate(-90)\" x=\"");
         num(out, -(y0 + y1) / 2);
         ng_buf_adds(out, "\" y=\"10\" text-anchor=\"middle\">");
-        ng_html_text(out, o->y_title);
+        ng_html_escape_text(out, o->y_title);
         ng_buf_adds(out, "</text>");
     }
     trend_x_labels(out, p, n, &x, h - 6);
@@ -608,7 +608,7 @@ void ng_svg_stacked(struct ng_buf *out, const struct ng_svg_stack *rows, size_t 
         ng_buf_adds(out, "<text x=\"82\" y=\"");
         num(out, y + 14);
         ng_buf_adds(out, "\" text-anchor=\"end\">");
-        ng_html_text(out, rows[i].label);
+        ng_html_escape_text(out, rows[i].label);
         ng_buf_adds(out, "</text>");
         for (size_t k = 0; k < rows[i].n; k++) {
             double v = isfinite(rows[i].value[k]) && rows[i].value[k] > 0 ? rows[i].value[k] : 0;
@@ -619,7 +619,7 @@ void ng_svg_stacked(struct ng_buf *out, const struct ng_svg_stack *rows, size_t 
             char val[48];
             snprintf(val, sizeof val, "%.3f", v);
             ng_buf_adds(out, "<rect class=\"seg\" data-segment=\"");
-            ng_html_attr(out, seg[k].name);
+            ng_html_escape_attr(out, seg[k].name);
             ng_buf_adds(out, "\" x=\"");
             num(out, a);
             ng_buf_adds(out, "\" y=\"");
@@ -628,9 +628,9 @@ void ng_svg_stacked(struct ng_buf *out, const struct ng_svg_stack *rows, size_t 
             num(out, b - a);
             ng_buf_addf(out, "\" height=\"%d\" fill=\"%s\"><title>", (int)BARS_ROW,
                         seg[k].colour);
-            ng_html_text(out, rows[i].label);
+            ng_html_escape_text(out, rows[i].label);
             ng_buf_adds(out, ": ");
-            ng_html_text(out, seg[k].name);
+            ng_html_escape_text(out, seg[k].name);
             ng_buf_addf(out, " %s%s</title></rect>", val, unit);
         }
     }
@@ -658,13 +658,13 @@ void ng_svg_bars(struct ng_buf *out, const struct ng_svg_bar *b, size_t n, const
         char val[48];
         snprintf(val, sizeof val, "%+.3f", v);
         ng_buf_addf(out, "<g class=\"bar\" data-kind=\"%s\"><title>", ng_work_kind_name(b[i].kind));
-        ng_html_text(out, b[i].title ? b[i].title : "");
+        ng_html_escape_text(out, b[i].title ? b[i].title : "");
         ng_buf_adds(out, "</title><text x=\"");
         num(out, BARS_LABEL);
         ng_buf_adds(out, "\" y=\"");
         num(out, y + 12);
         ng_buf_adds(out, "\" text-anchor=\"end\">");
-        ng_html_text_cut(out, b[i].label, LABEL_CHARS);
+        ng_html_escape_text_cut(out, b[i].label, LABEL_CHARS);
         ng_buf_adds(out, "</text><rect x=\"");
         num(out, left);
         ng_buf_adds(out, "\" y=\"");

@@ -6,7 +6,7 @@
  *
  * Every number is printed in the C locale with one decimal (positions) so
  * the output is byte-stable.  Every text (labels, <title> tooltips) goes
- * through ng_html_text(), and every link through ng_html_url(), so names
+ * through ng_html_escape_text(), and every link through ng_html_escape_url(), so names
  * from profiles and histories cannot break out of the SVG.  The SVG is
  * well-formed XML as well as valid inline SVG in HTML.
  *
@@ -56,7 +56,6 @@ double ng_scale_map(const struct ng_scale *s, double v);
  * circle, fail a triangle pointing up (slower), inconclusive a diamond,
  * error a cross.  r is the mark's radius in user units. */
 void ng_svg_mark(struct ng_buf *out, enum ng_outcome o, double x, double y, double r);
-const char *ng_svg_outcome_colour(enum ng_outcome o);
 const char *ng_svg_kind_colour(enum ng_work_kind k);
 
 /* ---- charts ---- */

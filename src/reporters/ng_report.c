@@ -48,11 +48,11 @@ int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_b
         return ng_err_set(err, "no reporter named '%s'", format);
     if (r->render)
         return r->render(v, out, err);
-    const struct ng_batch one = { &v, 1, NULL, v->timestamp, v->elapsed_s };
+    const struct ng_verdict_batch one = { &v, 1, NULL, v->timestamp, v->elapsed_s };
     return r->render_batch(&one, out, err);
 }
 
-int ng_report_render_batch(const char *format, const struct ng_batch *b, struct ng_buf *out,
+int ng_report_render_batch(const char *format, const struct ng_verdict_batch *b, struct ng_buf *out,
                            struct ng_err *err)
 {
     const struct ng_reporter *r = find(format);
@@ -101,7 +101,7 @@ static int deliver(const struct ng_report_request *q, const struct ng_buf *out,
 }
 
 /* A batch without a manifest is one gate, rendered as one verdict. */
-static int write_one(const struct ng_batch *b, const struct ng_report_request *q,
+static int write_one(const struct ng_verdict_batch *b, const struct ng_report_request *q,
                      struct ng_err *err)
 {
     struct ng_buf out = NG_BUF_INIT;
@@ -128,7 +128,7 @@ static int written_first(const struct ng_report_request *q)
     return stat(q->path, &st) < 0 || S_ISREG(st.st_mode);
 }
 
-size_t ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+size_t ng_report_write_batch(const struct ng_verdict_batch *b, const struct ng_report_request *reqs,
                              size_t n, struct ng_err *errs)
 {
     unsigned char failed[NG_REPORT_MAX] = { 0 };

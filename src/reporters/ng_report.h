@@ -39,13 +39,13 @@ struct ng_report_request {
  * failed, each described in errs (room for n, at most NG_REPORT_MAX), in
  * request order. */
 #define NG_REPORT_MAX 64
-size_t ng_report_write_batch(const struct ng_batch *b, const struct ng_report_request *reqs,
+size_t ng_report_write_batch(const struct ng_verdict_batch *b, const struct ng_report_request *reqs,
                              size_t n, struct ng_err *errs);
 
 /* Renders one format into out (for tests and callers that want bytes). */
 int ng_report_render(const char *format, const struct ng_verdict *v, struct ng_buf *out,
                      struct ng_err *err);
-int ng_report_render_batch(const char *format, const struct ng_batch *b, struct ng_buf *out,
+int ng_report_render_batch(const char *format, const struct ng_verdict_batch *b, struct ng_buf *out,
                            struct ng_err *err);
 
 /* 1 if a reporter of that name exists. */

@@ -108,7 +108,7 @@ static void md_message(struct md *m, const struct ng_verdict *v)
     struct ng_buf b = NG_BUF_INIT;
 
     ng_buf_adds(&b, "\n```text\n");
-    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &b);
+    ng_verdict_text_headline(v, NG_TEXT_ESCAPE_CONTROLS, &b);
     ng_buf_adds(&b, "\n```\n");
     md_add(m, &b);
 }
@@ -193,11 +193,11 @@ static void md_figures(struct md *m, const struct ng_verdict *v)
 static void md_kernels(struct md *m, const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
-    int kinds = !ng_verdict_only_kernels(v);
+    int kinds = !ng_verdict_text_only_kernels(v);
     int gates = v->policy && v->policy->kernel_threshold > 0;
 
     /* as in the human output: on a PASS they are noise (unless --verbose) */
-    if (v->n_kernels == 0 || !ng_verdict_wants_details(v))
+    if (v->n_kernels == 0 || !ng_verdict_text_wants_details(v))
         return;
     ng_buf_addf(&b, "\n%s by contribution to the change, per epoch:\n\n| %s |%s%s status "
                     "| baseline ms | current ms | change ms | share | launches |\n"
@@ -320,10 +320,11 @@ static void md_gate_row(struct md *m, const struct ng_verdict *v)
     md_add(m, &b);
 }
 
-static int summary_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int summary_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                                struct ng_err *err)
 {
     struct md m = { out, out->len, 0 };
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
     struct ng_buf head = NG_BUF_INIT;
 
     (void)err;
@@ -334,10 +335,10 @@ static int summary_render_batch(const struct ng_batch *b, struct ng_buf *out, st
         return 0;
     }
     struct ng_context shared;
-    ng_batch_context(b, &shared);
-    ng_batch_count(b, &c);
+    ng_verdict_text_batch_context(b, &shared);
+    ng_verdict_batch_count(b, &c);
     ng_buf_addf(&head, "\n### %s nsys-gate ", icon(c.outcome));
-    ng_batch_line(b, &head);
+    ng_verdict_text_batch_line(b, &head);
     ng_buf_adds(&head, "\n");
     md_add(&m, &head);
     md_context(&m, &shared, NULL);
@@ -411,20 +412,20 @@ static void output_gate(struct ng_buf *out, const struct ng_verdict *v)
     output_number(out, "epochs", v->epochs > 0, (double)v->epochs);
     output_number(out, "p_value", v->has_p, v->p_value);
     output_multiline(out, "name", v->name);
-    char *message = ng_verdict_headline_text(v);
+    char *message = ng_verdict_text_headline_string(v);
     output_multiline(out, "message", message);
     free(message);
 }
 
 /* A batch: the batch's verdict and counts; each gate's figures are in the
  * JSON document. */
-static void output_batch(struct ng_buf *out, const struct ng_batch *b)
+static void output_batch(struct ng_buf *out, const struct ng_verdict_batch *b)
 {
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
     struct ng_buf msg = NG_BUF_INIT;
 
-    ng_batch_count(b, &c);
-    ng_batch_line(b, &msg);
+    ng_verdict_batch_count(b, &c);
+    ng_verdict_text_batch_line(b, &msg);
     ng_buf_addf(out, "verdict=%s\ngates=%zu\npassed=%zu\nfailed=%zu\ninconclusive=%zu\n"
                      "errored=%zu\n",
                 ng_outcome_name(c.outcome), b->n, c.by_outcome[NG_OUTCOME_PASS],
@@ -434,7 +435,8 @@ static void output_batch(struct ng_buf *out, const struct ng_batch *b)
     ng_buf_release(&msg);
 }
 
-static int output_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int output_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                               struct ng_err *err)
 {
     (void)err;
     if (b->manifest)
@@ -535,10 +537,10 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
     struct ng_buf body = NG_BUF_INIT;
 
     if (v->outcome != NG_OUTCOME_PASS) {
-        ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &body);
-        if (ng_verdict_wants_details(v)) {
+        ng_verdict_text_headline(v, NG_TEXT_ESCAPE_CONTROLS, &body);
+        if (ng_verdict_text_wants_details(v)) {
             ng_buf_adds(&body, "\n");
-            ng_verdict_details(v, &body);
+            ng_verdict_text_details(v, &body);
             body.data[--body.len] = '\0';   /* the last newline */
         }
         annotate(a, v->outcome == NG_OUTCOME_INCONCLUSIVE ? ANN_WARNING : ANN_ERROR, v->name,
@@ -555,7 +557,7 @@ static void annotate_gate(struct annotations *a, const struct ng_verdict *v)
     ng_buf_release(&body);
 }
 
-static int annotations_render_batch(const struct ng_batch *b, struct ng_buf *out,
+static int annotations_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
                                     struct ng_err *err)
 {
     const char *const *kinds = ann_kinds;

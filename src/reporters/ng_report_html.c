@@ -38,22 +38,23 @@ static int html_render(const struct ng_verdict *v, struct ng_buf *out, struct ng
     return 0;
 }
 
-static int html_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int html_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                             struct ng_err *err)
 {
     struct ng_buf line = NG_BUF_INIT;
     struct ng_html_row *rows = ng_xcalloc(b->n ? b->n : 1, sizeof *rows);
     char (*hrefs)[32] = ng_xcalloc(b->n ? b->n : 1, sizeof *hrefs);   /* "#gate-N": the id after '#' */
 
     (void)err;
-    ng_batch_line(b, &line);
+    ng_verdict_text_batch_line(b, &line);
     ng_html_begin(out, line.data);
     ng_buf_adds(out, "<h1>nsys-gate report</h1>\n<p class=\"mono\">");
-    ng_html_text(out, line.data);
+    ng_html_escape_text(out, line.data);
     ng_buf_release(&line);
     ng_buf_adds(out, "</p>\n");
     if (b->manifest) {
         ng_buf_adds(out, "<p>Manifest: <span class=\"mono\">");
-        ng_html_text(out, b->manifest);
+        ng_html_escape_text(out, b->manifest);
         ng_buf_adds(out, "</span></p>\n");
     }
     for (size_t i = 0; i < b->n; i++) {

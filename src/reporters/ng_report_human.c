@@ -14,26 +14,27 @@ static int human_render(const struct ng_verdict *v, struct ng_buf *out, struct n
     (void)err;
     if (v->outcome == NG_OUTCOME_ERROR)
         return 0;
-    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
+    ng_verdict_text_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
     ng_buf_adds(out, "\n");
-    if (ng_verdict_wants_details(v))
-        ng_verdict_details(v, out);
+    if (ng_verdict_text_wants_details(v))
+        ng_verdict_text_details(v, out);
     return 0;
 }
 
-static int human_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int human_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                              struct ng_err *err)
 {
     (void)err;
     for (size_t i = 0; i < b->n; i++) {
         const struct ng_verdict *v = b->verdicts[i];
         ng_text_clean(out, v->name, strlen(v->name), NG_TEXT_ESCAPE_CONTROLS);
         ng_buf_adds(out, ": ");
-        ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
+        ng_verdict_text_headline(v, NG_TEXT_ESCAPE_CONTROLS, out);
         ng_buf_adds(out, "\n");
-        if (ng_verdict_wants_details(v))
-            ng_verdict_details(v, out);
+        if (ng_verdict_text_wants_details(v))
+            ng_verdict_text_details(v, out);
     }
-    ng_batch_line(b, out);
+    ng_verdict_text_batch_line(b, out);
     ng_buf_adds(out, "\n");
     return 0;
 }

@@ -672,7 +672,7 @@ static cJSON *verdict_json(const struct ng_verdict *v, const struct limits *lim)
     for (size_t i = 0; i < upto(v->n_warnings, lim->n_warnings); i++)
         cJSON_AddItemToArray(warnings, cut_item(v->warnings[i], lim->text, 0));
     cJSON_AddItemToObject(root, "warnings", warnings);
-    char *message = ng_verdict_headline_text(v);
+    char *message = ng_verdict_text_headline_string(v);
     add_cut(root, "message", message, lim->text, 0);
     free(message);
     add_cut(root, "error", v->outcome == NG_OUTCOME_ERROR ? v->error : NULL, lim->text, 0);
@@ -724,7 +724,7 @@ static int json_render(const struct ng_verdict *v, struct ng_buf *out, struct ng
     return print_json(verdict_json(v, &no_rows), 0, "JSON verdict", out, err);
 }
 
-static cJSON *counts_json(const struct ng_batch_counts *c)
+static cJSON *counts_json(const struct ng_verdict_batch_counts *c)
 {
     cJSON *o = cJSON_CreateObject();
     for (int k = NG_OUTCOME_PASS; k <= NG_OUTCOME_ERROR; k++)
@@ -735,15 +735,16 @@ static cJSON *counts_json(const struct ng_batch_counts *c)
 
 /* --json in batch mode: one document, every gate's verdict in manifest
  * order, and the batch's own outcome. */
-static int json_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int json_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                             struct ng_err *err)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *tool = cJSON_CreateObject();
     cJSON *gates = cJSON_CreateArray();
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
     char ts[32];
 
-    ng_batch_count(b, &c);
+    ng_verdict_batch_count(b, &c);
     add_number_or_null(root, "schema_version", 1, NG_SCHEMA_VERSION);
     cJSON_AddStringToObject(tool, "name", NG_TOOL_NAME);
     cJSON_AddStringToObject(tool, "version", NG_VERSION);
@@ -846,7 +847,7 @@ static cJSON *benchmark_entry(const struct ng_verdict *v)
     return o;
 }
 
-static int benchmark_render_batch(const struct ng_batch *b, struct ng_buf *out,
+static int benchmark_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
                                   struct ng_err *err)
 {
     cJSON *root = cJSON_CreateArray();

@@ -102,12 +102,12 @@ static void add_properties(xmlNodePtr suite, const struct ng_verdict *v)
 static char *summary_text(const struct ng_verdict *v)
 {
     struct ng_buf b = NG_BUF_INIT;
-    char *headline = ng_verdict_headline_text(v);
+    char *headline = ng_verdict_text_headline_string(v);
     ng_buf_adds(&b, headline);
     free(headline);
-    if (ng_verdict_wants_details(v)) {
+    if (ng_verdict_text_wants_details(v)) {
         ng_buf_adds(&b, "\n");
-        ng_verdict_details(v, &b);
+        ng_verdict_text_details(v, &b);
     }
     return ng_buf_detach(&b);
 }
@@ -168,7 +168,7 @@ static char *item_text(const struct ng_verdict *v, const struct ng_kernel_delta 
 
     ng_fmt_threshold(kthr, sizeof kthr, v->policy->kernel_threshold);
     ng_buf_addf(&b, "%s: %s ", ng_outcome_title(k->verdict), k->name);
-    ng_verdict_item_ratio(&b, k);
+    ng_verdict_text_item_ratio(&b, k);
     ng_buf_addf(&b, " %s the %sx kernel threshold (%+.3f ms/epoch, floor %.3f ms",
                 k->verdict == NG_OUTCOME_PASS ? "within" : "past", kthr, k->delta_ms_per_epoch,
                 v->kernel_floor_ms);
@@ -216,7 +216,7 @@ static void add_testcase(xmlNodePtr suite, const struct ng_verdict *v)
     xmlNodePtr tc = xmlNewChild(suite, NULL, (const xmlChar *)"testcase", NULL);
     xmlNodePtr n;
     char *text = summary_text(v);
-    char *headline = ng_verdict_headline_text(v);
+    char *headline = ng_verdict_text_headline_string(v);
     char time[32];
 
     fmt_seconds(time, sizeof time, v->elapsed_s);
@@ -268,8 +268,8 @@ static void set_count(xmlNodePtr n, const char *name, size_t count)
     set_attr(n, name, buf);
 }
 
-static void add_batch_properties(xmlNodePtr suite, const struct ng_batch *b,
-                                 const struct ng_batch_counts *c)
+static void add_batch_properties(xmlNodePtr suite, const struct ng_verdict_batch *b,
+                                 const struct ng_verdict_batch_counts *c)
 {
     xmlNodePtr props = xmlNewChild(suite, NULL, (const xmlChar *)"properties", NULL);
     char buf[32];
@@ -283,14 +283,14 @@ static void add_batch_properties(xmlNodePtr suite, const struct ng_batch *b,
         add_property(props, ng_outcome_name((enum ng_outcome)k), buf);
     }
     struct ng_context shared;
-    ng_batch_context(b, &shared);
+    ng_verdict_text_batch_context(b, &shared);
     add_context_properties(props, &shared);
     ng_context_release(&shared);
 }
 
 /* Suite-level output: one gate's summary as before; in a batch, each
  * gate's, prefixed with its name (errors go to system-err). */
-static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
+static void add_suite_output(xmlNodePtr suite, const struct ng_verdict_batch *b)
 {
     struct ng_buf out = NG_BUF_INIT, errs = NG_BUF_INIT;
 
@@ -301,7 +301,7 @@ static void add_suite_output(xmlNodePtr suite, const struct ng_batch *b)
         struct ng_buf *to = v->outcome == NG_OUTCOME_ERROR ? &errs : &out;
         if (b->manifest)
             ng_buf_addf(to, "%s: ", v->name);
-        char *text = v->outcome == NG_OUTCOME_ERROR ? ng_verdict_headline_text(v)
+        char *text = v->outcome == NG_OUTCOME_ERROR ? ng_verdict_text_headline_string(v)
                                                     : summary_text(v);
         ng_buf_adds(to, text);
         free(text);
@@ -321,7 +321,7 @@ static int is_failure(const struct ng_verdict *v)
 }
 
 /* The suite's tests (a testcase per gate and per listed item) and failures. */
-static void count_cases(const struct ng_batch *b, size_t *tests, size_t *failures)
+static void count_cases(const struct ng_verdict_batch *b, size_t *tests, size_t *failures)
 {
     *tests = b->n;
     *failures = 0;
@@ -332,16 +332,17 @@ static void count_cases(const struct ng_batch *b, size_t *tests, size_t *failure
 }
 
 /* One verdict (b->manifest NULL) or every gate of a manifest. */
-static int junit_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int junit_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                              struct ng_err *err)
 {
     xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
     xmlNodePtr suite = xmlNewNode(NULL, (const xmlChar *)"testsuite");
     char ts[32], time[32], host[256];
     xmlChar *mem = NULL;
     int size = 0;
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
 
-    ng_batch_count(b, &c);
+    ng_verdict_batch_count(b, &c);
     xmlDocSetRootElement(doc, suite);
     fmt_seconds(time, sizeof time, b->elapsed_s);
     ng_fmt_utc(ts, sizeof ts, b->timestamp, 0);   /* Ant's format has no zone: UTC */

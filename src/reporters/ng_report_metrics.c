@@ -134,7 +134,8 @@ static void add_sample(struct ng_buf *out, const struct family *f, const char *n
     }
 }
 
-static int metrics_render_batch(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err)
+static int metrics_render_batch(const struct ng_verdict_batch *b, struct ng_buf *out,
+                                struct ng_err *err)
 {
     (void)err;
     for (size_t k = 0; k < sizeof families / sizeof families[0]; k++) {

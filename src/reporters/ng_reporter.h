@@ -14,7 +14,7 @@
 #include "util/ng_err.h"
 #include "util/ng_util.h"
 
-struct ng_batch;
+struct ng_verdict_batch;
 
 /* Either hook may be NULL, and the dispatcher fills in: a single verdict
  * without render() goes to render_batch() as a batch of one; a batch
@@ -22,7 +22,7 @@ struct ng_batch;
 struct ng_reporter {
     const char *name;
     int (*render)(const struct ng_verdict *v, struct ng_buf *out, struct ng_err *err);
-    int (*render_batch)(const struct ng_batch *b, struct ng_buf *out, struct ng_err *err);
+    int (*render_batch)(const struct ng_verdict_batch *b, struct ng_buf *out, struct ng_err *err);
 };
 
 extern const struct ng_reporter ng_reporter_human;

@@ -54,7 +54,7 @@ static void gate_error(struct ng_batch_gate *g, const char *fmt, ...)
     va_end(ap);
     ng_verdict_doc_release(&g->result);
     memset(&g->result, 0, sizeof g->result);
-    ng_verdict_begin(v, NULL, 0, NULL, 0, &s->compare);
+    ng_compare_begin(v, NULL, 0, NULL, 0, &s->compare);
     v->baseline.path = s->n_baselines ? s->baselines[0] : NULL;
     v->current.path = s->n_currents ? s->currents[0] : NULL;
     ng_verdict_fail_with(v, msg);
@@ -360,7 +360,7 @@ static void tell_finished(const struct ng_batch_gate *g, size_t done, size_t tot
     struct ng_buf headline = NG_BUF_INIT;
     const struct ng_verdict *v = g->verdict ? g->verdict : &g->result.v;
 
-    ng_verdict_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
+    ng_verdict_text_headline(v, NG_TEXT_ESCAPE_CONTROLS, &headline);
     ng_progress_gate_done(done, total, g->settings->compare.name, headline.data,
                           g->result.v.elapsed_s);
     ng_buf_release(&headline);
@@ -427,7 +427,7 @@ static void run_single(struct ng_batch_run *r, const struct ng_settings *s,
     g->local = ng_xmalloc(sizeof *g->local);
     ng_gate_run(g->local, s, usage_err);
     struct ng_verdict *v = &g->local->verdict;
-    v->timestamp = ng_report_time();
+    v->timestamp = ng_util_report_time();
     v->elapsed_s = ng_monotonic() - t0;
     g->verdict = v;
     if (v->outcome == NG_OUTCOME_ERROR)
@@ -458,7 +458,7 @@ static void run_manifest(struct ng_batch_run *r, const struct ng_settings *s,
 void ng_batch_run(struct ng_batch_run *r, const struct ng_settings *s,
                   const struct ng_err *usage_err, double t0)
 {
-    struct ng_batch_counts c;
+    struct ng_verdict_batch_counts c;
 
     memset(r, 0, sizeof *r);
     r->outputs = *s;
@@ -470,15 +470,15 @@ void ng_batch_run(struct ng_batch_run *r, const struct ng_settings *s,
     const struct ng_verdict **v = ng_xcalloc(r->n_gates, sizeof *v);
     for (size_t i = 0; i < r->n_gates; i++)
         v[i] = r->gates[i].verdict;
-    r->batch = (struct ng_batch){ v, r->n_gates, NULL, v[0]->timestamp, v[0]->elapsed_s };
+    r->batch = (struct ng_verdict_batch){ v, r->n_gates, NULL, v[0]->timestamp, v[0]->elapsed_s };
     if (s->manifest) {
         r->batch.manifest = s->manifest;
-        r->batch.timestamp = ng_report_time();
+        r->batch.timestamp = ng_util_report_time();
         r->batch.elapsed_s = ng_monotonic() - t0;
         for (size_t i = 0; i < r->n_gates; i++)
             r->gates[i].result.v.timestamp = r->batch.timestamp;
     }
-    ng_batch_count(&r->batch, &c);
+    ng_verdict_batch_count(&r->batch, &c);
     r->exit_code = r->refusal[0] ? 2 : c.exit_code;
 }
 

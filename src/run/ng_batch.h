@@ -31,7 +31,7 @@
 #include "cli/ng_cli.h"
 #include "cli/ng_manifest.h"
 #include "history/ng_history_baseline.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "reporters/ng_report.h"
 #include "run/ng_gate.h"
 #include "util/ng_err.h"
@@ -46,7 +46,7 @@ struct ng_batch_gate {
 };
 
 struct ng_batch_run {
-    struct ng_batch batch;            /* what the reporters read: one verdict a gate */
+    struct ng_verdict_batch batch;            /* what the reporters read: one verdict a gate */
     struct ng_batch_gate *gates;
     size_t n_gates;
     struct ng_manifest manifest;      /* with --manifest: every gate's settings */

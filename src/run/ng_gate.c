@@ -276,7 +276,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     } else {
         note_formats(g->baseline, g->nb);
         note_formats(g->current, g->nc);
-        ng_verdict_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
+        ng_compare_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
         ng_verdict_fail_with(&g->verdict, err.msg);
     }
     if (s->compare.nvtx && s->epochs_given)

@@ -25,7 +25,7 @@ static const struct { const char *old, *now; } memcpy_names[] = {
     { NULL, NULL },
 };
 
-const char *ng_source_memcpy_name(const char *name, size_t len)
+const char *ng_source_names_memcpy(const char *name, size_t len)
 {
     for (int i = 0; memcpy_names[i].old; i++)
         if (strlen(memcpy_names[i].old) == len && memcmp(name, memcpy_names[i].old, len) == 0)

@@ -12,6 +12,6 @@
  * ("[CUDA memcpy HtoD]" -> "[CUDA memcpy Host-to-Device]", the label
  * cuda_gpu_mem_time_sum uses), so every reader names one operation alike;
  * NULL when name (len bytes) is none of them. */
-const char *ng_source_memcpy_name(const char *name, size_t len);
+const char *ng_source_names_memcpy(const char *name, size_t len);
 
 #endif

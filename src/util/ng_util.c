@@ -314,7 +314,7 @@ void ng_idmap_release(struct ng_idmap *m)
     memset(m, 0, sizeof *m);
 }
 
-time_t ng_report_time(void)
+time_t ng_util_report_time(void)
 {
     const char *sde = getenv("SOURCE_DATE_EPOCH");
     if (sde && *sde) {

@@ -146,7 +146,7 @@ void ng_idmap_release(struct ng_idmap *m);
 
 /* The wall clock for reports, or SOURCE_DATE_EPOCH when set (reproducible
  * outputs for tests and archives). */
-time_t ng_report_time(void);
+time_t ng_util_report_time(void);
 /* Monotonic seconds, for elapsed times. */
 double ng_monotonic(void);
 

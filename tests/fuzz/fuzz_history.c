@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "core/ng_verdict_text.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "core/ng_work_rates.h"
 #include "reporters/ng_report.h"
 #include "history/ng_history.h"
@@ -36,7 +36,7 @@ static int check_entry(struct ng_history_entry *e, void *ctx)
     NG_FUZZ_CHECK(v->name != NULL);
     NG_FUZZ_CHECK(v->outcome >= NG_OUTCOME_PASS && v->outcome <= NG_OUTCOME_ERROR);
     NG_FUZZ_CHECK(v->mode != NULL);
-    char *headline = ng_verdict_headline_text(v);
+    char *headline = ng_verdict_text_headline_string(v);
     NG_FUZZ_CHECK(strncmp(headline, ng_outcome_title(v->outcome),
                           strlen(ng_outcome_title(v->outcome))) == 0);
     free(headline);

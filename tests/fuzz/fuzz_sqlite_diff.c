@@ -139,7 +139,7 @@ static int read_once(const struct ng_source_opts *opts, struct ng_buf *b)
 
     ng_profile_init(&p, db_path);
     err.msg[0] = '\0';
-    r = ng_sqlite_read(&p, db_path, "p.sqlite", opts, &err);
+    r = ng_source_sqlite_read(&p, db_path, "p.sqlite", opts, &err);
     if (r == 0) {
         ng_fuzz_check_profile(&p);
         fingerprint(&p, b);

@@ -15,7 +15,7 @@
 /* The prototype's line, as the reporters render it from the verdict. */
 static void assert_headline(const struct ng_verdict *v, const char *want)
 {
-    char *got = ng_verdict_headline_text(v);
+    char *got = ng_verdict_text_headline_string(v);
     assert_string_equal(got, want);
     free(got);
 }

@@ -194,8 +194,8 @@ static void test_batch_shared(void **state)
     ng_context_set(&b.context, "model", "bert");
     ng_context_set(&b.context, "gpu", "h100");
     const struct ng_verdict *vs[] = { &a, &b };
-    struct ng_batch batch = { vs, 2, "m.json", 0, 0 };
-    ng_batch_context(&batch, &shared);
+    struct ng_verdict_batch batch = { vs, 2, "m.json", 0, 0 };
+    ng_verdict_text_batch_context(&batch, &shared);
     char *s = shown(&shared);
     assert_string_equal(s, "commit=c1;gpu=h100;");
     free(s);

@@ -18,7 +18,7 @@
 #include "temp_helper.h"
 
 #include "core/ng_verdict_text.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "history/ng_history.h"
 #include "reporters/ng_reporter.h"
 #include "core/ng_work_rates.h"
@@ -117,7 +117,7 @@ static void test_torn_and_garbage(void **state)
     for (size_t i = 0; i < 3; i++) {
         assert_string_equal(h.entries[i].doc.v.name, names[i]);
         assert_int_equal(h.entries[i].line, lines[i]);
-        char *hl = ng_verdict_headline_text(&h.entries[i].doc.v);
+        char *hl = ng_verdict_text_headline_string(&h.entries[i].doc.v);
         assert_string_equal(hl, want_headline);
         free(hl);
     }
@@ -298,11 +298,11 @@ static void test_old_and_unknown(void **state)
     assert_null(old->metric);
     assert_string_equal(old->baseline.path, "b.sqlite");
     assert_true(old->baseline.total_ns == 1000000000);
-    char *hl = ng_verdict_headline_text(old);
+    char *hl = ng_verdict_text_headline_string(old);
     assert_string_equal(hl, want_headline);
     free(hl);
     assert_string_equal(unknown->name, "new");
-    hl = ng_verdict_headline_text(unknown);
+    hl = ng_verdict_text_headline_string(unknown);
     assert_string_equal(hl, want_headline);
     free(hl);
     ng_history_release(&h);

@@ -14,21 +14,21 @@
 
 #include "render_helper.h"
 
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "html/ng_html.h"
 #include "reporters/ng_report.h"
 
 static char *text(const char *s)
 {
     struct ng_buf b = NG_BUF_INIT;
-    ng_html_text(&b, s);
+    ng_html_escape_text(&b, s);
     return ng_buf_detach(&b);
 }
 
 static char *url(const char *s)
 {
     struct ng_buf b = NG_BUF_INIT;
-    ng_html_url(&b, s);
+    ng_html_escape_url(&b, s);
     return ng_buf_detach(&b);
 }
 
@@ -58,18 +58,18 @@ static void test_url(void **state)
     ASSERT_URL("https://x/a b\"c<d>e'f", "https://x/a%20b%22c%3Cd%3Ee%27f");
     ASSERT_URL("https://x/%41\xC3\xA9\n", "https://x/%41%C3%A9%0A");
     ASSERT_URL("g/resnet-1a2b.html#run-3", "g/resnet-1a2b.html#run-3");
-    assert_true(ng_html_url_linkable("https://github.com/o/r/actions/runs/1"));
-    assert_true(ng_html_url_linkable("HTTP://ci/1"));
-    assert_true(ng_html_url_linkable("hTtPs://ci/1"));
-    assert_false(ng_html_url_linkable("http:/ci/1"));
-    assert_false(ng_html_url_linkable("httpss://ci/1"));
-    assert_false(ng_html_url_linkable("http"));
-    assert_false(ng_html_url_linkable("javascript:alert(1)"));
-    assert_false(ng_html_url_linkable(" https://x"));
-    assert_false(ng_html_url_linkable("data:text/html,<script>"));
-    assert_false(ng_html_url_linkable("https://"));
-    assert_false(ng_html_url_linkable("file:///etc/passwd"));
-    assert_false(ng_html_url_linkable(NULL));
+    assert_true(ng_html_escape_url_linkable("https://github.com/o/r/actions/runs/1"));
+    assert_true(ng_html_escape_url_linkable("HTTP://ci/1"));
+    assert_true(ng_html_escape_url_linkable("hTtPs://ci/1"));
+    assert_false(ng_html_escape_url_linkable("http:/ci/1"));
+    assert_false(ng_html_escape_url_linkable("httpss://ci/1"));
+    assert_false(ng_html_escape_url_linkable("http"));
+    assert_false(ng_html_escape_url_linkable("javascript:alert(1)"));
+    assert_false(ng_html_escape_url_linkable(" https://x"));
+    assert_false(ng_html_escape_url_linkable("data:text/html,<script>"));
+    assert_false(ng_html_escape_url_linkable("https://"));
+    assert_false(ng_html_escape_url_linkable("file:///etc/passwd"));
+    assert_false(ng_html_escape_url_linkable(NULL));
 }
 
 static double b_samples[] = { 10, 10.2, 9.9 };
@@ -154,7 +154,7 @@ static void test_batch(void **state)
     struct ng_verdict a = verdict("a-pass", NG_OUTCOME_PASS), b = verdict("b-error", NG_OUTCOME_ERROR),
                       c = verdict("c-fail", NG_OUTCOME_FAIL), d = verdict("d-inc", NG_OUTCOME_INCONCLUSIVE);
     const struct ng_verdict *vs[] = { &a, &b, &c, &d };
-    struct ng_batch batch = { vs, 4, "m.json", 1714532400, 1.0 };
+    struct ng_verdict_batch batch = { vs, 4, "m.json", 1714532400, 1.0 };
     struct ng_buf out = NG_BUF_INIT;
     struct ng_err err;
 

@@ -13,7 +13,7 @@
 #include "render_helper.h"
 
 #include "core/ng_verdict_text.h"
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "reporters/ng_report.h"
 #include "reporters/ng_reporter.h"
 
@@ -76,7 +76,7 @@ static struct ng_verdict verdict(enum ng_outcome o)
     return v;
 }
 
-static char *render_batch(const char *fmt, const struct ng_batch *b)
+static char *render_batch(const char *fmt, const struct ng_verdict_batch *b)
 {
     struct ng_buf out = NG_BUF_INIT;
     struct ng_err err;
@@ -257,7 +257,7 @@ static void test_annotations_cap(void **state)
         v[i] = verdict(NG_OUTCOME_ERROR);
         p[i] = &v[i];
     }
-    struct ng_batch b = { p, N, "m.json", 0, 0 };
+    struct ng_verdict_batch b = { p, N, "m.json", 0, 0 };
     char *s = render_batch("github-annotations", &b);
     size_t lines = 0;
     for (const char *c = s; *c; c++)
@@ -274,7 +274,7 @@ static void test_metrics(void **state)
     const struct ng_verdict *p[2] = { &v[0], &v[1] };
     (void)state;
     v[1].name = "x#y\"z\\w\nq%";
-    struct ng_batch b = { p, 2, "m.json", 0, 0 };
+    struct ng_verdict_batch b = { p, 2, "m.json", 0, 0 };
     char *s = render_batch("metrics", &b);
     assert_string_equal(s,
         "# HELP nsys_gate_pass 1 when the gate passed (INCONCLUSIVE passes unless --fail-inconclusive), else 0.\n"
@@ -333,7 +333,7 @@ static void test_json_line_round_trip(void **state)
         d.v.timestamp = v.timestamp;
         /* the headline is rendered from the fields, so the fields read
          * back render it again, byte for byte */
-        char *a = ng_verdict_headline_text(&v), *b = ng_verdict_headline_text(&d.v);
+        char *a = ng_verdict_text_headline_string(&v), *b = ng_verdict_text_headline_string(&d.v);
         assert_string_equal(a, b);
         assert_non_null(strstr(line, a));   /* the JSON's "message" */
         if (i == 4)
@@ -372,7 +372,7 @@ static void test_benchmark(void **state)
 {
     struct ng_verdict v[2] = { verdict(NG_OUTCOME_FAIL), verdict(NG_OUTCOME_ERROR) };
     const struct ng_verdict *p[2] = { &v[0], &v[1] };
-    struct ng_batch b = { p, 2, "m.json", 0, 0 };
+    struct ng_verdict_batch b = { p, 2, "m.json", 0, 0 };
     (void)state;
     char *s = render_batch("benchmark", &b);
     /* the errored gate has no value to chart: left out */
@@ -393,12 +393,12 @@ static void test_batch_junit_and_json(void **state)
                                verdict(NG_OUTCOME_PASS), verdict(NG_OUTCOME_INCONCLUSIVE) };
     const struct ng_verdict *p[4] = { &v[0], &v[1], &v[2], &v[3] };
     const char *names[] = { "a", "b", "c", "d" };
-    struct ng_batch b = { p, 4, "m.json", 0, 2.5 };
-    struct ng_batch_counts c;
+    struct ng_verdict_batch b = { p, 4, "m.json", 0, 2.5 };
+    struct ng_verdict_batch_counts c;
     (void)state;
     for (size_t i = 0; i < 4; i++)
         v[i].name = names[i];
-    ng_batch_count(&b, &c);
+    ng_verdict_batch_count(&b, &c);
     assert_int_equal(c.outcome, NG_OUTCOME_ERROR);
     assert_int_equal(c.exit_code, 2);
     char *s = render_batch("junit", &b);
@@ -410,7 +410,7 @@ static void test_batch_junit_and_json(void **state)
     v[3].fail_inconclusive = 1;
     v[1] = verdict(NG_OUTCOME_PASS);
     v[1].name = "b";
-    ng_batch_count(&b, &c);
+    ng_verdict_batch_count(&b, &c);
     assert_int_equal(c.outcome, NG_OUTCOME_FAIL);
     assert_int_equal(c.exit_code, 1);
     s = render_batch("junit", &b);

@@ -20,7 +20,7 @@
 
 #include "render_helper.h"
 
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 #include "core/ng_context.h"
 #include "reporters/ng_reporter.h"
 #include "history/ng_trend_scan.h"

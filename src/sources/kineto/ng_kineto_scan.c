@@ -43,7 +43,7 @@ static const struct ng_kineto_category categories[] = {
 
 /* ---- times ---- */
 
-int ng_kineto_time_ns(const char *text, size_t n, int scale, int64_t *out)
+int ng_kineto_scan_time_ns(const char *text, size_t n, int scale, int64_t *out)
 {
     const unsigned char *p = (const unsigned char *)text, *end = p + n;
     uint64_t v = 0;
@@ -119,7 +119,7 @@ static int64_t offset_of(const struct ng_kineto_scan *sc, const unsigned char *a
     return sc->in.base + (int64_t)(at - sc->in.buf);
 }
 
-int ng_kineto_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -186,13 +186,13 @@ static int int_member(struct cur *c, int64_t *v, int *has, int depth)
     }
     if (number_at(c, &s, &is) != OK)
         return BAD;
-    *has = ng_kineto_time_ns((const char *)s.at, s.len, 0, v) == 0;
+    *has = ng_kineto_scan_time_ns((const char *)s.at, s.len, 0, v) == 0;
     return OK;
 }
 
 /* The value of a string span (escapes undone, NULs shown as \x00), into
  * out with a NUL. */
-void ng_kineto_span_text(const struct ng_kineto_span *s, struct ng_buf *out)
+void ng_kineto_scan_text(const struct ng_kineto_span *s, struct ng_buf *out)
 {
     out->len = 0;
     if (!s->escaped) {
@@ -264,7 +264,7 @@ static void span_decode(struct ng_kineto_scan *sc, struct ng_kineto_span *s)
 {
     if (!s->escaped)
         return;
-    ng_kineto_span_text(s, &sc->value);
+    ng_kineto_scan_text(s, &sc->value);
     s->at = (const unsigned char *)sc->value.data;
     s->len = sc->value.len;
     s->escaped = 0;
@@ -282,7 +282,7 @@ static int key_at(struct ng_kineto_scan *sc, struct cur *c, struct ng_kineto_spa
     if (c->p >= c->end || *c->p != '"' || string_at(c, k) != OK)
         return BAD;
     if (k->escaped) {
-        ng_kineto_span_text(k, &sc->key);
+        ng_kineto_scan_text(k, &sc->key);
         k->at = (const unsigned char *)sc->key.data;
         k->len = sc->key.len;
         k->escaped = 0;
@@ -359,7 +359,7 @@ static int time_member(struct ng_kineto_scan *sc, struct cur *c, struct ng_kinet
 {
     int is;
     if (!is_number_start(c))
-        return ng_kineto_semantic(sc, "an event whose \"%s\" is not a number", what);
+        return ng_kineto_scan_semantic(sc, "an event whose \"%s\" is not a number", what);
     if (number_at(c, s, &is) != OK)
         return BAD;
     *has = 1;
@@ -455,25 +455,27 @@ static const char *event_word(const struct ng_kineto_event *e)
     }
 }
 
-int ng_kineto_event_times(struct ng_kineto_scan *sc, const struct ng_kineto_event *e,
-                          int64_t *start, int64_t *end)
+int ng_kineto_scan_times(struct ng_kineto_scan *sc, const struct ng_kineto_event *e,
+                         int64_t *start, int64_t *end)
 {
+    const char *what = event_word(e);
     int64_t dur;
     if (!e->has_ts)
-        return ng_kineto_semantic(sc, "%s without \"ts\"", event_word(e));
+        return ng_kineto_scan_semantic(sc, "%s without \"ts\"", what);
     if (!e->has_dur)
-        return ng_kineto_semantic(sc, "%s without \"dur\"", event_word(e));
-    if (ng_kineto_time_ns((const char *)e->ts.at, e->ts.len, 3, start) < 0)
-        return ng_kineto_semantic(sc, "%s whose \"ts\" (%.*s us) is past 64 bits of nanoseconds",
-                                  event_word(e), (int)(e->ts.len > 40 ? 40 : e->ts.len), e->ts.at);
-    if (ng_kineto_time_ns((const char *)e->dur.at, e->dur.len, 3, &dur) < 0)
-        return ng_kineto_semantic(sc, "%s whose \"dur\" is past 64 bits of nanoseconds",
-                                  event_word(e));
+        return ng_kineto_scan_semantic(sc, "%s without \"dur\"", what);
+    if (ng_kineto_scan_time_ns((const char *)e->ts.at, e->ts.len, 3, start) < 0)
+        return ng_kineto_scan_semantic(sc, "%s whose \"ts\" (%.*s us) is past 64 bits of "
+                                       "nanoseconds", what,
+                                       (int)(e->ts.len > 40 ? 40 : e->ts.len), e->ts.at);
+    if (ng_kineto_scan_time_ns((const char *)e->dur.at, e->dur.len, 3, &dur) < 0)
+        return ng_kineto_scan_semantic(sc, "%s whose \"dur\" is past 64 bits of nanoseconds",
+                                       what);
     if (dur < 0)
-        return ng_kineto_semantic(sc, "%s with a negative duration (\"dur\": %.*s)", event_word(e),
-                                  (int)(e->dur.len > 40 ? 40 : e->dur.len), e->dur.at);
+        return ng_kineto_scan_semantic(sc, "%s with a negative duration (\"dur\": %.*s)", what,
+                                       (int)(e->dur.len > 40 ? 40 : e->dur.len), e->dur.at);
     if (__builtin_add_overflow(*start, dur, end))
-        return ng_kineto_semantic(sc, "%s that ends past 64 bits of nanoseconds", event_word(e));
+        return ng_kineto_scan_semantic(sc, "%s that ends past 64 bits of nanoseconds", what);
     return OK;
 }
 
@@ -529,7 +531,7 @@ static int devices_unit(struct ng_kineto_scan *sc, struct cur *c, void *ctx)
         }
         if (name.at && name.len) {
             struct ng_buf text = NG_BUF_INIT;
-            ng_kineto_span_text(&name, &text);
+            ng_kineto_scan_text(&name, &text);
             ng_buf_add(&sc->gpus, text.data, text.len);
             ng_buf_add(&sc->gpus, "\n", 1);
             ng_buf_release(&text);

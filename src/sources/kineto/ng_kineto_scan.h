@@ -7,7 +7,7 @@
  * Use: ng_kineto_scan_init, ng_kineto_scan_read (the file, through
  * ng_kineto_input.h), ng_kineto_scan_release.  What is wrong is said once
  * in err: a syntax error with its byte (and event), a truncated file, or
- * a problem the reader finds in an event (ng_kineto_semantic()).
+ * a problem the reader finds in an event (ng_kineto_scan_semantic()).
  *
  * Ownership: the scanner owns its input and buffers; the event callback's
  * ctx is the caller's. */
@@ -57,7 +57,7 @@ struct ng_kineto_scan {
     struct ng_err *err;
     struct ng_kineto_input in;
     /* each event of traceEvents, read whole: 0, or -1 after
-     * ng_kineto_semantic() (or with err set and fatal) */
+     * ng_kineto_scan_semantic() (or with err set and fatal) */
     int (*event)(void *ctx, const struct ng_kineto_event *e);
     void *ctx;
     const char *why;          /* the semantic problem of the unit being read */
@@ -84,24 +84,24 @@ void ng_kineto_scan_release(struct ng_kineto_scan *sc);
 /* A problem in the event being read that is valid JSON ("a kernel without
  * \"dur\""): said with the event's number and byte.  Returns -1, for the
  * event callback to return. */
-int ng_kineto_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* An event's ts and dur in ns, *end = ts + dur; -1 (said with
- * ng_kineto_semantic()) when either is missing, negative, or past 64
+ * ng_kineto_scan_semantic()) when either is missing, negative, or past 64
  * bits. */
-int ng_kineto_event_times(struct ng_kineto_scan *sc, const struct ng_kineto_event *e,
-                          int64_t *start, int64_t *end);
+int ng_kineto_scan_times(struct ng_kineto_scan *sc, const struct ng_kineto_event *e,
+                         int64_t *start, int64_t *end);
 
 /* The value of a string span (escapes undone, NULs shown as \x00), into
  * out with a NUL. */
-void ng_kineto_span_text(const struct ng_kineto_span *s, struct ng_buf *out);
+void ng_kineto_scan_text(const struct ng_kineto_span *s, struct ng_buf *out);
 
 /* A Chrome trace's time (or any decimal JSON number), text[0..n), times
  * 10^scale, rounded to the nearest integer (halves away from zero) into
  * *out, exactly: ts and dur in microseconds with scale 3 are nanoseconds,
  * never through a double.  -1 when the text is not a JSON number or the
  * result does not fit 64 bits.  (Exposed for the unit tests too.) */
-int ng_kineto_time_ns(const char *text, size_t n, int scale, int64_t *out);
+int ng_kineto_scan_time_ns(const char *text, size_t n, int scale, int64_t *out);
 
 #endif

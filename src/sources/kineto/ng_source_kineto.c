@@ -10,7 +10,7 @@
  * are kernels too), "gpu_memcpy" and "gpu_memset" memory operations,
  * named as nsys names them ("[CUDA memcpy Host-to-Device]", "[CUDA
  * memset]").  Times: "ts" and "dur" are microseconds in decimal text,
- * read straight into integer nanoseconds (ng_kineto_time_ns), never
+ * read straight into integer nanoseconds (ng_kineto_scan_time_ns), never
  * through a double.
  *
  * Epochs feed the NVTX projection (core/ng_nvtx.c) with what it takes
@@ -153,7 +153,7 @@ static void work_name(struct reader *rd, const struct ng_kineto_event *e, struct
     }
     struct ng_buf name = NG_BUF_INIT;
     if (e->has_name)
-        ng_kineto_span_text(&e->name, &name);
+        ng_kineto_scan_text(&e->name, &name);
     const char *s = name.data ? name.data : "";
     if (kind == NG_WORK_MEMCPY) {
         /* "Memcpy <K> (...)": <K> is CUPTI's short copy kind */
@@ -163,7 +163,7 @@ static void work_name(struct reader *rd, const struct ng_kineto_event *e, struct
                 k++;
         struct ng_buf old = NG_BUF_INIT;
         ng_buf_addf(&old, "[CUDA memcpy %.*s]", (int)k, k ? s + 7 : "Unknown");
-        const char *now = ng_source_memcpy_name(old.data, old.len);
+        const char *now = ng_source_names_memcpy(old.data, old.len);
         ng_buf_adds(out, now ? now : old.data);
         ng_buf_release(&old);
     } else {
@@ -358,7 +358,7 @@ static int take_work(struct reader *rd, const struct ng_kineto_event *e, int64_t
 
     if (!(rd->work & NG_WORK_BIT(kind))) {
         if (__builtin_add_overflow(rd->p->left_out_ns[kind], dur, &rd->p->left_out_ns[kind]))
-            return ng_kineto_semantic(&rd->sc, "left-out work whose time overflows 64 bits");
+            return ng_kineto_scan_semantic(&rd->sc, "left-out work whose time overflows 64 bits");
         rd->p->left_out_launches[kind]++;
         return 0;
     }
@@ -407,7 +407,7 @@ static int take_event(void *ctx, const struct ng_kineto_event *e)
         return 0;   /* calls matter to ranges only, and only with the id that ties them */
     if (e->cat->role == NG_KINETO_RANGE && !rd->pj && !rd->ranges)
         return 0;
-    if (ng_kineto_event_times(&rd->sc, e, &start, &end) < 0)
+    if (ng_kineto_scan_times(&rd->sc, e, &start, &end) < 0)
         return -1;
     switch (e->cat->role) {
     case NG_KINETO_WORK:
@@ -425,7 +425,7 @@ static int take_event(void *ctx, const struct ng_kineto_event *e)
         if (e->has_name) {
             uint32_t proc = proc_of(rd, e->has_pid ? e->pid : 0);
             int64_t tid = proc_tid(proc);
-            ng_kineto_span_text(&e->name, &rd->scratch);
+            ng_kineto_scan_text(&e->name, &rd->scratch);
             if (rd->pj)   /* a step spans the process's threads; nesting is a thread's */
                 ng_nvtx_range_on(rd->pj, start, end, tid, thread_id(rd, proc, e),
                                  rd->scratch.data);

@@ -10,10 +10,11 @@
  * (nvtx_sum, cuda_api_sum, ...) are recognised by their header and skipped.
  * Headers are matched against a table of known columns, not by position,
  * so every version's layout is one entry, not one code path.  Each layout
- * turns its lines into cells (ng_stats_text.c, ng_stats_markup.c);
- * everything after that (which report, which unit, which kind of work,
- * what is counted) is shared (ng_stats_rows.c).  This file reads the
- * lines: the console framing, where a block begins, and the end. */
+ * turns its lines into cells (ng_nsys_summary_text.c,
+ * ng_nsys_summary_markup.c); everything after that (which report, which
+ * unit, which kind of work, what is counted) is shared
+ * (ng_nsys_summary.c).  This file reads the lines: the console framing,
+ * where a block begins, and the end. */
 #include "sources/nsys_stats/ng_source_nsys_stats.h"
 
 #include <errno.h>
@@ -23,27 +24,27 @@
 #include <string.h>
 
 #include "sources/ng_source_opts.h"
-#include "sources/nsys_stats/ng_stats_markup.h"
-#include "sources/nsys_stats/ng_stats_rows.h"
-#include "sources/nsys_stats/ng_stats_text.h"
+#include "sources/nsys_stats/ng_nsys_summary_markup.h"
+#include "sources/nsys_stats/ng_nsys_summary.h"
+#include "sources/nsys_stats/ng_nsys_summary_text.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
 
 static const char *const csv_exts[] = { ".csv", ".tsv", ".txt", ".json", ".html", NULL };
 
-static const char *const block_names[NG_STATS_BLOCKS] = {
-    [NG_STATS_OTHER] = "other", [NG_STATS_KERNEL] = "kernel", [NG_STATS_MEMORY] = "memory",
+static const char *const block_names[NG_SUMMARY_BLOCKS] = {
+    [NG_SUMMARY_OTHER] = "other", [NG_SUMMARY_KERNEL] = "kernel", [NG_SUMMARY_MEMORY] = "memory",
 };
 
 /* Reports whose SKIPPED or ERROR line is the profile's problem, not noise:
  * those whose rows this backend counts, as the framing names them. */
-static const struct { const char *name; enum ng_stats_block kind; } reports[] = {
-    { "cuda_gpu_kern_sum", NG_STATS_KERNEL },
-    { "gpukernsum", NG_STATS_KERNEL },
-    { "cuda_gpu_kern_gb_sum", NG_STATS_KERNEL },
-    { "cuda_gpu_mem_time_sum", NG_STATS_MEMORY },
-    { "gpumemtimesum", NG_STATS_MEMORY },
-    { NULL, NG_STATS_OTHER },
+static const struct { const char *name; enum ng_nsys_summary_block kind; } reports[] = {
+    { "cuda_gpu_kern_sum", NG_SUMMARY_KERNEL },
+    { "gpukernsum", NG_SUMMARY_KERNEL },
+    { "cuda_gpu_kern_gb_sum", NG_SUMMARY_KERNEL },
+    { "cuda_gpu_mem_time_sum", NG_SUMMARY_MEMORY },
+    { "gpumemtimesum", NG_SUMMARY_MEMORY },
+    { NULL, NG_SUMMARY_OTHER },
 };
 
 /* Units in the titles of nsys before 2020.2, whose headers name none
@@ -58,12 +59,12 @@ static const char *const granules[] = {
     "1 ns", "10 ns", "100 ns", "1 us", "10 us", "100 us", "1 ms", "10 ms", "100 ms", "1 s",
 };
 
-static enum ng_stats_block report_kind(const char *name)
+static enum ng_nsys_summary_block report_kind(const char *name)
 {
     for (int i = 0; reports[i].name; i++)
         if (strcmp(name, reports[i].name) == 0)
             return reports[i].kind;
-    return NG_STATS_OTHER;
+    return NG_SUMMARY_OTHER;
 }
 
 /* ---- framing ---- */
@@ -72,23 +73,23 @@ static enum ng_stats_block report_kind(const char *name)
  *   Processing [X.sqlite] with [/path/reports/cuda_gpu_kern_sum.py]...   (nsys stats 2022+)
  *   Running [/path/reports/gpukernsum.py X.sqlite]...                    (nsys stats 2021)
  *   [6/8] Executing 'cuda_gpu_kern_sum' stats report                     (nsys profile --stats) */
-static int note_report(struct ng_stats_parser *ps, const char *line)
+static int note_report(struct ng_nsys_summary *ps, const char *line)
 {
     const char *name = NULL, *end = NULL;
 
-    if (ng_stats_starts_with(line, "Processing [")) {
+    if (ng_nsys_summary_starts_with(line, "Processing [")) {
         const char *w = strstr(line, "] with [");
         end = w ? strstr(w, ".py]") : NULL;
         name = end;
         while (name && name > w && name[-1] != '/' && name[-1] != '[')
             name--;
-    } else if (ng_stats_starts_with(line, "Running [")) {
+    } else if (ng_nsys_summary_starts_with(line, "Running [")) {
         end = strstr(line, ".py ");
         name = end;
         while (name && name > line + 9 && name[-1] != '/' && name[-1] != '[')
             name--;
     } else if (line[0] == '[' && strstr(line, "] Executing '") &&
-               ng_stats_ends_with(line, strlen(line), "' stats report")) {
+               ng_nsys_summary_ends_with(line, strlen(line), "' stats report")) {
         name = strstr(line, "] Executing '") + 13;
         end = strchr(name, '\'');
     } else {
@@ -104,103 +105,105 @@ static int note_report(struct ng_stats_parser *ps, const char *line)
 
 /* An ERROR line under no named report is anyone's (a log, a README quoting
  * the gate): only nsys's SKIPPED wording is taken as nsys's word there. */
-static void note_skip(struct ng_stats_parser *ps, const char *line)
+static void note_skip(struct ng_nsys_summary *ps, const char *line)
 {
+    int nsys_said = ng_nsys_summary_starts_with(line, "SKIPPED:") &&
+                    strstr(line, " does not contain ");
     char **slot = ps->report[0] != '\0'
-                      ? (report_kind(ps->report) != NG_STATS_OTHER ? &ps->skipped : NULL)
-                  : ng_stats_starts_with(line, "SKIPPED:") && strstr(line, " does not contain ")
-                      ? &ps->skipped_unknown : NULL;
+                      ? (report_kind(ps->report) != NG_SUMMARY_OTHER ? &ps->skipped : NULL)
+                  : nsys_said ? &ps->skipped_unknown : NULL;
     if (slot && !*slot)
         *slot = ng_xstrdup(line);
 }
 
 /* "CUDA Kernel Statistics (nanoseconds)": the unit of the table below, in
  * nsys before 2020.2, whose header has none. */
-static void note_title(struct ng_stats_parser *ps, const char *line)
+static void note_title(struct ng_nsys_summary *ps, const char *line)
 {
     size_t n = strlen(line);
     if (!strstr(line, "Statistics"))
         return;
-    ng_stats_rtrim(line, &n);
+    ng_nsys_summary_rtrim(line, &n);
     for (int i = 0; title_units[i].name; i++)
-        if (ng_stats_ends_with(line, n, title_units[i].name))
+        if (ng_nsys_summary_ends_with(line, n, title_units[i].name))
             ps->title_exp10 = title_units[i].exp10;
 }
 
 /* ---- the line machine ---- */
 
-static int feed(struct ng_stats_parser *ps, const char *line);
+static int feed(struct ng_nsys_summary *ps, const char *line);
 
 /* A line of a table; one that shows there was no table after all is read
  * again, outside any block. */
-static int table_line(struct ng_stats_parser *ps, const char *line)
+static int table_line(struct ng_nsys_summary *ps, const char *line)
 {
-    int r = ng_stats_table_line(ps, line);
-    return r == NG_STATS_AGAIN ? feed(ps, line) : r;
+    int r = ng_nsys_summary_text_table_line(ps, line);
+    return r == NG_SUMMARY_TEXT_AGAIN ? feed(ps, line) : r;
 }
 
-static int feed_block(struct ng_stats_parser *ps, const char *line)
+static int feed_block(struct ng_nsys_summary *ps, const char *line)
 {
     switch (ps->state) {
-    case NG_STATS_JSON_ARRAY:
-    case NG_STATS_JSON_OBJECT:
-        return ng_stats_json_line(ps, line);
-    case NG_STATS_HTML_TABLE:
-        return ng_stats_html_line(ps, line);
-    case NG_STATS_TABLE_TOP:
-    case NG_STATS_TABLE_HEAD:
+    case NG_SUMMARY_JSON_ARRAY:
+    case NG_SUMMARY_JSON_OBJECT:
+        return ng_nsys_summary_markup_json_line(ps, line);
+    case NG_SUMMARY_HTML_TABLE:
+        return ng_nsys_summary_markup_html_line(ps, line);
+    case NG_SUMMARY_TABLE_TOP:
+    case NG_SUMMARY_TABLE_HEAD:
         return table_line(ps, line);
-    case NG_STATS_ROWS:
-        if (ps->layout == NG_STATS_TABLE)
+    case NG_SUMMARY_ROWS:
+        if (ps->layout == NG_SUMMARY_TABLE)
             return table_line(ps, line);
         if (*line == '\0') {
-            ps->state = NG_STATS_OUTSIDE;
+            ps->state = NG_SUMMARY_OUTSIDE;
             return 0;
         }
-        if (ps->hdr.kind == NG_STATS_OTHER)
+        if (ps->hdr.kind == NG_SUMMARY_OTHER)
             return 0;
-        return ps->layout == NG_STATS_COLUMN ? ng_stats_column_row(ps, line)
-                                             : ng_stats_delimited_row(ps, line);
-    case NG_STATS_OUTSIDE:
+        return ps->layout == NG_SUMMARY_COLUMN ? ng_nsys_summary_text_column_row(ps, line)
+                                             : ng_nsys_summary_text_delimited_row(ps, line);
+    case NG_SUMMARY_OUTSIDE:
         break;
     }
     return 0;
 }
 
-static int feed(struct ng_stats_parser *ps, const char *line)
+static int feed(struct ng_nsys_summary *ps, const char *line)
 {
-    if (ps->state != NG_STATS_OUTSIDE && !(ps->state == NG_STATS_ROWS && note_report(ps, line)))
+    if (ps->state != NG_SUMMARY_OUTSIDE && !(ps->state == NG_SUMMARY_ROWS && note_report(ps, line)))
         return feed_block(ps, line);
-    if (ps->state != NG_STATS_OUTSIDE) {   /* a framing line ends a block of rows */
-        ps->state = NG_STATS_OUTSIDE;
+    if (ps->state != NG_SUMMARY_OUTSIDE) {   /* a framing line ends a block of rows */
+        ps->state = NG_SUMMARY_OUTSIDE;
         return 0;
     }
     if (note_report(ps, line))
         return 0;
-    if (ng_stats_starts_with(line, "SKIPPED:") || ng_stats_starts_with(line, "ERROR:")) {
+    if (ng_nsys_summary_starts_with(line, "SKIPPED:") ||
+        ng_nsys_summary_starts_with(line, "ERROR:")) {
         note_skip(ps, line);
         return 0;
     }
-    if (ng_stats_try_delimited_header(ps, line))
+    if (ng_nsys_summary_text_try_delimited(ps, line))
         return 0;
-    if (ng_stats_line_is(line, "[")) {
-        ng_stats_markup_begin(ps, NG_STATS_JSON_ARRAY);
-        return 0;
-    }
-    if (ng_stats_line_is(line, "<table>")) {
-        ng_stats_markup_begin(ps, NG_STATS_HTML_TABLE);
+    if (ng_nsys_summary_line_is(line, "[")) {
+        ng_nsys_summary_markup_begin(ps, NG_SUMMARY_JSON_ARRAY);
         return 0;
     }
-    if (ng_stats_is_border(line)) {
-        ng_stats_table_spans(ps, line);
-        ps->layout = NG_STATS_TABLE;
-        ps->state = NG_STATS_TABLE_TOP;
+    if (ng_nsys_summary_line_is(line, "<table>")) {
+        ng_nsys_summary_markup_begin(ps, NG_SUMMARY_HTML_TABLE);
+        return 0;
+    }
+    if (ng_nsys_summary_text_is_border(line)) {
+        ng_nsys_summary_text_table_spans(ps, line);
+        ps->layout = NG_SUMMARY_TABLE;
+        ps->state = NG_SUMMARY_TABLE_TOP;
         free(ps->pending);
         ps->pending = NULL;
         return 0;
     }
-    if (ps->pending && ng_stats_is_dash_line(line)) {
-        ng_stats_column_header(ps, line);
+    if (ps->pending && ng_nsys_summary_text_is_dash_line(line)) {
+        ng_nsys_summary_text_column_header(ps, line);
         free(ps->pending);
         ps->pending = NULL;
         return 0;
@@ -214,36 +217,36 @@ static int feed(struct ng_stats_parser *ps, const char *line)
 /* ---- the end: refusals, then warnings ---- */
 
 /* Anything of nsys's read so far: a framing line, a summary, its SKIPPED. */
-static int nsys_seen(const struct ng_stats_parser *ps)
+static int nsys_seen(const struct ng_nsys_summary *ps)
 {
-    return ps->framed || ps->skipped || ps->skipped_unknown || ps->blocks[NG_STATS_OTHER] ||
-           ps->blocks[NG_STATS_KERNEL] || ps->blocks[NG_STATS_MEMORY];
+    return ps->framed || ps->skipped || ps->skipped_unknown || ps->blocks[NG_SUMMARY_OTHER] ||
+           ps->blocks[NG_SUMMARY_KERNEL] || ps->blocks[NG_SUMMARY_MEMORY];
 }
 
-static int refuse_empty(struct ng_stats_parser *ps)
+static int refuse_empty(struct ng_nsys_summary *ps)
 {
     const char *said = ps->skipped ? ps->skipped : ps->skipped_unknown;
 
     if (ng_profile_no_counted_work(ps->p, ps->work, ps->err) < 0)
         return -1;
-    if (!ps->blocks[NG_STATS_KERNEL] && said) {
+    if (!ps->blocks[NG_SUMMARY_KERNEL] && said) {
         char *shown = ng_text_cleaned(said, NG_TEXT_ESCAPE_CONTROLS);
         ng_err_set(ps->err, "'%s' has no CUDA kernel data: nsys said \"%s\"", ps->path, shown);
         free(shown);
         return -1;
     }
-    if (!ps->blocks[NG_STATS_KERNEL] && !ps->blocks[NG_STATS_MEMORY]) {
-        ng_err_set(ps->err, ps->framed || ps->blocks[NG_STATS_OTHER]
+    if (!ps->blocks[NG_SUMMARY_KERNEL] && !ps->blocks[NG_SUMMARY_MEMORY]) {
+        ng_err_set(ps->err, ps->framed || ps->blocks[NG_SUMMARY_OTHER]
                                 ? "nsys stats text with no kernel or memory summary"
                                 : "text with no nsys report");
         return NG_SOURCE_NOT_A_PROFILE;
     }
     return ng_err_set(ps->err, "'%s' has no CUDA kernel data (the %s summary has no rows)",
-                      ps->path, block_names[ps->blocks[NG_STATS_KERNEL] ? NG_STATS_KERNEL
-                                                                     : NG_STATS_MEMORY]);
+                      ps->path, block_names[ps->blocks[NG_SUMMARY_KERNEL] ? NG_SUMMARY_KERNEL
+                                                                     : NG_SUMMARY_MEMORY]);
 }
 
-static void warn_rounding(struct ng_stats_parser *ps)
+static void warn_rounding(struct ng_nsys_summary *ps)
 {
     int64_t total = ps->p->total_ns, bound = ps->round_ns;
 
@@ -262,24 +265,24 @@ static void warn_rounding(struct ng_stats_parser *ps)
                     ps->round_unit, ps->round_decimals, us / 1000, us % 1000, share);
 }
 
-static int finish(struct ng_stats_parser *ps)
+static int finish(struct ng_nsys_summary *ps)
 {
-    if (ps->state == NG_STATS_JSON_ARRAY || ps->state == NG_STATS_JSON_OBJECT)
+    if (ps->state == NG_SUMMARY_JSON_ARRAY || ps->state == NG_SUMMARY_JSON_OBJECT)
         return ng_err_set(ps->err, "'%s' ends inside a json report (no closing ']'): "
                           "is it complete?", ps->path);
-    if (ps->state == NG_STATS_HTML_TABLE)
+    if (ps->state == NG_SUMMARY_HTML_TABLE)
         return ng_err_set(ps->err, "'%s' ends inside an html table (no closing </table>): "
                           "is it complete?", ps->path);
-    if (ps->blocks[NG_STATS_KERNEL] > 1)
+    if (ps->blocks[NG_SUMMARY_KERNEL] > 1)
         return ng_err_set(ps->err,
                           "'%s' holds %d kernel summary reports; save only one "
                           "(e.g. --report cuda_gpu_kern_sum), they would be counted twice",
-                          ps->path, ps->blocks[NG_STATS_KERNEL]);
-    if (ps->blocks[NG_STATS_MEMORY] > 1)
+                          ps->path, ps->blocks[NG_SUMMARY_KERNEL]);
+    if (ps->blocks[NG_SUMMARY_MEMORY] > 1)
         return ng_err_set(ps->err,
                           "'%s' holds %d memory summary reports; save only one "
                           "(e.g. --report cuda_gpu_mem_time_sum), they would be counted twice",
-                          ps->path, ps->blocks[NG_STATS_MEMORY]);
+                          ps->path, ps->blocks[NG_SUMMARY_MEMORY]);
     if (ps->p->n_rows == 0)
         return refuse_empty(ps);
     if (ng_profile_finish(ps->p, ps->err) < 0)
@@ -287,7 +290,7 @@ static int finish(struct ng_stats_parser *ps)
     warn_rounding(ps);
     if (ps->cut_merged)
         ng_profile_warn(ps->p, "'%s': nsys cut %zu names to fit its column width (they end in "
-                        "'" NG_STATS_ELLIPSIS "'), and %zu of those rows merged into another "
+                        "'" NG_SUMMARY_ELLIPSIS "'), and %zu of those rows merged into another "
                         "row with the same cut name: the totals are exact, but different "
                         "kernels may now be one row; save the summary with --format csv for "
                         "whole names",
@@ -296,9 +299,9 @@ static int finish(struct ng_stats_parser *ps)
 }
 
 int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
-                        const struct ng_source_opts *opts, struct ng_err *err)
+                               const struct ng_source_opts *opts, struct ng_err *err)
 {
-    struct ng_stats_parser ps = { .path = shown, .p = p, .err = err, .title_exp10 = -1 };
+    struct ng_nsys_summary ps = { .path = shown, .p = p, .err = err, .title_exp10 = -1 };
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -321,7 +324,7 @@ int ng_nsys_stats_parse_stream(struct ng_profile *p, FILE *f, const char *shown,
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
         char *s = line;
-        if (ps.lineno == 1 && ng_stats_starts_with(s, "\xEF\xBB\xBF"))
+        if (ps.lineno == 1 && ng_nsys_summary_starts_with(s, "\xEF\xBB\xBF"))
             s += 3;
         if (feed(&ps, s) < 0) {
             ret = -1;

@@ -311,7 +311,7 @@ out:
 static int read_export(struct job *j, const char *db, const struct ng_proc_result *r,
                        struct ng_err *err)
 {
-    int ret = ng_sqlite_read(j->p, db, j->path, j->opts, err);
+    int ret = ng_source_sqlite_read(j->p, db, j->path, j->opts, err);
     if (ret < 0 && r) {
         struct ng_buf tail = NG_BUF_INIT;
         ng_proc_tail_line(&r->err_tail, 2, &tail);

@@ -1,6 +1,6 @@
 /* The nsys SQLite export backend: the only files that talk to libsqlite3
  * are this folder's.  This one reads an export in its order: open it
- * (ng_sqlite_reader.c), find the tables that hold work and what --work
+ * (ng_sqlite.c), find the tables that hold work and what --work
  * leaves out of them, read the NVTX ranges and launch calls when epochs
  * are asked for (ng_sqlite_nvtx.c), read the counted work in one pass
  * (ng_sqlite_work.c, by the page reader where it applies:
@@ -19,7 +19,7 @@
 #include "sources/ng_source_opts.h"
 #include "sources/sqlite/ng_sqlite_names.h"
 #include "sources/sqlite/ng_sqlite_nvtx.h"
-#include "sources/sqlite/ng_sqlite_reader.h"
+#include "sources/sqlite/ng_sqlite.h"
 #include "sources/sqlite/ng_sqlite_work.h"
 #include "util/ng_regex.h"
 #include "util/ng_util.h"
@@ -28,18 +28,18 @@ static const char *const sqlite_exts[] = { ".sqlite", ".sqlite3", ".db", NULL };
 
 /* ---- the items into the profile ---- */
 
-static int name_items(struct ng_sqlite_reader *rd, struct ng_profile *p, struct ng_err *err)
+static int name_items(struct ng_sqlite *rd, struct ng_profile *p, struct ng_err *err)
 {
     for (size_t i = 0; i < rd->n_items; i++) {
-        struct ng_sqlite_item *it = &rd->items[i];
+        struct ng_sqlite_work_item *it = &rd->items[i];
         if (it->count == 0)
             continue;   /* seen only outside the counted epochs */
-        if (it->state == 0 && ng_sqlite_choose(rd, it) < 0)
+        if (it->state == 0 && ng_sqlite_work_choose(rd, it) < 0)
             return ng_err_set(err, "the --kernels / --exclude-kernels patterns took more than "
                               "%.0f s of CPU time on the names of '%s'; use simpler patterns",
                               NG_REGEX_CPU_BUDGET, rd->shown);
         struct ng_buf name = NG_BUF_INIT;
-        ng_sqlite_item_name(rd, it, &name);
+        ng_sqlite_work_item_name(rd, it, &name);
         if (it->state > 0)
             ng_profile_add_row(p, it->kind, name.data ? name.data : "", name.len, it->total_ns,
                                it->count);
@@ -55,7 +55,7 @@ static int name_items(struct ng_sqlite_reader *rd, struct ng_profile *p, struct 
 /* Each counted item's time per epoch, for per-kernel gates: the cells of
  * the projection, grouped by item, onto the item's row. */
 struct cells_ctx {
-    struct ng_sqlite_reader *rd;
+    struct ng_sqlite *rd;
     struct ng_profile *p;
     size_t *item, *position;
     int64_t *ns;
@@ -73,7 +73,7 @@ static void collect_cell(void *ctx, size_t item, size_t position, int64_t ns)
     c->ns[c->n++] = ns;
 }
 
-static void attach_cells(struct ng_sqlite_reader *rd, struct ng_profile *p)
+static void attach_cells(struct ng_sqlite *rd, struct ng_profile *p)
 {
     struct cells_ctx c = { rd, p, NULL, NULL, NULL, 0 };
     ng_nvtx_item_cells(rd->pj, collect_cell, &c);
@@ -95,7 +95,7 @@ static void attach_cells(struct ng_sqlite_reader *rd, struct ng_profile *p)
         if (first[i + 1] == first[i] || rd->items[i].state <= 0)
             continue;
         struct ng_buf name = NG_BUF_INIT;
-        ng_sqlite_item_name(rd, &rd->items[i], &name);
+        ng_sqlite_work_item_name(rd, &rd->items[i], &name);
         ng_profile_add_cells(p, rd->items[i].kind, name.data ? name.data : "", epochs + first[i],
                              ns + first[i], first[i + 1] - first[i]);
         ng_buf_release(&name);
@@ -114,7 +114,7 @@ static void attach_cells(struct ng_sqlite_reader *rd, struct ng_profile *p)
 /* Distinct values of a one-column query, sorted and ", "-joined into
  * *out (NULL when there are none).  Only a table that is not a table is
  * an error: what the capture says of its machine is optional. */
-static int joined(struct ng_sqlite_reader *rd, const char *table, const char *sql, char **out,
+static int joined(struct ng_sqlite *rd, const char *table, const char *sql, char **out,
                   struct ng_err *err)
 {
     sqlite3_stmt *st;
@@ -139,7 +139,7 @@ static int joined(struct ng_sqlite_reader *rd, const char *table, const char *sq
     return 0;
 }
 
-static int read_machine(struct ng_sqlite_reader *rd, struct ng_profile *p, struct ng_err *err)
+static int read_machine(struct ng_sqlite *rd, struct ng_profile *p, struct ng_err *err)
 {
     if (joined(rd, "TARGET_INFO_GPU", "SELECT DISTINCT name FROM TARGET_INFO_GPU"
                " WHERE name IS NOT NULL ORDER BY name", &p->gpu, err) < 0 ||
@@ -153,7 +153,7 @@ static int read_machine(struct ng_sqlite_reader *rd, struct ng_profile *p, struc
                   " ORDER BY value", &p->graph_mode, err);
 }
 
-static void reader_release(struct ng_sqlite_reader *rd)
+static void reader_release(struct ng_sqlite *rd)
 {
     ng_sqlite_names_close(rd);   /* its statement before the connection */
     ng_sqlite_close(rd);
@@ -168,7 +168,7 @@ static double ms(int64_t ns)
 }
 
 /* Nothing counted: say what is there, never "0 ms". */
-static int nothing_counted(struct ng_sqlite_reader *rd, const struct ng_profile *p,
+static int nothing_counted(struct ng_sqlite *rd, const struct ng_profile *p,
                            unsigned present, struct ng_err *err)
 {
     struct ng_buf held = NG_BUF_INIT;
@@ -199,7 +199,7 @@ static int nothing_counted(struct ng_sqlite_reader *rd, const struct ng_profile 
 
 static int by_device(const void *a, const void *b)
 {
-    const struct ng_sqlite_pair *x = a, *y = b;
+    const struct ng_sqlite_work_pair *x = a, *y = b;
     return (x->device > y->device) - (x->device < y->device);
 }
 
@@ -210,16 +210,16 @@ static int64_t pid_of(int64_t gpid)
 
 static int by_process(const void *a, const void *b)
 {
-    int64_t x = pid_of(((const struct ng_sqlite_pair *)a)->gpid);
-    int64_t y = pid_of(((const struct ng_sqlite_pair *)b)->gpid);
+    int64_t x = pid_of(((const struct ng_sqlite_work_pair *)a)->gpid);
+    int64_t y = pid_of(((const struct ng_sqlite_work_pair *)b)->gpid);
     return (x > y) - (x < y);
 }
 
 /* The pairs into the profile's devices and processes, each added in
  * order, so that even millions of them (a crafted file) add in linear time. */
-static void keep_places(struct ng_sqlite_reader *rd, struct ng_profile *p)
+static void keep_places(struct ng_sqlite *rd, struct ng_profile *p)
 {
-    p->has_places = 1;   /* the merged pass reads every row (see ng_sqlite_read_work) */
+    p->has_places = 1;   /* the merged pass reads every row (see ng_sqlite_work_read) */
     if (rd->n_pairs > 0) {
         ng_sort(rd->pairs, rd->n_pairs, sizeof *rd->pairs, by_device);
         for (size_t i = 0; i < rd->n_pairs; i++)
@@ -236,11 +236,11 @@ static void keep_places(struct ng_sqlite_reader *rd, struct ng_profile *p)
     p->graph_node_kernels = rd->graph_node_kernels;
 }
 
-int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
-                   const struct ng_source_opts *opts, struct ng_err *err)
+int ng_source_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
+                          const struct ng_source_opts *opts, struct ng_err *err)
 {
     static const struct ng_source_opts defaults = { 0 };
-    struct ng_sqlite_reader rd;
+    struct ng_sqlite rd;
     struct ng_nvtx pj;
     unsigned present = 0;
     int ret = -1;
@@ -253,21 +253,22 @@ int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
     rd.work = rd.opts->work ? rd.opts->work : NG_WORK_DEFAULT;
     rd.metric = rd.opts->metric;
     if (ng_sqlite_open(&rd, db_path, err) < 0 || ng_sqlite_read_schema(&rd, err) < 0 ||
-        ng_sqlite_find_kernel_table(&rd, p, err) < 0 || ng_sqlite_prepare_names(&rd, err) < 0 ||
-        ng_sqlite_survey_work(&rd, p, &present, err) < 0)
+        ng_sqlite_work_find_kernel_table(&rd, p, err) < 0 ||
+        ng_sqlite_work_prepare_names(&rd, err) < 0 ||
+        ng_sqlite_work_survey(&rd, p, &present, err) < 0)
         goto out;
     /* a profile with nothing countable is an error before anything else */
     if (!(present & rd.work)) {
         nothing_counted(&rd, p, present, err);
         goto out;
     }
-    if (rd.opts->list_ranges && ng_sqlite_list_ranges(&rd, p, err) < 0)
+    if (rd.opts->list_ranges && ng_sqlite_nvtx_list_ranges(&rd, p, err) < 0)
         goto out;
     if (rd.opts->epoch_re && ng_sqlite_nvtx_prepare(&rd, &pj, p, err) < 0)
         goto out;
     if (rd.pj && rd.opts->item_samples)
         ng_nvtx_track_items(rd.pj);
-    if (ng_sqlite_read_work(&rd, present, err) < 0 || name_items(&rd, p, err) < 0)
+    if (ng_sqlite_work_read(&rd, present, err) < 0 || name_items(&rd, p, err) < 0)
         goto out;
     if (rd.rows_total == 0) {
         nothing_counted(&rd, p, present, err);
@@ -295,7 +296,7 @@ out:
 static int sqlite_load(struct ng_profile *p, const char *path,
                        const struct ng_source_opts *opts, struct ng_err *err)
 {
-    return ng_sqlite_read(p, path, path, opts, err);
+    return ng_source_sqlite_read(p, path, path, opts, err);
 }
 
 const struct ng_source_kind ng_source_sqlite = {

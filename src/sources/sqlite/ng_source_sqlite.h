@@ -15,7 +15,7 @@ extern const struct ng_source_kind ng_source_sqlite;
 /* Reads an nsys SQLite export at db_path into p (the nsys-rep backend
  * calls this on its temporary export).  `shown` names the file in
  * messages. */
-int ng_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
-                   const struct ng_source_opts *opts, struct ng_err *err);
+int ng_source_sqlite_read(struct ng_profile *p, const char *db_path, const char *shown,
+                          const struct ng_source_opts *opts, struct ng_err *err);
 
 #endif

@@ -20,7 +20,7 @@ static const struct ng_btree_cell NULL_CELL = { NG_BTREE_NULL, 0 };
 /* ---- values ---- */
 
 /* A value as the b-tree reader hands it over. */
-struct ng_btree_cell ng_sqlite_value_cell(sqlite3_value *v)
+struct ng_btree_cell ng_sqlite_direct_cell(sqlite3_value *v)
 {
     switch (sqlite3_value_type(v)) {
     case SQLITE_INTEGER:
@@ -38,15 +38,15 @@ struct ng_btree_cell ng_sqlite_value_cell(sqlite3_value *v)
     }
 }
 
-void ng_sqlite_value_cells(sqlite3_value **v, int n, struct ng_btree_cell *c)
+void ng_sqlite_direct_cells(sqlite3_value **v, int n, struct ng_btree_cell *c)
 {
     for (int i = 0; i < n; i++)
-        c[i] = ng_sqlite_value_cell(v[i]);
+        c[i] = ng_sqlite_direct_cell(v[i]);
 }
 
 /* ---- whether the page reader applies ---- */
 
-static int64_t pragma_int(struct ng_sqlite_reader *rd, const char *sql)
+static int64_t pragma_int(struct ng_sqlite *rd, const char *sql)
 {
     sqlite3_stmt *st;
     int64_t v = -1;
@@ -62,7 +62,7 @@ static int64_t pragma_int(struct ng_sqlite_reader *rd, const char *sql)
  * same inode as the path now, the same page size and schema cookie.  (A
  * database with a -wal file is refused before this; without one, every
  * committed page is in the file.) */
-static int same_file(struct ng_sqlite_reader *rd, const char *path)
+static int same_file(struct ng_sqlite *rd, const char *path)
 {
     struct stat a, b;
     uint32_t page_size, cookie;
@@ -81,7 +81,7 @@ static int same_file(struct ng_sqlite_reader *rd, const char *path)
 }
 
 /* Whether the page reader reads the tables: not under --sqlite-sql-only. */
-int ng_sqlite_direct_ok(struct ng_sqlite_reader *rd, const char *path)
+int ng_sqlite_direct_ok(struct ng_sqlite *rd, const char *path)
 {
     return !rd->opts->sql_only && same_file(rd, path);
 }
@@ -117,8 +117,8 @@ static int text_affinity(const char *type)
  * default that is not a plain integer or whose column's affinity is TEXT,
  * a column past the reader's reach),
  * or -1 on an SQLite error. */
-static int direct_query(struct ng_sqlite_reader *rd, const char *table,
-                        const struct ng_sqlite_col *c, size_t n, struct ng_btree_query *q,
+static int direct_query(struct ng_sqlite *rd, const char *table,
+                        const struct ng_sqlite_direct_col *c, size_t n, struct ng_btree_query *q,
                         struct ng_err *err)
 {
     sqlite3_stmt *st;
@@ -181,7 +181,7 @@ static int direct_query(struct ng_sqlite_reader *rd, const char *table,
 
 /* Holds SQLite's read lock while ng_btree reads the file: an active
  * statement keeps the read transaction (and a writer's commit out). */
-sqlite3_stmt *ng_sqlite_hold_read(struct ng_sqlite_reader *rd)
+sqlite3_stmt *ng_sqlite_direct_hold(struct ng_sqlite *rd)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(rd->db, "SELECT 1 FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
@@ -193,8 +193,8 @@ sqlite3_stmt *ng_sqlite_hold_read(struct ng_sqlite_reader *rd)
     return st;
 }
 
-int ng_sqlite_corrupt(struct ng_sqlite_reader *rd, const char *table, const struct ng_err *why,
-                      struct ng_err *err)
+int ng_sqlite_direct_corrupt(struct ng_sqlite *rd, const char *table, const struct ng_err *why,
+                             struct ng_err *err)
 {
     return ng_err_set(err, "'%s' is a corrupt SQLite database: %s, in %s", rd->shown, why->msg,
                       table);
@@ -202,8 +202,8 @@ int ng_sqlite_corrupt(struct ng_sqlite_reader *rd, const char *table, const stru
 
 /* A page-reader cursor over the table's columns: 0 with *cur open, 1 the
  * page reader does not apply (the caller runs SQL), -1 with err. */
-int ng_sqlite_direct_open(struct ng_sqlite_reader *rd, const char *table,
-                          const struct ng_sqlite_col *c, size_t n,
+int ng_sqlite_direct_open(struct ng_sqlite *rd, const char *table,
+                          const struct ng_sqlite_direct_col *c, size_t n,
                           struct ng_btree_cursor **cur, struct ng_err *err)
 {
     struct ng_btree_query q;
@@ -213,15 +213,15 @@ int ng_sqlite_direct_open(struct ng_sqlite_reader *rd, const char *table,
     if (ok <= 0)
         return ok < 0 ? -1 : 1;
     *cur = ng_btree_open(rd->fd, &q, &why);
-    return *cur ? 0 : ng_sqlite_corrupt(rd, table, &why, err);
+    return *cur ? 0 : ng_sqlite_direct_corrupt(rd, table, &why, err);
 }
 
 /* Every row of the table's columns into row(): 0 done, 1 the direct path
  * does not apply (the caller runs SQL), -1 with err (a bad row: the
  * caller's rd->problem; a malformed file). */
-int ng_sqlite_direct_scan(struct ng_sqlite_reader *rd, const char *table,
-                          const struct ng_sqlite_col *c, size_t n,
-                          int (*row)(struct ng_sqlite_reader *rd, const struct ng_btree_cell *c,
+int ng_sqlite_direct_scan(struct ng_sqlite *rd, const char *table,
+                          const struct ng_sqlite_direct_col *c, size_t n,
+                          int (*row)(struct ng_sqlite *rd, const struct ng_btree_cell *c,
                                      size_t n),
                           struct ng_err *err)
 {
@@ -231,7 +231,7 @@ int ng_sqlite_direct_scan(struct ng_sqlite_reader *rd, const char *table,
 
     if (!ng_sqlite_direct_ok(rd, rd->path))
         return 1;
-    sqlite3_stmt *lock = ng_sqlite_hold_read(rd);
+    sqlite3_stmt *lock = ng_sqlite_direct_hold(rd);
     if (!lock)
         return 1;
     int r = ng_sqlite_direct_open(rd, table, c, n, &cur, err);
@@ -242,7 +242,7 @@ int ng_sqlite_direct_scan(struct ng_sqlite_reader *rd, const char *table,
                 break;
             }
         ng_btree_close(cur);
-        r = r == -1 ? ng_sqlite_corrupt(rd, table, &why, err) : r == -2 ? -1 : 0;
+        r = r == -1 ? ng_sqlite_direct_corrupt(rd, table, &why, err) : r == -2 ? -1 : 0;
     }
     sqlite3_finalize(lock);
     return r;
@@ -254,14 +254,14 @@ int ng_sqlite_direct_scan(struct ng_sqlite_reader *rd, const char *table,
  * rows twice, where the page reader refuses the file: both paths must
  * give the same answer.  Once a table; 0 also when the descriptor is not
  * SQLite's file (a replaced file is refused by the caller as changed). */
-int ng_sqlite_sql_scan_ok(struct ng_sqlite_reader *rd, const char *table, struct ng_err *err)
+int ng_sqlite_direct_check(struct ng_sqlite *rd, const char *table, struct ng_err *err)
 {
     struct ng_sqlite_object *o = (struct ng_sqlite_object *)ng_sqlite_schema_find(rd, table);
     sqlite3_stmt *st, *lock;
     struct ng_err why;
     int rc, ret = 0;
 
-    if ((o && o->tree_ok) || !same_file(rd, rd->path) || !(lock = ng_sqlite_hold_read(rd)))
+    if ((o && o->tree_ok) || !same_file(rd, rd->path) || !(lock = ng_sqlite_direct_hold(rd)))
         return 0;
     rc = sqlite3_prepare_v2(rd->db, "SELECT rootpage FROM sqlite_master WHERE tbl_name = ?1 "
                             "COLLATE NOCASE AND type IN ('table', 'index') AND rootpage > 0",

@@ -18,7 +18,7 @@ static void add_text(struct ng_buf *out, const unsigned char *txt, int n)
 }
 
 /* 1 and the text of a one-column look-up of key, 0 when there is none. */
-static int lookup_text(struct ng_sqlite_reader *rd, sqlite3_stmt *st, int64_t key,
+static int lookup_text(struct ng_sqlite *rd, sqlite3_stmt *st, int64_t key,
                        struct ng_buf *out, struct ng_err *err)
 {
     sqlite3_reset(st);
@@ -33,7 +33,7 @@ static int lookup_text(struct ng_sqlite_reader *rd, sqlite3_stmt *st, int64_t ke
     return 0;
 }
 
-int ng_sqlite_string_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out)
+int ng_sqlite_names_string(struct ng_sqlite *rd, int64_t key, struct ng_buf *out)
 {
     struct ng_err ignored;
     if (rd->string_st && lookup_text(rd, rd->string_st, key, out, &ignored) == 1)
@@ -43,7 +43,7 @@ int ng_sqlite_string_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_bu
     return 0;
 }
 
-int ng_sqlite_graph_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out)
+int ng_sqlite_names_graph(struct ng_sqlite *rd, int64_t key, struct ng_buf *out)
 {
     (void)rd;
     ng_buf_addf(out, "CUDA graph %" PRId64, key);
@@ -54,7 +54,7 @@ int ng_sqlite_graph_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf
  * from ENUM_CUDA_MEMCPY_OPER; exports from 2020 have the whole name in
  * MemcpyOperationStrings instead.  A copy kind in neither is still
  * counted (nsys's report would drop it). */
-int ng_sqlite_memcpy_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out)
+int ng_sqlite_names_memcpy(struct ng_sqlite *rd, int64_t key, struct ng_buf *out)
 {
     static const struct { const char *table, *sql, *prefix, *suffix; } sources[] = {
         { "ENUM_CUDA_MEMCPY_OPER", "SELECT label FROM ENUM_CUDA_MEMCPY_OPER WHERE id = ?",
@@ -81,7 +81,7 @@ int ng_sqlite_memcpy_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_bu
     return 0;
 }
 
-int ng_sqlite_memset_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out)
+int ng_sqlite_names_memset(struct ng_sqlite *rd, int64_t key, struct ng_buf *out)
 {
     (void)rd;
     (void)key;
@@ -89,7 +89,7 @@ int ng_sqlite_memset_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_bu
     return 0;
 }
 
-int ng_sqlite_names_open(struct ng_sqlite_reader *rd, struct ng_err *err)
+int ng_sqlite_names_open(struct ng_sqlite *rd, struct ng_err *err)
 {
     int strings = ng_sqlite_need_table(rd, "StringIds", err);
     if (strings < 0)
@@ -100,7 +100,7 @@ int ng_sqlite_names_open(struct ng_sqlite_reader *rd, struct ng_err *err)
     return 0;
 }
 
-void ng_sqlite_names_close(struct ng_sqlite_reader *rd)
+void ng_sqlite_names_close(struct ng_sqlite *rd)
 {
     sqlite3_finalize(rd->string_st);
     rd->string_st = NULL;

@@ -12,21 +12,21 @@
 
 #include <stdint.h>
 
-#include "sources/sqlite/ng_sqlite_reader.h"
+#include "sources/sqlite/ng_sqlite.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
 
 /* Prepares the StringIds look-up when the export has the table (names
  * are looked up while rows are read, when a kernel filter decides on an
  * item's first row).  -1 with err when StringIds is no real table. */
-int ng_sqlite_names_open(struct ng_sqlite_reader *rd, struct ng_err *err);
-void ng_sqlite_names_close(struct ng_sqlite_reader *rd);
+int ng_sqlite_names_open(struct ng_sqlite *rd, struct ng_err *err);
+void ng_sqlite_names_close(struct ng_sqlite *rd);
 
 /* An item's name by its key, appended to out; 0 (a missing name becomes
  * a placeholder naming the id). */
-int ng_sqlite_string_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out);
-int ng_sqlite_graph_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out);
-int ng_sqlite_memcpy_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out);
-int ng_sqlite_memset_name(struct ng_sqlite_reader *rd, int64_t key, struct ng_buf *out);
+int ng_sqlite_names_string(struct ng_sqlite *rd, int64_t key, struct ng_buf *out);
+int ng_sqlite_names_graph(struct ng_sqlite *rd, int64_t key, struct ng_buf *out);
+int ng_sqlite_names_memcpy(struct ng_sqlite *rd, int64_t key, struct ng_buf *out);
+int ng_sqlite_names_memset(struct ng_sqlite *rd, int64_t key, struct ng_buf *out);
 
 #endif

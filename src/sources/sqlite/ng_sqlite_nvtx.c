@@ -35,7 +35,7 @@ static const char *nvtx_range_sql(int strings)
           "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
 }
 
-static int read_ranges(struct ng_sqlite_reader *rd, struct ng_err *err)
+static int read_ranges(struct ng_sqlite *rd, struct ng_err *err)
 {
     int nvtx = ng_sqlite_need_table(rd, "NVTX_EVENTS", err);
     int strings = nvtx > 0 ? ng_sqlite_need_table(rd, "StringIds", err) : 0;
@@ -47,7 +47,7 @@ static int read_ranges(struct ng_sqlite_reader *rd, struct ng_err *err)
                           rd->shown);
     const char *sql = nvtx_range_sql(strings);
     sqlite3_stmt *st;
-    if (ng_sqlite_sql_scan_ok(rd, "NVTX_EVENTS", err) < 0)
+    if (ng_sqlite_direct_check(rd, "NVTX_EVENTS", err) < 0)
         return -1;
     int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -70,7 +70,7 @@ static int read_ranges(struct ng_sqlite_reader *rd, struct ng_err *err)
 
 /* The launch calls with the kernel time each launched (kernels joined to
  * their runtime call in the same process), for ng_range_attribute. */
-static int range_calls(struct ng_sqlite_reader *rd, struct ng_range_call **out, size_t *n,
+static int range_calls(struct ng_sqlite *rd, struct ng_range_call **out, size_t *n,
                        struct ng_err *err)
 {
     int runtime = ng_sqlite_need_table(rd, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
@@ -108,7 +108,7 @@ static int range_calls(struct ng_sqlite_reader *rd, struct ng_range_call **out, 
 
 /* p->ranges: every named range that ended on its own thread, with its
  * depth and the kernel time launched inside it. */
-int ng_sqlite_list_ranges(struct ng_sqlite_reader *rd, struct ng_profile *p, struct ng_err *err)
+int ng_sqlite_nvtx_list_ranges(struct ng_sqlite *rd, struct ng_profile *p, struct ng_err *err)
 {
     struct ng_range_list *l = ng_xcalloc(1, sizeof *l);
     int64_t *start = NULL, *end = NULL;
@@ -162,7 +162,7 @@ out:
 
 /* One runtime/driver call (thread, correlation id, start, end) into the
  * projection, from either reader: -1 when it is bad (rd->problem). */
-static int call_cells(struct ng_sqlite_reader *rd, const struct ng_btree_cell *c)
+static int call_cells(struct ng_sqlite *rd, const struct ng_btree_cell *c)
 {
     if (c[0].type != NG_BTREE_INT || c[1].type != NG_BTREE_INT)
         return 0;   /* no thread or no correlation id: it launched nothing we can tie */
@@ -179,7 +179,7 @@ static void call_final(sqlite3_context *ctx)
     sqlite3_result_null(ctx);
 }
 
-static int call_row(struct ng_sqlite_reader *rd, const struct ng_btree_cell *c, size_t n)
+static int call_row(struct ng_sqlite *rd, const struct ng_btree_cell *c, size_t n)
 {
     (void)n;
     return call_cells(rd, c);
@@ -189,20 +189,20 @@ static int call_row(struct ng_sqlite_reader *rd, const struct ng_btree_cell *c, 
  * read in one SELECT. */
 static void call_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct ng_sqlite_reader *rd = sqlite3_user_data(ctx);
+    struct ng_sqlite *rd = sqlite3_user_data(ctx);
     struct ng_btree_cell c[4];
     (void)argc;
 
     if (rd->problem)
         return;
-    ng_sqlite_value_cells(argv, 4, c);
+    ng_sqlite_direct_cells(argv, 4, c);
     if (call_cells(rd, c) < 0)
         sqlite3_result_error(ctx, rd->problem, -1);
 }
 
-static int map_calls(struct ng_sqlite_reader *rd, struct ng_err *err)
+static int map_calls(struct ng_sqlite *rd, struct ng_err *err)
 {
-    static const struct ng_sqlite_col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 }, 0 },
+    static const struct ng_sqlite_direct_col calls[] = { { "globalTid", { NG_BTREE_NULL, 0 }, 0 },
                                         { "correlationId", { NG_BTREE_NULL, 0 }, 0 },
                                         { "start", { NG_BTREE_NULL, 0 }, 0 },
                                         { "end", { NG_BTREE_NULL, 0 }, 0 } };
@@ -218,7 +218,7 @@ static int map_calls(struct ng_sqlite_reader *rd, struct ng_err *err)
     int direct = ng_sqlite_direct_scan(rd, table, calls, 4, call_row, err);
     if (direct < 0 && !rd->problem)
         return -1;
-    if (direct == 1 && ng_sqlite_sql_scan_ok(rd, table, err) < 0)
+    if (direct == 1 && ng_sqlite_direct_check(rd, table, err) < 0)
         return -1;
     if (direct == 1) {
         rc = sqlite3_create_function(rd->db, "ng_call", 4, SQLITE_UTF8 | SQLITE_DIRECTONLY, rd,
@@ -240,7 +240,7 @@ static int map_calls(struct ng_sqlite_reader *rd, struct ng_err *err)
 }
 
 /* Ranges and launch calls, before the work is read. */
-int ng_sqlite_nvtx_prepare(struct ng_sqlite_reader *rd, struct ng_nvtx *pj, struct ng_profile *p,
+int ng_sqlite_nvtx_prepare(struct ng_sqlite *rd, struct ng_nvtx *pj, struct ng_profile *p,
                            struct ng_err *err)
 {
     const struct ng_source_opts *o = rd->opts;

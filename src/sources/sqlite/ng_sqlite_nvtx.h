@@ -10,7 +10,7 @@
 #define NG_SQLITE_NVTX_H
 
 #include "core/ng_profile.h"
-#include "sources/sqlite/ng_sqlite_reader.h"
+#include "sources/sqlite/ng_sqlite.h"
 #include "util/ng_err.h"
 
 struct ng_nvtx;
@@ -19,11 +19,11 @@ struct ng_nvtx;
  * pattern, metric and skip; rd->pj set), before the work is read: -1 with
  * err when the export has no ranges or calls to tie work to epochs, or no
  * range matches --epoch-range.  Warns in p of ranges that never ended. */
-int ng_sqlite_nvtx_prepare(struct ng_sqlite_reader *rd, struct ng_nvtx *pj, struct ng_profile *p,
+int ng_sqlite_nvtx_prepare(struct ng_sqlite *rd, struct ng_nvtx *pj, struct ng_profile *p,
                            struct ng_err *err);
 
 /* p->ranges: every named range that ended on its own thread, with its
  * depth and the kernel time launched inside it (none without NVTX_EVENTS). */
-int ng_sqlite_list_ranges(struct ng_sqlite_reader *rd, struct ng_profile *p, struct ng_err *err);
+int ng_sqlite_nvtx_list_ranges(struct ng_sqlite *rd, struct ng_profile *p, struct ng_err *err);
 
 #endif

@@ -28,15 +28,15 @@ struct ng_sqlite_row {
 
 /* The work kinds.  A new kind is a row here plus its name rule.  The
  * kernel table's name may be a _Vn successor (see
- * ng_sqlite_find_kernel_table). */
+ * ng_sqlite_work_find_kernel_table). */
 const struct ng_sqlite_work_table ng_sqlite_work_tables[NG_SQLITE_WORK_TABLES] = {
-    { NG_WORK_KERNEL, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName", ng_sqlite_string_name,
+    { NG_WORK_KERNEL, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName", ng_sqlite_names_string,
       "kernels" },
-    { NG_WORK_GRAPH, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "graphId", ng_sqlite_graph_name,
+    { NG_WORK_GRAPH, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "graphId", ng_sqlite_names_graph,
       "whole-graph launches" },
-    { NG_WORK_MEMCPY, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", ng_sqlite_memcpy_name,
+    { NG_WORK_MEMCPY, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", ng_sqlite_names_memcpy,
       "memcpy operations" },
-    { NG_WORK_MEMSET, "CUPTI_ACTIVITY_KIND_MEMSET", NULL, ng_sqlite_memset_name,
+    { NG_WORK_MEMSET, "CUPTI_ACTIVITY_KIND_MEMSET", NULL, ng_sqlite_names_memset,
       "memset operations" },
 };
 
@@ -50,7 +50,7 @@ static const struct ng_sqlite_work_table *table_of_kind(enum ng_work_kind kind)
 
 /* ---- counting one work row ---- */
 
-static void fail_row(struct ng_sqlite_reader *rd, const char *problem)
+static void fail_row(struct ng_sqlite *rd, const char *problem)
 {
     if (!rd->problem) {
         rd->problem = problem;
@@ -61,8 +61,8 @@ static void fail_row(struct ng_sqlite_reader *rd, const char *problem)
 /* An item's name as the verdict shows it: by its kind's rule, and with
  * --kernel-names base on an export without shortName, derived from the
  * demangled name by the rule saved text also uses. */
-void ng_sqlite_item_name(struct ng_sqlite_reader *rd, const struct ng_sqlite_item *it,
-                         struct ng_buf *out)
+void ng_sqlite_work_item_name(struct ng_sqlite *rd, const struct ng_sqlite_work_item *it,
+                              struct ng_buf *out)
 {
     struct ng_buf full = NG_BUF_INIT;
     table_of_kind(it->kind)->name(rd, it->key, &full);
@@ -76,7 +76,7 @@ void ng_sqlite_item_name(struct ng_sqlite_reader *rd, const struct ng_sqlite_ite
 /* The filter's choice for an item, on its first row: its name is looked
  * up then (a query inside the aggregate's callback, on the same
  * connection, which SQLite allows). */
-int ng_sqlite_choose(struct ng_sqlite_reader *rd, struct ng_sqlite_item *it)
+int ng_sqlite_work_choose(struct ng_sqlite *rd, struct ng_sqlite_work_item *it)
 {
     int memory = it->kind == NG_WORK_MEMCPY || it->kind == NG_WORK_MEMSET;
     int classify = it->kind == NG_WORK_KERNEL && rd->opts->comm;
@@ -87,7 +87,7 @@ int ng_sqlite_choose(struct ng_sqlite_reader *rd, struct ng_sqlite_item *it)
         return 0;
     }
     struct ng_buf name = NG_BUF_INIT;
-    ng_sqlite_item_name(rd, it, &name);
+    ng_sqlite_work_item_name(rd, it, &name);
     const char *text = name.data ? name.data : "";
     int sel = ng_filter_empty(rd->opts->filter)
                   ? 1 : ng_filter_selects(rd->opts->filter, text, &rd->account);
@@ -108,17 +108,17 @@ int ng_sqlite_choose(struct ng_sqlite_reader *rd, struct ng_sqlite_item *it)
     return 0;
 }
 
-static size_t new_item(struct ng_sqlite_reader *rd, int64_t key)
+static size_t new_item(struct ng_sqlite *rd, int64_t key)
 {
     rd->items = ng_xgrow(rd->items, rd->n_items, sizeof *rd->items);
-    rd->items[rd->n_items] = (struct ng_sqlite_item){ rd->cur->kind, key, 0, 0, 0,
+    rd->items[rd->n_items] = (struct ng_sqlite_work_item){ rd->cur->kind, key, 0, 0, 0,
                                                       NG_CLASS_COMPUTE };
     return rd->n_items++;
 }
 
 /* The item of a key seen before or not: a slot in the dense pages (made
  * on the key's first row), or the index for keys outside them. */
-static struct ng_sqlite_item *item_found(struct ng_sqlite_reader *rd, int64_t key)
+static struct ng_sqlite_work_item *item_found(struct ng_sqlite *rd, int64_t key)
 {
     if (key >= 0 && key < DENSE_KEYS) {
         struct ng_sqlite_dense *d = &rd->dense[rd->cur->kind];
@@ -143,7 +143,7 @@ static struct ng_sqlite_item *item_found(struct ng_sqlite_reader *rd, int64_t ke
 }
 
 /* A row's item: inline for a dense key seen before (nearly every row). */
-static inline struct ng_sqlite_item *item_for(struct ng_sqlite_reader *rd, int64_t key)
+static inline struct ng_sqlite_work_item *item_for(struct ng_sqlite *rd, int64_t key)
 {
     const struct ng_sqlite_dense *d = &rd->dense[rd->cur->kind];
     size_t page = (size_t)key >> DENSE_PAGE_BITS;
@@ -158,15 +158,15 @@ static inline struct ng_sqlite_item *item_for(struct ng_sqlite_reader *rd, int64
 /* The (process, device) pair's figures: the last pair again (the common
  * case), else by the index, so a file with a million distinct devices
  * costs a hash lookup a row, not a search. */
-static int add_pair(struct ng_sqlite_reader *rd, int64_t gpid, int64_t device, int64_t dur)
+static int add_pair(struct ng_sqlite *rd, int64_t gpid, int64_t device, int64_t dur)
 {
-    struct ng_sqlite_pair *p = rd->n_pairs ? &rd->pairs[rd->last_pair] : NULL;
+    struct ng_sqlite_work_pair *p = rd->n_pairs ? &rd->pairs[rd->last_pair] : NULL;
     if (!p || p->gpid != gpid || p->device != device) {
         int added;
         size_t i = ng_idmap_get(&rd->pair_index, gpid, device, rd->n_pairs, &added);
         if (added) {
             rd->pairs = ng_xgrow(rd->pairs, rd->n_pairs, sizeof *rd->pairs);
-            rd->pairs[rd->n_pairs++] = (struct ng_sqlite_pair){ gpid, device, 0, 0 };
+            rd->pairs[rd->n_pairs++] = (struct ng_sqlite_work_pair){ gpid, device, 0, 0 };
         }
         rd->last_pair = i;
         p = &rd->pairs[i];
@@ -179,7 +179,7 @@ static int add_pair(struct ng_sqlite_reader *rd, int64_t gpid, int64_t device, i
 
 /* Every row of every counted table comes through here, whichever driver
  * read it.  Returns -1 on a bad row (rd->problem says why). */
-static inline int take_row(struct ng_sqlite_reader *rd, const struct ng_sqlite_row *r)
+static inline int take_row(struct ng_sqlite *rd, const struct ng_sqlite_row *r)
 {
     int64_t dur;
 
@@ -191,9 +191,9 @@ static inline int take_row(struct ng_sqlite_reader *rd, const struct ng_sqlite_r
         return fail_row(rd, "a duration that overflows 64 bits"), -1;
     if (r->in_graph)
         rd->graph_node_kernels++;
-    struct ng_sqlite_item *it = item_for(rd, r->key);
+    struct ng_sqlite_work_item *it = item_for(rd, r->key);
     size_t item = (size_t)(it - rd->items);
-    if (it->state == 0 && ng_sqlite_choose(rd, it) < 0)
+    if (it->state == 0 && ng_sqlite_work_choose(rd, it) < 0)
         return -1;
     int counted = it->state > 0;
     /* NVTX mode: only work launched inside a counted epoch (work without a
@@ -228,14 +228,15 @@ enum { COL_KEY, COL_START, COL_END, COL_DEVICE, COL_GPID, COL_CORR, COL_GRAPH, N
 static const struct ng_btree_cell NULL_CELL = { NG_BTREE_NULL, 0 };
 static const struct ng_btree_cell ZERO_CELL = { NG_BTREE_INT, 0 };
 
-static struct ng_sqlite_col col_or(int have, const char *name, struct ng_btree_cell otherwise)
+static struct ng_sqlite_direct_col col_or(int have, const char *name,
+                                          struct ng_btree_cell otherwise)
 {
-    return have ? (struct ng_sqlite_col){ name, NULL_CELL, 0 }
-                : (struct ng_sqlite_col){ NULL, otherwise, 0 };
+    return have ? (struct ng_sqlite_direct_col){ name, NULL_CELL, 0 }
+                : (struct ng_sqlite_direct_col){ NULL, otherwise, 0 };
 }
 
 /* The columns as a SELECT list. */
-static void sql_list(struct ng_buf *sql, const struct ng_sqlite_col *c, size_t n)
+static void sql_list(struct ng_buf *sql, const struct ng_sqlite_direct_col *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -250,8 +251,9 @@ static void sql_list(struct ng_buf *sql, const struct ng_sqlite_col *c, size_t n
 }
 
 /* The columns a work driver reads of table t: all N_COLS. */
-static int select_cols(struct ng_sqlite_reader *rd, const struct ng_sqlite_work_table *t,
-                       const char *table, struct ng_sqlite_col *c, size_t *n, struct ng_err *err)
+static int select_cols(struct ng_sqlite *rd, const struct ng_sqlite_work_table *t,
+                       const char *table, struct ng_sqlite_direct_col *c, size_t *n,
+                       struct ng_err *err)
 {
     static const char *const needed[] = { "start", "end" };
     for (size_t i = 0; i < 2; i++) {
@@ -276,8 +278,8 @@ static int select_cols(struct ng_sqlite_reader *rd, const struct ng_sqlite_work_
         return -1;
     rd->cur_graph = graph;
     c[COL_KEY] = col_or(key_col != NULL, key_col, ZERO_CELL);
-    c[COL_START] = (struct ng_sqlite_col){ "start", NULL_CELL, 0 };
-    c[COL_END] = (struct ng_sqlite_col){ "end", NULL_CELL, 0 };
+    c[COL_START] = (struct ng_sqlite_direct_col){ "start", NULL_CELL, 0 };
+    c[COL_END] = (struct ng_sqlite_direct_col){ "end", NULL_CELL, 0 };
     if (rd->pj && !corr)
         return ng_err_set(err, "'%s': table %s has no column 'correlationId' to tie its work "
                           "to epoch ranges", rd->shown, table);
@@ -285,16 +287,16 @@ static int select_cols(struct ng_sqlite_reader *rd, const struct ng_sqlite_work_
     c[COL_GPID] = col_or(gpid, "globalPid", ZERO_CELL);
     /* total mode never reads the correlation id */
     c[COL_CORR] = rd->pj ? col_or(corr, "correlationId", NULL_CELL)
-                         : (struct ng_sqlite_col){ NULL, NULL_CELL, 1 };
+                         : (struct ng_sqlite_direct_col){ NULL, NULL_CELL, 1 };
     c[COL_GRAPH] = col_or(graph, "graphId", NULL_CELL);
     *n = N_COLS;
     return 0;
 }
 
-static int select_list(struct ng_sqlite_reader *rd, const struct ng_sqlite_work_table *t,
+static int select_list(struct ng_sqlite *rd, const struct ng_sqlite_work_table *t,
                        const char *table, struct ng_buf *sql, struct ng_err *err)
 {
-    struct ng_sqlite_col c[N_COLS];
+    struct ng_sqlite_direct_col c[N_COLS];
     size_t n;
     if (select_cols(rd, t, table, c, &n, err) < 0)
         return -1;
@@ -306,7 +308,7 @@ static int select_list(struct ng_sqlite_reader *rd, const struct ng_sqlite_work_
  * figure depends on is type-checked (a device or process id that is not
  * an integer reads as 0), and the correlation and graph ids only when the
  * driver selects them: this runs once per row. */
-static inline const char *cells_to_row(const struct ng_sqlite_reader *rd,
+static inline const char *cells_to_row(const struct ng_sqlite *rd,
                                        const struct ng_btree_cell *c, struct ng_sqlite_row *r)
 {
     if (c[COL_KEY].type != NG_BTREE_INT || c[COL_START].type != NG_BTREE_INT ||
@@ -323,7 +325,7 @@ static inline const char *cells_to_row(const struct ng_sqlite_reader *rd,
     return NULL;
 }
 
-static int table_problem(struct ng_sqlite_reader *rd, const char *table, struct ng_err *err)
+static int table_problem(struct ng_sqlite *rd, const char *table, struct ng_err *err)
 {
     return ng_err_set(err, "'%s': %s has %s (row %" PRId64 ")", rd->shown, table, rd->problem,
                       rd->bad_row);
@@ -342,19 +344,19 @@ struct stream {
     int64_t last_start;
 };
 
-static const char *column_row(const struct ng_sqlite_reader *rd, sqlite3_stmt *st,
+static const char *column_row(const struct ng_sqlite *rd, sqlite3_stmt *st,
                               struct ng_sqlite_row *r)
 {
     struct ng_btree_cell c[N_COLS];
     for (int i = 0; i < N_COLS; i++)
-        c[i] = ng_sqlite_value_cell(sqlite3_column_value(st, i));
+        c[i] = ng_sqlite_direct_cell(sqlite3_column_value(st, i));
     return cells_to_row(rd, c, r);
 }
 
 /* Steps one stream: 1 a row, 0 the end, -1 an error (err set), 2 the
  * table is not in order of start.  Once a row, so inline in the merge
  * (gcc leaves a function called from two places out of line). */
-static inline __attribute__((always_inline)) int stream_next(struct ng_sqlite_reader *rd,
+static inline __attribute__((always_inline)) int stream_next(struct ng_sqlite *rd,
                                                              struct stream *s,
                                                              struct ng_err *err)
 {
@@ -364,7 +366,7 @@ static inline __attribute__((always_inline)) int stream_next(struct ng_sqlite_re
         struct ng_err why;
         int r = ng_btree_next(s->cur, c, &why);
         if (r < 0)
-            return ng_sqlite_corrupt(rd, s->table, &why, err);
+            return ng_sqlite_direct_corrupt(rd, s->table, &why, err);
         if (r == 0) {
             s->live = 0;
             return 0;
@@ -395,9 +397,9 @@ static inline __attribute__((always_inline)) int stream_next(struct ng_sqlite_re
 
 /* A page-reader cursor for the stream's table: 0 opened, 1 the page
  * reader does not apply (SQL then), -1 an error (err set). */
-static int stream_cursor(struct ng_sqlite_reader *rd, struct stream *s, struct ng_err *err)
+static int stream_cursor(struct ng_sqlite *rd, struct stream *s, struct ng_err *err)
 {
-    struct ng_sqlite_col c[N_COLS];
+    struct ng_sqlite_direct_col c[N_COLS];
     size_t n;
 
     if (select_cols(rd, s->t, s->table, c, &n, err) < 0)
@@ -407,14 +409,14 @@ static int stream_cursor(struct ng_sqlite_reader *rd, struct stream *s, struct n
 
 /* Returns 0, -1 (err set) or 2 (a table was out of order: nothing of this
  * pass may be kept). */
-static int merged_scan(struct ng_sqlite_reader *rd, struct stream *s, size_t n, int sorted,
+static int merged_scan(struct ng_sqlite *rd, struct stream *s, size_t n, int sorted,
                        struct ng_err *err)
 {
     int ret = 0;
     /* the unsorted pass reads rows in storage order, which is what the page
      * reader gives; SQLite's read lock is held across every cursor */
     sqlite3_stmt *lock =
-        !sorted && ng_sqlite_direct_ok(rd, rd->path) ? ng_sqlite_hold_read(rd) : NULL;
+        !sorted && ng_sqlite_direct_ok(rd, rd->path) ? ng_sqlite_direct_hold(rd) : NULL;
 
     for (size_t i = 0; i < n && ret == 0; i++) {
         if (lock) {
@@ -437,7 +439,7 @@ static int merged_scan(struct ng_sqlite_reader *rd, struct stream *s, size_t n, 
         }
         ng_buf_adds(&sql, " FROM ");
         ng_sqlite_add_ident(&sql, s[i].table);
-        if (ng_sqlite_sql_scan_ok(rd, s[i].table, err) < 0) {
+        if (ng_sqlite_direct_check(rd, s[i].table, err) < 0) {
             ng_buf_release(&sql);
             ret = -1;
             break;
@@ -479,7 +481,7 @@ static int merged_scan(struct ng_sqlite_reader *rd, struct stream *s, size_t n, 
     return ret;
 }
 
-static void release_dense(struct ng_sqlite_reader *rd)
+static void release_dense(struct ng_sqlite *rd)
 {
     for (int k = 0; k < NG_WORK_KINDS; k++) {
         for (size_t i = 0; i < rd->dense[k].n_pages; i++)
@@ -489,7 +491,7 @@ static void release_dense(struct ng_sqlite_reader *rd)
     }
 }
 
-static void forget_work(struct ng_sqlite_reader *rd)
+static void forget_work(struct ng_sqlite *rd)
 {
     ng_idmap_release(&rd->item_index);
     free(rd->items);
@@ -508,7 +510,7 @@ static void forget_work(struct ng_sqlite_reader *rd)
         ng_nvtx_restart_work(rd->pj);
 }
 
-static int busy_scan(struct ng_sqlite_reader *rd, struct stream *s, size_t n, struct ng_err *err)
+static int busy_scan(struct ng_sqlite *rd, struct stream *s, size_t n, struct ng_err *err)
 {
     int ret = merged_scan(rd, s, n, 0, err);
     if (ret != 2)
@@ -537,8 +539,8 @@ static long kernel_version(const char *lower_name)
 /* The kernel table nsys's own reports read (CUPTI_ACTIVITY_KIND_KERNEL),
  * else the newest _Vn successor some exports use.  Every other kernel
  * table is named in a warning, since its kernels are left out. */
-int ng_sqlite_find_kernel_table(struct ng_sqlite_reader *rd, struct ng_profile *p,
-                                struct ng_err *err)
+int ng_sqlite_work_find_kernel_table(struct ng_sqlite *rd, struct ng_profile *p,
+                                     struct ng_err *err)
 {
     int plain = ng_sqlite_need_table(rd, ng_sqlite_work_tables[0].table, err);
     const struct ng_sqlite_object *best = NULL;
@@ -565,7 +567,7 @@ int ng_sqlite_find_kernel_table(struct ng_sqlite_reader *rd, struct ng_profile *
     return rd->kernel_table ? 1 : 0;
 }
 
-static const char *table_of(const struct ng_sqlite_reader *rd, const struct ng_sqlite_work_table *t)
+static const char *table_of(const struct ng_sqlite *rd, const struct ng_sqlite_work_table *t)
 {
     return t->kind == NG_WORK_KERNEL ? rd->kernel_table : t->table;
 }
@@ -575,7 +577,7 @@ static const char *table_of(const struct ng_sqlite_reader *rd, const struct ng_s
  * would (a NULL start or end is counted, not summed).  -1 on a real or a
  * text (rd->left_by_sql: SQL's arithmetic sums the table), or a sum past
  * 64 bits (rd->left_over). */
-static int left_out_row(struct ng_sqlite_reader *rd, const struct ng_btree_cell *c, size_t n)
+static int left_out_row(struct ng_sqlite *rd, const struct ng_btree_cell *c, size_t n)
 {
     int64_t d;
     (void)n;
@@ -596,12 +598,12 @@ static int left_out_row(struct ng_sqlite_reader *rd, const struct ng_btree_cell 
 
 /* The same sum by SQL: exact over integers (SQLite's sum() stops with
  * "integer overflow" past 64 bits), a double once a real is in it. */
-static int left_out_sql(struct ng_sqlite_reader *rd, const char *table, struct ng_err *err)
+static int left_out_sql(struct ng_sqlite *rd, const char *table, struct ng_err *err)
 {
     struct ng_buf sql = NG_BUF_INIT;
     sqlite3_stmt *st;
 
-    if (ng_sqlite_sql_scan_ok(rd, table, err) < 0)
+    if (ng_sqlite_direct_check(rd, table, err) < 0)
         return -1;
     ng_buf_adds(&sql, "SELECT count(*), sum(\"end\" - start) FROM ");
     ng_sqlite_add_ident(&sql, table);
@@ -630,10 +632,10 @@ static int left_out_sql(struct ng_sqlite_reader *rd, const char *table, struct n
 /* How much work a table holds that --work does not count: by the page
  * reader (a default run on a trace full of memcpy rows must not cost more
  * than counting them), else by SQL; the same figure either way. */
-static int count_left_out(struct ng_sqlite_reader *rd, const char *table, enum ng_work_kind kind,
+static int count_left_out(struct ng_sqlite *rd, const char *table, enum ng_work_kind kind,
                           struct ng_profile *p, struct ng_err *err)
 {
-    static const struct ng_sqlite_col span[] = { { "start", { NG_BTREE_NULL, 0 }, 0 },
+    static const struct ng_sqlite_direct_col span[] = { { "start", { NG_BTREE_NULL, 0 }, 0 },
                                        { "end", { NG_BTREE_NULL, 0 }, 0 } };
 
     rd->left_rows = rd->left_ns = 0;
@@ -656,7 +658,7 @@ static int count_left_out(struct ng_sqlite_reader *rd, const char *table, enum n
 
 /* Which kinds the profile has tables for (*present), and how much of
  * each kind --work does not count it holds. */
-int ng_sqlite_survey_work(struct ng_sqlite_reader *rd, struct ng_profile *p, unsigned *present,
+int ng_sqlite_work_survey(struct ng_sqlite *rd, struct ng_profile *p, unsigned *present,
                           struct ng_err *err)
 {
     *present = 0;
@@ -677,7 +679,7 @@ int ng_sqlite_survey_work(struct ng_sqlite_reader *rd, struct ng_profile *p, uns
 }
 
 /* Reads every counted table the profile has. */
-int ng_sqlite_read_work(struct ng_sqlite_reader *rd, unsigned present, struct ng_err *err)
+int ng_sqlite_work_read(struct ng_sqlite *rd, unsigned present, struct ng_err *err)
 {
     struct stream s[NG_SQLITE_WORK_TABLES];
     size_t n = 0;
@@ -701,7 +703,7 @@ int ng_sqlite_read_work(struct ng_sqlite_reader *rd, unsigned present, struct ng
 /* The StringIds look-up (names are looked up while rows are read, when a
  * kernel filter decides on an item's first row), and which column names a
  * kernel: shortName with --kernel-names base where the table has one. */
-int ng_sqlite_prepare_names(struct ng_sqlite_reader *rd, struct ng_err *err)
+int ng_sqlite_work_prepare_names(struct ng_sqlite *rd, struct ng_err *err)
 {
     if (ng_sqlite_names_open(rd, err) < 0)
         return -1;
@@ -718,7 +720,7 @@ int ng_sqlite_prepare_names(struct ng_sqlite_reader *rd, struct ng_err *err)
     return 0;
 }
 
-void ng_sqlite_work_release(struct ng_sqlite_reader *rd)
+void ng_sqlite_work_release(struct ng_sqlite *rd)
 {
     ng_idmap_release(&rd->item_index);
     free(rd->items);

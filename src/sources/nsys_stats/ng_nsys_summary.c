@@ -1,4 +1,4 @@
-#include "sources/nsys_stats/ng_stats_rows.h"
+#include "sources/nsys_stats/ng_nsys_summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +10,12 @@
 /* The summaries that count, by the third and the last column of their
  * header; the first two are always "Time (%)" and "Total Time (unit)".
  * openmp_sum and openacc_sum have "Count" and "Name": they are not here. */
-static const struct { enum ng_stats_block kind; const char *count, *name; } shapes[] = {
-    { NG_STATS_KERNEL, "Instances", "Name" },       /* every kernel summary, 2019..2026 */
-    { NG_STATS_MEMORY, "Count", "Operation" },      /* cuda_gpu_mem_time_sum, gpumemtimesum 2022+ */
-    { NG_STATS_MEMORY, "Operations", "Operation" }, /* gpumemtimesum 2020.2..2021 */
-    { NG_STATS_MEMORY, "Operations", "Name" },      /* before 2020.2 */
+static const struct { enum ng_nsys_summary_block kind; const char *count, *name; } shapes[] = {
+    { NG_SUMMARY_KERNEL, "Instances", "Name" },       /* every kernel summary, 2019..2026 */
+    { NG_SUMMARY_MEMORY, "Count", "Operation" },      /* cuda_gpu_mem_time_sum,
+                                                         gpumemtimesum 2022+ */
+    { NG_SUMMARY_MEMORY, "Operations", "Operation" }, /* gpumemtimesum 2020.2..2021 */
+    { NG_SUMMARY_MEMORY, "Operations", "Name" },      /* before 2020.2 */
 };
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -33,7 +34,7 @@ static const struct { const char *name; int exp10; } units[] = {
 
 /* ---- small text helpers ---- */
 
-void ng_stats_trim(const char **s, size_t *n)
+void ng_nsys_summary_trim(const char **s, size_t *n)
 {
     while (*n && (**s == ' ' || **s == '\t'))
         (*s)++, (*n)--;
@@ -41,29 +42,29 @@ void ng_stats_trim(const char **s, size_t *n)
         (*n)--;
 }
 
-void ng_stats_rtrim(const char *s, size_t *n)
+void ng_nsys_summary_rtrim(const char *s, size_t *n)
 {
     while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t'))
         (*n)--;
 }
 
-void ng_stats_unquote(const char **s, size_t *n)
+void ng_nsys_summary_unquote(const char **s, size_t *n)
 {
     if (*n >= 2 && (*s)[0] == '"' && (*s)[*n - 1] == '"')
         (*s)++, *n -= 2;
 }
 
-int ng_stats_starts_with(const char *s, const char *prefix)
+int ng_nsys_summary_starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-int ng_stats_field_is(const char *f, size_t n, const char *want)
+int ng_nsys_summary_field_is(const char *f, size_t n, const char *want)
 {
     return strlen(want) == n && memcmp(f, want, n) == 0;
 }
 
-int ng_stats_ends_with(const char *s, size_t n, const char *suffix)
+int ng_nsys_summary_ends_with(const char *s, size_t n, const char *suffix)
 {
     size_t k = strlen(suffix);
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
@@ -71,25 +72,25 @@ int ng_stats_ends_with(const char *s, size_t n, const char *suffix)
 
 /* The line without its indentation and trailing blanks, for the markup
  * layouts, whose structure lines are indented. */
-int ng_stats_line_is(const char *line, const char *want)
+int ng_nsys_summary_line_is(const char *line, const char *want)
 {
     const char *s = line;
     size_t n = strlen(line);
-    ng_stats_trim(&s, &n);
-    return ng_stats_field_is(s, n, want);
+    ng_nsys_summary_trim(&s, &n);
+    return ng_nsys_summary_field_is(s, n, want);
 }
 
-void ng_stats_store_clear(struct ng_stats_store *st)
+void ng_nsys_summary_store_clear(struct ng_nsys_summary_store *st)
 {
     st->text.len = 0;
     st->count = 0;
 }
 
-void ng_stats_store_add(struct ng_stats_store *st, const char *s, size_t n, long line)
+void ng_nsys_summary_store_add(struct ng_nsys_summary_store *st, const char *s, size_t n, long line)
 {
-    if (st->count > NG_STATS_MAX_COLS)
+    if (st->count > NG_SUMMARY_MAX_COLS)
         return;
-    if (st->count == NG_STATS_MAX_COLS) {
+    if (st->count == NG_SUMMARY_MAX_COLS) {
         st->count++;
         return;
     }
@@ -101,11 +102,12 @@ void ng_stats_store_add(struct ng_stats_store *st, const char *s, size_t n, long
     ng_buf_add(&st->text, "", 1);
 }
 
-void ng_stats_store_cells(const struct ng_stats_store *st, struct ng_stats_cells *c)
+void ng_nsys_summary_store_cells(const struct ng_nsys_summary_store *st,
+                                 struct ng_nsys_summary_cells *c)
 {
     c->count = st->count;
     c->line = st->line;
-    for (int i = 0; i < st->count && i < NG_STATS_MAX_COLS; i++) {
+    for (int i = 0; i < st->count && i < NG_SUMMARY_MAX_COLS; i++) {
         c->s[i] = st->text.data + st->off[i];
         c->n[i] = st->len[i];
     }
@@ -133,7 +135,7 @@ static void split_unit(const char *f, size_t n, size_t *base_len, const char **u
 static int unit_exp(const char *u, size_t n)
 {
     for (int i = 0; units[i].name; i++)
-        if (ng_stats_field_is(u, n, units[i].name))
+        if (ng_nsys_summary_field_is(u, n, units[i].name))
             return units[i].exp10;
     return -1;
 }
@@ -145,39 +147,41 @@ static int is_stat_column(const char *f, size_t n)
 
     split_unit(f, n, &base, &unit, &ulen);
     for (int j = 0; stat_columns[j]; j++)
-        if (ng_stats_field_is(f, base, stat_columns[j]))
+        if (ng_nsys_summary_field_is(f, base, stat_columns[j]))
             return 1;
     return 0;
 }
 
 /* The header of a summary this backend counts fills h and returns its kind;
- * any other report's header returns NG_STATS_OTHER.  A "Total Time" without a
+ * any other report's header returns NG_SUMMARY_OTHER.  A "Total Time" without a
  * unit is nsys before 2020.2, which gave the unit in the title above the
  * table (always nanoseconds in the output seen). */
-enum ng_stats_block ng_stats_match_header(const struct ng_stats_cells *c, int title_exp10,
-                                          struct ng_stats_header *h)
+enum ng_nsys_summary_block ng_nsys_summary_match_header(const struct ng_nsys_summary_cells *c,
+                                                        int title_exp10,
+                                                        struct ng_nsys_summary_header *h)
 {
     size_t base, ulen;
     const char *unit;
     int n = c->count;
 
-    if (n < 4 || n > NG_STATS_MAX_COLS)
-        return NG_STATS_OTHER;
-    if (!ng_stats_field_is(c->s[0], c->n[0], "Time (%)") &&
-        !ng_stats_field_is(c->s[0], c->n[0], "Time(%)"))
-        return NG_STATS_OTHER;
+    if (n < 4 || n > NG_SUMMARY_MAX_COLS)
+        return NG_SUMMARY_OTHER;
+    if (!ng_nsys_summary_field_is(c->s[0], c->n[0], "Time (%)") &&
+        !ng_nsys_summary_field_is(c->s[0], c->n[0], "Time(%)"))
+        return NG_SUMMARY_OTHER;
     split_unit(c->s[1], c->n[1], &base, &unit, &ulen);
-    if (!ng_stats_field_is(c->s[1], base, "Total Time") || (unit && unit_exp(unit, ulen) < 0))
-        return NG_STATS_OTHER;
+    if (!ng_nsys_summary_field_is(c->s[1], base, "Total Time") ||
+        (unit && unit_exp(unit, ulen) < 0))
+        return NG_SUMMARY_OTHER;
     size_t k = 0;
-    while (k < N_SHAPES && !(ng_stats_field_is(c->s[2], c->n[2], shapes[k].count) &&
-                             ng_stats_field_is(c->s[n - 1], c->n[n - 1], shapes[k].name)))
+    while (k < N_SHAPES && !(ng_nsys_summary_field_is(c->s[2], c->n[2], shapes[k].count) &&
+                             ng_nsys_summary_field_is(c->s[n - 1], c->n[n - 1], shapes[k].name)))
         k++;
     if (k == N_SHAPES)
-        return NG_STATS_OTHER;
+        return NG_SUMMARY_OTHER;
     for (int i = 3; i < n - 1; i++)
         if (!is_stat_column(c->s[i], c->n[i]))
-            return NG_STATS_OTHER;
+            return NG_SUMMARY_OTHER;
     h->kind = shapes[k].kind;
     h->ncols = n;
     h->exp10 = unit ? unit_exp(unit, ulen) : title_exp10 >= 0 ? title_exp10 : 0;
@@ -191,8 +195,8 @@ enum ng_stats_block ng_stats_match_header(const struct ng_stats_cells *c, int ti
  * exactly (no floating point), rounding half up past the nanosecond.
  * *decimals: the digits given after the decimal mark (how finely nsys
  * rounded it). */
-static int parse_ns(const char *s, size_t n, int exp10, struct ng_stats_numfmt nf, int64_t *out,
-                    int *decimals)
+static int parse_ns(const char *s, size_t n, int exp10, struct ng_nsys_summary_numfmt nf,
+                    int64_t *out, int *decimals)
 {
     int64_t v = 0;
     size_t i = 0;
@@ -239,7 +243,7 @@ static int parse_ns(const char *s, size_t n, int exp10, struct ng_stats_numfmt n
     return 0;
 }
 
-static int bad_number(struct ng_stats_parser *ps, const struct ng_stats_cells *c, int i,
+static int bad_number(struct ng_nsys_summary *ps, const struct ng_nsys_summary_cells *c, int i,
                       const char *what, int rc)
 {
     struct ng_buf shown = NG_BUF_INIT;
@@ -254,18 +258,18 @@ static int bad_number(struct ng_stats_parser *ps, const struct ng_stats_cells *c
 /* The column layouts write numbers as the locale does: "1,234.5", or
  * "1.234,5" where the decimal mark is a comma.  Time (%) never reaches a
  * thousand, so a comma in it can only be the decimal mark. */
-struct ng_stats_numfmt ng_stats_column_numfmt(const struct ng_stats_cells *c)
+struct ng_nsys_summary_numfmt ng_nsys_summary_column_numfmt(const struct ng_nsys_summary_cells *c)
 {
     if (memchr(c->s[0], ',', c->n[0]))
-        return (struct ng_stats_numfmt){ ',', '.' };
-    return (struct ng_stats_numfmt){ '.', ',' };
+        return (struct ng_nsys_summary_numfmt){ ',', '.' };
+    return (struct ng_nsys_summary_numfmt){ '.', ',' };
 }
 
 /* ---- rows ---- */
 
 /* nsys names memory rows after the operation: "[CUDA memcpy Host-to-Device]",
  * "[CUDA memcpy HtoD]", "[CUDA Unified Memory memcpy DtoH]", "[CUDA memset]". */
-static int memory_kind(struct ng_stats_parser *ps, const char *name, size_t len,
+static int memory_kind(struct ng_nsys_summary *ps, const char *name, size_t len,
                        enum ng_work_kind *kind)
 {
     char buf[128];
@@ -286,7 +290,7 @@ static int memory_kind(struct ng_stats_parser *ps, const char *name, size_t len,
 
 /* How far nsys's own rounding may have moved this row: half of the last
  * digit it printed, when that digit is coarser than a nanosecond. */
-static void note_rounding(struct ng_stats_parser *ps, int decimals)
+static void note_rounding(struct ng_nsys_summary *ps, int decimals)
 {
     int exp = ps->hdr.exp10 - decimals;
     if (exp <= 0)
@@ -305,7 +309,7 @@ static void note_rounding(struct ng_stats_parser *ps, int decimals)
 
 /* A row of a kind --work counts becomes a profile row; any other kind only
  * adds to what the profile says it left out. */
-static int count_row(struct ng_stats_parser *ps, enum ng_work_kind kind, const char *name,
+static int count_row(struct ng_nsys_summary *ps, enum ng_work_kind kind, const char *name,
                      size_t len, int64_t total, int64_t inst)
 {
     struct ng_profile *p = ps->p;
@@ -329,8 +333,8 @@ static int count_row(struct ng_stats_parser *ps, enum ng_work_kind kind, const c
     } else {
         merged = ng_profile_add_row(p, kind, name, len, total, inst);
     }
-    if (ps->layout == NG_STATS_COLUMN || ps->layout == NG_STATS_TABLE) {
-        if (ng_stats_ends_with(name, len, NG_STATS_ELLIPSIS)) {
+    if (ps->layout == NG_SUMMARY_COLUMN || ps->layout == NG_SUMMARY_TABLE) {
+        if (ng_nsys_summary_ends_with(name, len, NG_SUMMARY_ELLIPSIS)) {
             ps->cut_rows++;
             ps->cut_merged += (size_t)merged;
         }
@@ -338,10 +342,10 @@ static int count_row(struct ng_stats_parser *ps, enum ng_work_kind kind, const c
     return 0;
 }
 
-int ng_stats_add_row(struct ng_stats_parser *ps, const struct ng_stats_cells *c,
-                     struct ng_stats_numfmt nf)
+int ng_nsys_summary_add_row(struct ng_nsys_summary *ps, const struct ng_nsys_summary_cells *c,
+                            struct ng_nsys_summary_numfmt nf)
 {
-    const struct ng_stats_header *h = &ps->hdr;
+    const struct ng_nsys_summary_header *h = &ps->hdr;
     enum ng_work_kind kind = NG_WORK_KERNEL;
     int64_t total, inst;
     int decimals, rc;
@@ -351,13 +355,13 @@ int ng_stats_add_row(struct ng_stats_parser *ps, const struct ng_stats_cells *c,
         return bad_number(ps, c, 1, "Total Time", rc);
     rc = parse_ns(c->s[2], c->n[2], 0, nf, &inst, NULL);
     if (rc < 0)
-        return bad_number(ps, c, 2, h->kind == NG_STATS_KERNEL ? "Instances" : "Count", rc);
+        return bad_number(ps, c, 2, h->kind == NG_SUMMARY_KERNEL ? "Instances" : "Count", rc);
     const char *name = c->s[h->ncols - 1];
     size_t len = c->n[h->ncols - 1];
-    if (h->kind == NG_STATS_MEMORY) {
+    if (h->kind == NG_SUMMARY_MEMORY) {
         if (memory_kind(ps, name, len, &kind) < 0)
             return -1;
-        const char *now = ng_source_memcpy_name(name, len);
+        const char *now = ng_source_names_memcpy(name, len);
         if (now) {
             name = now;
             len = strlen(name);
@@ -368,7 +372,7 @@ int ng_stats_add_row(struct ng_stats_parser *ps, const struct ng_stats_cells *c,
     return count_row(ps, kind, name, len, total, inst);
 }
 
-int ng_stats_cell_count_error(struct ng_stats_parser *ps, int got)
+int ng_nsys_summary_cell_count_error(struct ng_nsys_summary *ps, int got)
 {
     return ng_err_set(ps->err, "'%s' line %ld: %d columns expected, found %d", ps->path,
                       ps->lineno, ps->hdr.ncols, got);
@@ -376,8 +380,8 @@ int ng_stats_cell_count_error(struct ng_stats_parser *ps, int got)
 
 /* ---- blocks ---- */
 
-void ng_stats_begin_block(struct ng_stats_parser *ps, enum ng_stats_layout layout,
-                          enum ng_stats_state state, enum ng_stats_block kind)
+void ng_nsys_summary_begin_block(struct ng_nsys_summary *ps, enum ng_nsys_summary_layout layout,
+                                 enum ng_nsys_summary_state state, enum ng_nsys_summary_block kind)
 {
     ps->layout = layout;
     ps->state = state;
@@ -387,9 +391,9 @@ void ng_stats_begin_block(struct ng_stats_parser *ps, enum ng_stats_layout layou
 }
 
 /* The header cells of a one-line header, then the block they begin. */
-void ng_stats_header_block(struct ng_stats_parser *ps, enum ng_stats_layout layout,
-                           const struct ng_stats_cells *c)
+void ng_nsys_summary_header_block(struct ng_nsys_summary *ps, enum ng_nsys_summary_layout layout,
+                                  const struct ng_nsys_summary_cells *c)
 {
-    enum ng_stats_block kind = ng_stats_match_header(c, ps->title_exp10, &ps->hdr);
-    ng_stats_begin_block(ps, layout, NG_STATS_ROWS, kind);
+    enum ng_nsys_summary_block kind = ng_nsys_summary_match_header(c, ps->title_exp10, &ps->hdr);
+    ng_nsys_summary_begin_block(ps, layout, NG_SUMMARY_ROWS, kind);
 }

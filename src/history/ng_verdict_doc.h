@@ -1,4 +1,4 @@
-/* ng_verdict_read: a verdict read back from the JSON the "json" or
+/* ng_verdict_doc: a verdict read back from the JSON the "json" or
  * "json-line" reporter wrote: the batch runner's children send their
  * verdicts so, and ng_history reads --history files so.  cJSON reads it
  * here; the reporters only write.
@@ -35,7 +35,7 @@ struct ng_verdict_doc {
 /* Whether x is a figure a gate writes: not negative, not infinite or NaN,
  * at most NG_VERDICT_FIGURE_MAX.  Both readers of a line hold its figures
  * to it (the full reader and the trend scanner). */
-int ng_verdict_figure_ok(double x);
+int ng_verdict_doc_figure_ok(double x);
 
 /* The text must be one JSON value: -1 with err "not valid JSON", "more
  * than one JSON value" or "not a JSON verdict" (no "name", or a "verdict"

@@ -1,18 +1,18 @@
-/* ng_sqlite_reader: one nsys SQLite export opened for reading, and the
+/* ng_sqlite: one nsys SQLite export opened for reading, and the
  * state the backend's files share while they read it.  This module opens
  * the file read-only without writing beside it (no hot journal, no -wal
  * read through), keeps every query under a budget, knows the schema (only
  * real tables are read) and words SQLite's errors.
  *
  * The reader's fields are grouped by the file that owns them:
- * ng_sqlite_reader.c (the connection, the schema, the budget),
+ * ng_sqlite.c (the connection, the schema, the budget),
  * ng_sqlite_direct.c (whether the page reader may read the file),
  * ng_sqlite_names.c (the names' look-ups), ng_sqlite_work.c (the work
  * pass: items, places, the accumulator) and ng_sqlite_nvtx.c (the
  * projection and the calls).  Everything is released by its owner;
  * ng_source_sqlite.c calls each release. */
-#ifndef NG_SQLITE_READER_H
-#define NG_SQLITE_READER_H
+#ifndef NG_SQLITE_H
+#define NG_SQLITE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,8 +28,8 @@ struct sqlite3;
 struct sqlite3_stmt;
 struct ng_nvtx;
 struct ng_source_opts;
-struct ng_sqlite_item;
-struct ng_sqlite_pair;
+struct ng_sqlite_work_item;
+struct ng_sqlite_work_pair;
 struct ng_sqlite_work_table;
 
 /* An object of the schema (sqlite_master). */
@@ -40,7 +40,7 @@ struct ng_sqlite_object {
     int is_table;            /* a real table: not a view, not virtual */
     int checked;             /* its columns were checked */
     int computed;            /* it has generated columns */
-    int tree_ok;             /* its b-trees passed ng_sqlite_sql_scan_ok() */
+    int tree_ok;             /* its b-trees passed ng_sqlite_direct_check() */
 };
 
 /* Item indices by key, for keys in [0, 2^24) (ng_sqlite_work.c): pages
@@ -50,8 +50,8 @@ struct ng_sqlite_dense {
     size_t n_pages;
 };
 
-struct ng_sqlite_reader {
-    /* the connection (ng_sqlite_reader.c) */
+struct ng_sqlite {
+    /* the connection (ng_sqlite.c) */
     struct sqlite3 *db;
     const char *shown;
     const struct ng_source_opts *opts;
@@ -77,9 +77,9 @@ struct ng_sqlite_reader {
     int cur_graph;                      /* it has a graphId column */
     struct ng_idmap item_index;         /* (kind, key) -> item, past the dense range */
     struct ng_sqlite_dense dense[NG_WORK_KINDS];
-    struct ng_sqlite_item *items;
+    struct ng_sqlite_work_item *items;
     size_t n_items;
-    struct ng_sqlite_pair *pairs;
+    struct ng_sqlite_work_pair *pairs;
     size_t n_pairs, last_pair;
     struct ng_idmap pair_index;         /* (process, device) -> pairs[] */
     int64_t graph_node_kernels;
@@ -103,24 +103,24 @@ struct ng_sqlite_reader {
 /* Opens the export `given` (rd->shown names it in messages; rd->opts and
  * rd->fd = -1 set): read-only, never writing beside it, under the budget.
  * -1 with err set. */
-int ng_sqlite_open(struct ng_sqlite_reader *rd, const char *given, struct ng_err *err);
+int ng_sqlite_open(struct ng_sqlite *rd, const char *given, struct ng_err *err);
 /* Reads sqlite_master into rd->schema. */
-int ng_sqlite_read_schema(struct ng_sqlite_reader *rd, struct ng_err *err);
+int ng_sqlite_read_schema(struct ng_sqlite *rd, struct ng_err *err);
 /* Closes the connection and frees what this module owns (the statements
  * of the others must be finalized first). */
-void ng_sqlite_close(struct ng_sqlite_reader *rd);
+void ng_sqlite_close(struct ng_sqlite *rd);
 
 /* Sets err from an SQLite result code, in words; returns -1. */
-int ng_sqlite_error(struct ng_sqlite_reader *rd, struct ng_err *err, int rc);
+int ng_sqlite_error(struct ng_sqlite *rd, struct ng_err *err, int rc);
 
 /* 1 a real table, 0 absent, -1 (err set) something else by that name, or
  * a table with generated columns (refused: they compute on read). */
-int ng_sqlite_need_table(struct ng_sqlite_reader *rd, const char *name, struct ng_err *err);
+int ng_sqlite_need_table(struct ng_sqlite *rd, const char *name, struct ng_err *err);
 /* 1 when the table has the column, 0 not, -1 with err set. */
-int ng_sqlite_has_column(struct ng_sqlite_reader *rd, const char *table, const char *col,
+int ng_sqlite_has_column(struct ng_sqlite *rd, const char *table, const char *col,
                          struct ng_err *err);
 /* The schema's table or view of that name (case-insensitive), or NULL. */
-const struct ng_sqlite_object *ng_sqlite_schema_find(const struct ng_sqlite_reader *rd,
+const struct ng_sqlite_object *ng_sqlite_schema_find(const struct ng_sqlite *rd,
                                                      const char *name);
 
 /* "name" with every '"' doubled onto b: a table name from sqlite_master

@@ -4,7 +4,7 @@
  * query runs under (SQLite VM steps and CPU time that grow with the
  * file's size; temporary storage in memory under a heap limit, so no
  * file can fill a disk). */
-#include "sources/sqlite/ng_sqlite_reader.h"
+#include "sources/sqlite/ng_sqlite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +73,7 @@ static int db_error(struct ng_err *err, sqlite3 *db, const char *shown, const ch
     }
 }
 
-int ng_sqlite_error(struct ng_sqlite_reader *rd, struct ng_err *err, int rc)
+int ng_sqlite_error(struct ng_sqlite *rd, struct ng_err *err, int rc)
 {
     return db_error(err, rd->db, rd->shown, rd->beside ? rd->beside : rd->shown, rc);
 }
@@ -99,7 +99,7 @@ char *ng_sqlite_lower(const char *s)
     return l;
 }
 
-int ng_sqlite_read_schema(struct ng_sqlite_reader *rd, struct ng_err *err)
+int ng_sqlite_read_schema(struct ng_sqlite *rd, struct ng_err *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(rd->db, "SELECT type, name, sql FROM sqlite_master", -1, &st,
@@ -123,7 +123,7 @@ int ng_sqlite_read_schema(struct ng_sqlite_reader *rd, struct ng_err *err)
     return rc == SQLITE_DONE ? 0 : ng_sqlite_error(rd, err, rc);
 }
 
-const struct ng_sqlite_object *ng_sqlite_schema_find(const struct ng_sqlite_reader *rd,
+const struct ng_sqlite_object *ng_sqlite_schema_find(const struct ng_sqlite *rd,
                                                      const char *name)
 {
     char *l = ng_sqlite_lower(name);
@@ -137,7 +137,7 @@ const struct ng_sqlite_object *ng_sqlite_schema_find(const struct ng_sqlite_read
 }
 
 /* 1 when the table has the column. */
-int ng_sqlite_has_column(struct ng_sqlite_reader *rd, const char *table, const char *col,
+int ng_sqlite_has_column(struct ng_sqlite *rd, const char *table, const char *col,
                          struct ng_err *err)
 {
     sqlite3_stmt *st;
@@ -158,7 +158,7 @@ int ng_sqlite_has_column(struct ng_sqlite_reader *rd, const char *table, const c
 
 /* The name of a generated column of the table (computed on every read: it
  * could run any expression), or NULL; nsys writes none. */
-static char *generated_column(struct ng_sqlite_reader *rd, const char *table)
+static char *generated_column(struct ng_sqlite *rd, const char *table)
 {
     sqlite3_stmt *st;
     char *found = NULL;
@@ -176,7 +176,7 @@ static char *generated_column(struct ng_sqlite_reader *rd, const char *table)
 
 /* 1 a real table, 0 absent, -1 something else by that name, or a table
  * with computed columns (refused). */
-int ng_sqlite_need_table(struct ng_sqlite_reader *rd, const char *name, struct ng_err *err)
+int ng_sqlite_need_table(struct ng_sqlite *rd, const char *name, struct ng_err *err)
 {
     struct ng_sqlite_object *o = (struct ng_sqlite_object *)ng_sqlite_schema_find(rd, name);
     if (!o)
@@ -206,13 +206,13 @@ int ng_sqlite_need_table(struct ng_sqlite_reader *rd, const char *name, struct n
 /* Nonzero interrupts the query (SQLITE_INTERRUPT). */
 static int on_progress(void *ctx)
 {
-    struct ng_sqlite_reader *rd = ctx;
+    struct ng_sqlite *rd = ctx;
     if (++rd->ticks > rd->max_ticks || ng_thread_cpu() - rd->cpu_start > rd->max_cpu)
         rd->over_budget = 1;
     return rd->over_budget;
 }
 
-static void set_budget(struct ng_sqlite_reader *rd, const char *path)
+static void set_budget(struct ng_sqlite *rd, const char *path)
 {
     struct stat st;
     int64_t bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
@@ -280,8 +280,9 @@ static int has_wal(const char *real)
  * read version) is 2, and byte 18 (the write version) 2 says a writer means
  * WAL too: either way it would make -shm and -wal files even read-only, so
  * it is opened immutable, and only when no -wal exists (everything is in the
- * main file).  A -wal beside a rollback-journal header is refused too.  A hot journal is refused in every mode: immutable would read
- * past it, and a WAL header does not make a stopped writer's pages vanish. */
+ * main file).  A -wal beside a rollback-journal header is refused too.  A
+ * hot journal is refused in every mode: immutable would read past it, and
+ * a WAL header does not make a stopped writer's pages vanish. */
 static int open_uri(const char *real, const char *shown, const char *beside,
                     struct ng_buf *uri, struct ng_err *err)
 {
@@ -318,7 +319,7 @@ static int open_uri(const char *real, const char *shown, const char *beside,
     return 0;
 }
 
-int ng_sqlite_open(struct ng_sqlite_reader *rd, const char *given, struct ng_err *err)
+int ng_sqlite_open(struct ng_sqlite *rd, const char *given, struct ng_err *err)
 {
     struct ng_buf uri = NG_BUF_INIT;
 
@@ -351,7 +352,7 @@ int ng_sqlite_open(struct ng_sqlite_reader *rd, const char *given, struct ng_err
     return rc == SQLITE_OK ? 0 : ng_sqlite_error(rd, err, rc);
 }
 
-void ng_sqlite_close(struct ng_sqlite_reader *rd)
+void ng_sqlite_close(struct ng_sqlite *rd)
 {
     sqlite3_close(rd->db);
     rd->db = NULL;

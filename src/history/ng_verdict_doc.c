@@ -1,4 +1,4 @@
-#include "history/ng_verdict_read.h"
+#include "history/ng_verdict_doc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -492,7 +492,7 @@ static void read_verdict(struct ng_verdict_doc *d, const cJSON *root)
 
 /* ---- figures in range ---- */
 
-int ng_verdict_figure_ok(double x)
+int ng_verdict_doc_figure_ok(double x)
 {
     return x >= 0 && x <= NG_VERDICT_FIGURE_MAX;   /* NaN fails both */
 }
@@ -501,7 +501,7 @@ int ng_verdict_figure_ok(double x)
 static int member_bad(const cJSON *o, const char *where, const char *key, struct ng_err *why)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(it) || ng_verdict_figure_ok(it->valuedouble))
+    if (!cJSON_IsNumber(it) || ng_verdict_doc_figure_ok(it->valuedouble))
         return 0;
     ng_err_set(why, "%s%s%s is %g, not a figure a gate writes (negative, infinite or past "
                "64 bits of ns)", where, *where ? "." : "", key, it->valuedouble);
@@ -534,7 +534,7 @@ static int each_bad(const cJSON *a, const char *where, const char *key, struct n
     const cJSON *it;
     cJSON_ArrayForEach(it, a) {
         if (key ? member_bad(it, where, key, why)
-                : cJSON_IsNumber(it) && !ng_verdict_figure_ok(it->valuedouble) &&
+                : cJSON_IsNumber(it) && !ng_verdict_doc_figure_ok(it->valuedouble) &&
                       ng_err_set(why, "a sample of %s is %g, not a figure a gate writes", where,
                                  it->valuedouble) < 0)
             return 1;

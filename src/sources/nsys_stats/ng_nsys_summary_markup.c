@@ -1,8 +1,8 @@
 /* The markup layouts of saved `nsys stats` text: json (--format json)
  * and html (hdoc, htable), each written one field or cell a line.  Their
- * strings are decoded, then the cells go to ng_stats_rows.h like any
+ * strings are decoded, then the cells go to ng_nsys_summary.h like any
  * layout's. */
-#include "sources/nsys_stats/ng_stats_markup.h"
+#include "sources/nsys_stats/ng_nsys_summary_markup.h"
 
 #include <string.h>
 
@@ -16,7 +16,7 @@
  * its line, so an unescaped quote still has one reading -- unless the file
  * also holds a backslash, which such a writer would not have escaped. */
 
-static int not_json(struct ng_stats_parser *ps)
+static int not_json(struct ng_nsys_summary *ps)
 {
     return ng_err_set(ps->err, "'%s' line %ld: not nsys stats json (one \"key\": value a line, "
                       "as --format json writes it); a name with a line break cannot be read "
@@ -26,12 +26,12 @@ static int not_json(struct ng_stats_parser *ps)
 
 /* A "key": value line: the key, and the value as it stands (its trailing
  * comma, if any, is dropped once the object's last field is known). */
-static int json_field(struct ng_stats_parser *ps, const char *line)
+static int json_field(struct ng_nsys_summary *ps, const char *line)
 {
     const char *s = line;
     size_t n = strlen(line);
 
-    ng_stats_trim(&s, &n);
+    ng_nsys_summary_trim(&s, &n);
     if (n < 4 || s[0] != '"')
         return not_json(ps);
     const char *q = memchr(s + 1, '"', n - 1);
@@ -41,19 +41,19 @@ static int json_field(struct ng_stats_parser *ps, const char *line)
     size_t klen = (size_t)(q - key);
     const char *v = q + 2;
     size_t vlen = n - (size_t)(v - s);
-    ng_stats_trim(&v, &vlen);
+    ng_nsys_summary_trim(&v, &vlen);
     if (vlen == 0)
         return not_json(ps);
     if (!ps->header_done) {
-        ng_stats_store_add(&ps->keys, key, klen, ps->lineno);
-    } else if (ps->hdr.kind != NG_STATS_OTHER) {
+        ng_nsys_summary_store_add(&ps->keys, key, klen, ps->lineno);
+    } else if (ps->hdr.kind != NG_SUMMARY_OTHER) {
         int i = ps->vals.count;
         if (i >= ps->keys.count ||
-            !ng_stats_field_is(key, klen, ps->keys.text.data + ps->keys.off[i]))
+            !ng_nsys_summary_field_is(key, klen, ps->keys.text.data + ps->keys.off[i]))
             return ng_err_set(ps->err, "'%s' line %ld: json object whose fields differ from "
                               "the first object's", ps->path, ps->lineno);
     }
-    ng_stats_store_add(&ps->vals, v, vlen, ps->lineno);
+    ng_nsys_summary_store_add(&ps->vals, v, vlen, ps->lineno);
     return 0;
 }
 
@@ -128,7 +128,7 @@ static int json_unescape(const char *s, size_t n, struct ng_buf *out)
 
 /* One stored value into its text: strings decoded, bare numbers and
  * keywords as they stand. */
-static int json_value(struct ng_stats_parser *ps, const char *v, size_t n, struct ng_buf *out)
+static int json_value(struct ng_nsys_summary *ps, const char *v, size_t n, struct ng_buf *out)
 {
     if (n == 0 || v[0] != '"') {
         ng_buf_add(out, v, n);
@@ -158,21 +158,21 @@ static int json_value(struct ng_stats_parser *ps, const char *v, size_t n, struc
 }
 
 /* The object is complete: every field but the last ends with a comma. */
-static int json_object_end(struct ng_stats_parser *ps)
+static int json_object_end(struct ng_nsys_summary *ps)
 {
-    struct ng_stats_store *st = &ps->vals;
-    struct ng_stats_store decoded = { .text = NG_BUF_INIT };
-    struct ng_stats_cells c = { .count = 0 };
+    struct ng_nsys_summary_store *st = &ps->vals;
+    struct ng_nsys_summary_store decoded = { .text = NG_BUF_INIT };
+    struct ng_nsys_summary_cells c = { .count = 0 };
     int ret = 0;
 
     if (!ps->header_done) {
-        ng_stats_store_cells(&ps->keys, &c);
-        ps->hdr.kind = ng_stats_match_header(&c, ps->title_exp10, &ps->hdr);
-        ng_stats_begin_block(ps, NG_STATS_JSON, NG_STATS_JSON_ARRAY, ps->hdr.kind);
+        ng_nsys_summary_store_cells(&ps->keys, &c);
+        ps->hdr.kind = ng_nsys_summary_match_header(&c, ps->title_exp10, &ps->hdr);
+        ng_nsys_summary_begin_block(ps, NG_SUMMARY_JSON, NG_SUMMARY_JSON_ARRAY, ps->hdr.kind);
         ps->header_done = 1;
     }
-    ps->state = NG_STATS_JSON_ARRAY;
-    if (ps->hdr.kind == NG_STATS_OTHER)
+    ps->state = NG_SUMMARY_JSON_ARRAY;
+    if (ps->hdr.kind == NG_SUMMARY_OTHER)
         return 0;
     if (st->count != ps->keys.count)
         return ng_err_set(ps->err, "'%s' line %ld: json object whose fields differ from the "
@@ -192,39 +192,39 @@ static int json_object_end(struct ng_stats_parser *ps)
         ps->lineno = st->line[i];   /* messages name the field's line */
         ret = json_value(ps, v, n, &b);
         ps->lineno = at;
-        ng_stats_store_add(&decoded, b.data ? b.data : "", b.len, st->line[i]);
+        ng_nsys_summary_store_add(&decoded, b.data ? b.data : "", b.len, st->line[i]);
         ng_buf_release(&b);
     }
     if (ret == 0) {
-        ng_stats_store_cells(&decoded, &c);
+        ng_nsys_summary_store_cells(&decoded, &c);
         long at = ps->lineno;
         ps->lineno = st->line[ps->hdr.ncols - 1];   /* where the name is */
-        ret = ng_stats_add_row(ps, &c, (struct ng_stats_numfmt){ '.', 0 });
+        ret = ng_nsys_summary_add_row(ps, &c, (struct ng_nsys_summary_numfmt){ '.', 0 });
         ps->lineno = at;
     }
     ng_buf_release(&decoded.text);
     return ret;
 }
 
-int ng_stats_json_line(struct ng_stats_parser *ps, const char *line)
+int ng_nsys_summary_markup_json_line(struct ng_nsys_summary *ps, const char *line)
 {
-    if (ps->header_done && ps->hdr.kind == NG_STATS_OTHER) {   /* not ours: find its end */
-        if (ng_stats_line_is(line, "]"))
-            ps->state = NG_STATS_OUTSIDE;
+    if (ps->header_done && ps->hdr.kind == NG_SUMMARY_OTHER) {   /* not ours: find its end */
+        if (ng_nsys_summary_line_is(line, "]"))
+            ps->state = NG_SUMMARY_OUTSIDE;
         return 0;
     }
-    if (ps->state == NG_STATS_JSON_ARRAY) {
-        if (ng_stats_line_is(line, "]")) {
-            ps->state = NG_STATS_OUTSIDE;
+    if (ps->state == NG_SUMMARY_JSON_ARRAY) {
+        if (ng_nsys_summary_line_is(line, "]")) {
+            ps->state = NG_SUMMARY_OUTSIDE;
             return 0;
         }
-        if (!ng_stats_line_is(line, "{"))
+        if (!ng_nsys_summary_line_is(line, "{"))
             return not_json(ps);
-        ng_stats_store_clear(&ps->vals);
-        ps->state = NG_STATS_JSON_OBJECT;
+        ng_nsys_summary_store_clear(&ps->vals);
+        ps->state = NG_SUMMARY_JSON_OBJECT;
         return 0;
     }
-    if (ng_stats_line_is(line, "}") || ng_stats_line_is(line, "},"))
+    if (ng_nsys_summary_line_is(line, "}") || ng_nsys_summary_line_is(line, "},"))
         return json_object_end(ps);
     return json_field(ps, line);
 }
@@ -258,7 +258,7 @@ static unsigned long char_ref(const char *s, size_t len)
     return cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : cp;
 }
 
-static int html_decode(struct ng_stats_parser *ps, const char *s, size_t n, struct ng_buf *out)
+static int html_decode(struct ng_nsys_summary *ps, const char *s, size_t n, struct ng_buf *out)
 {
     for (size_t i = 0; i < n;) {
         if (s[i] != '&') {
@@ -268,7 +268,7 @@ static int html_decode(struct ng_stats_parser *ps, const char *s, size_t n, stru
         const char *semi = memchr(s + i, ';', n - i);
         size_t len = semi ? (size_t)(semi - (s + i)) + 1 : 0;
         int e = 0;
-        while (entities[e].name && !(len && ng_stats_field_is(s + i, len, entities[e].name)))
+        while (entities[e].name && !(len && ng_nsys_summary_field_is(s + i, len, entities[e].name)))
             e++;
         if (entities[e].name) {
             ng_buf_adds(out, entities[e].text);
@@ -291,7 +291,7 @@ static int html_decode(struct ng_stats_parser *ps, const char *s, size_t n, stru
     return 0;
 }
 
-static int not_html(struct ng_stats_parser *ps)
+static int not_html(struct ng_nsys_summary *ps)
 {
     return ng_err_set(ps->err, "'%s' line %ld: not nsys stats html (one <th> or <td> cell a "
                       "line, as --format hdoc and htable write it); a name with a line break "
@@ -299,81 +299,81 @@ static int not_html(struct ng_stats_parser *ps)
                       "instead", ps->path, ps->lineno);
 }
 
-static int html_row_end(struct ng_stats_parser *ps)
+static int html_row_end(struct ng_nsys_summary *ps)
 {
-    struct ng_stats_store decoded = { .text = NG_BUF_INIT };
-    struct ng_stats_store *src = ps->header_done ? &ps->vals : &ps->keys;
-    struct ng_stats_cells c = { .count = 0 };
+    struct ng_nsys_summary_store decoded = { .text = NG_BUF_INIT };
+    struct ng_nsys_summary_store *src = ps->header_done ? &ps->vals : &ps->keys;
+    struct ng_nsys_summary_cells c = { .count = 0 };
     int ret = 0;
 
     if (!ps->header_done && ps->keys.count == 0)
         return 0;
     long at = ps->lineno;
-    for (int i = 0; i < src->count && i < NG_STATS_MAX_COLS && ret == 0; i++) {
+    for (int i = 0; i < src->count && i < NG_SUMMARY_MAX_COLS && ret == 0; i++) {
         struct ng_buf b = NG_BUF_INIT;
         ps->lineno = src->line[i];   /* messages name the cell's line */
         ret = html_decode(ps, src->text.data + src->off[i], src->len[i], &b);
-        ng_stats_store_add(&decoded, b.data ? b.data : "", b.len, src->line[i]);
+        ng_nsys_summary_store_add(&decoded, b.data ? b.data : "", b.len, src->line[i]);
         ng_buf_release(&b);
     }
     ps->lineno = at;
-    if (src->count > NG_STATS_MAX_COLS)
+    if (src->count > NG_SUMMARY_MAX_COLS)
         decoded.count = src->count;
-    ng_stats_store_cells(&decoded, &c);
+    ng_nsys_summary_store_cells(&decoded, &c);
     if (ret == 0 && !ps->header_done) {
-        ps->hdr.kind = ng_stats_match_header(&c, ps->title_exp10, &ps->hdr);
-        ng_stats_begin_block(ps, NG_STATS_HTML, NG_STATS_HTML_TABLE, ps->hdr.kind);
+        ps->hdr.kind = ng_nsys_summary_match_header(&c, ps->title_exp10, &ps->hdr);
+        ng_nsys_summary_begin_block(ps, NG_SUMMARY_HTML, NG_SUMMARY_HTML_TABLE, ps->hdr.kind);
         ps->header_done = 1;
-    } else if (ret == 0 && ps->hdr.kind != NG_STATS_OTHER) {
+    } else if (ret == 0 && ps->hdr.kind != NG_SUMMARY_OTHER) {
         if (c.count != ps->hdr.ncols) {
-            ret = ng_stats_cell_count_error(ps, c.count);
+            ret = ng_nsys_summary_cell_count_error(ps, c.count);
         } else {
             ps->lineno = src->line[ps->hdr.ncols - 1];   /* where the name is */
-            ret = ng_stats_add_row(ps, &c, (struct ng_stats_numfmt){ '.', 0 });
+            ret = ng_nsys_summary_add_row(ps, &c, (struct ng_nsys_summary_numfmt){ '.', 0 });
             ps->lineno = at;
         }
     }
-    ng_stats_store_clear(&ps->vals);
+    ng_nsys_summary_store_clear(&ps->vals);
     ng_buf_release(&decoded.text);
     return ret;
 }
 
-int ng_stats_html_line(struct ng_stats_parser *ps, const char *line)
+int ng_nsys_summary_markup_html_line(struct ng_nsys_summary *ps, const char *line)
 {
     static const char *const ignored[] = { "<thead>", "</thead>", "<tbody>", "</tbody>", NULL };
     const char *s = line;
     size_t n = strlen(line);
 
-    ng_stats_trim(&s, &n);
-    if (ng_stats_field_is(s, n, "</table>")) {
-        ps->state = NG_STATS_OUTSIDE;
+    ng_nsys_summary_trim(&s, &n);
+    if (ng_nsys_summary_field_is(s, n, "</table>")) {
+        ps->state = NG_SUMMARY_OUTSIDE;
         return 0;
     }
-    if (ps->header_done && ps->hdr.kind == NG_STATS_OTHER)   /* not ours: find its end */
+    if (ps->header_done && ps->hdr.kind == NG_SUMMARY_OTHER)   /* not ours: find its end */
         return 0;
-    if (ng_stats_field_is(s, n, "<tr>")) {
-        ng_stats_store_clear(&ps->vals);
+    if (ng_nsys_summary_field_is(s, n, "<tr>")) {
+        ng_nsys_summary_store_clear(&ps->vals);
         return 0;
     }
-    if (ng_stats_field_is(s, n, "</tr>"))
+    if (ng_nsys_summary_field_is(s, n, "</tr>"))
         return html_row_end(ps);
     for (int i = 0; ignored[i]; i++)
-        if (ng_stats_field_is(s, n, ignored[i]))
+        if (ng_nsys_summary_field_is(s, n, ignored[i]))
             return 0;
-    int th = ng_stats_starts_with(s, "<th>") && ng_stats_ends_with(s, n, "</th>");
-    int td = ng_stats_starts_with(s, "<td>") && ng_stats_ends_with(s, n, "</td>");
+    int th = ng_nsys_summary_starts_with(s, "<th>") && ng_nsys_summary_ends_with(s, n, "</th>");
+    int td = ng_nsys_summary_starts_with(s, "<td>") && ng_nsys_summary_ends_with(s, n, "</td>");
     if ((!th && !td) || n < 9)
         return not_html(ps);
     if (th != !ps->header_done)
         return not_html(ps);
-    ng_stats_store_add(th ? &ps->keys : &ps->vals, s + 4, n - 9, ps->lineno);
+    ng_nsys_summary_store_add(th ? &ps->keys : &ps->vals, s + 4, n - 9, ps->lineno);
     return 0;
 }
 
-void ng_stats_markup_begin(struct ng_stats_parser *ps, enum ng_stats_state state)
+void ng_nsys_summary_markup_begin(struct ng_nsys_summary *ps, enum ng_nsys_summary_state state)
 {
     ps->state = state;
     ps->header_done = 0;
-    ng_stats_store_clear(&ps->keys);
-    ng_stats_store_clear(&ps->vals);
+    ng_nsys_summary_store_clear(&ps->keys);
+    ng_nsys_summary_store_clear(&ps->vals);
 }
