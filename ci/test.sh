@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 . ci/deps.sh
 
 builddir=build-test
-setup_args=(--werror --buildtype=debugoptimized -Dtests=enabled)
+# Debian's Python, where ng_need_packages put the modules the tests use
+setup_args=(--werror --buildtype=debugoptimized -Dtests=enabled -Dpython=/usr/bin/python3)
 meson_args=()
 while [ $# -gt 0 ]; do
     case $1 in

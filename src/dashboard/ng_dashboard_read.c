@@ -178,7 +178,8 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
 /* ---- reading, in parallel ----
  *
  * Reading the JSON is most of the time a big history takes, so a file is
- * read as up to THREADS parts at once, each part a run of whole lines,
+ * read as up to PARTS parts at once (one a worker of the pool, ng_threads,
+ * of PART_MIN bytes at least), each part a run of whole lines,
  * each through ng_history on its own: a part is the file's bytes in
  * place (mapped) or a stream over its byte range.  A part numbers its
  * lines from 0; once the parts before it are read its warnings are
@@ -194,8 +195,8 @@ static void add_warning(struct ng_dashboard_result *r, char *w)
  * process's RSS, so it holds one window, not the file. */
 #define WINDOW ((size_t)8 << 20)
 
-/* Below this a file is read as one part: threads would cost more. */
-#define SPLIT_MIN (4u << 20)
+/* A part reads this much at least: below it, threads would cost more. */
+#define PART_MIN ((off_t)2 << 20)
 
 struct part {
     int fd;
@@ -292,9 +293,9 @@ static void read_chunks(void *arg)
     p->ret = ng_history_read_chunks(&p->h, next_chunk, p, p->path, take_line, p, &p->err);
 }
 
-static void *read_part(void *arg)
+static int read_part(void *ctx, size_t i, struct ng_err *err)
 {
-    struct part *p = arg;
+    struct part *p = (struct part *)ctx + i;
 
     ng_oom_doing("reading the history '%s'", p->path);
     p->h.offset = (unsigned long long)p->at;
@@ -304,7 +305,9 @@ static void *read_part(void *arg)
     free(p->buf);
     p->buf = NULL;
     ng_oom_doing(NULL);
-    return NULL;
+    if (p->ret < 0)
+        *err = p->err;
+    return p->ret;
 }
 
 /* Where the line holding byte `at` ends: the parts split between lines. */
@@ -330,10 +333,22 @@ static off_t split_at(off_t size, size_t i, size_t n)
     return size / (off_t)n * (off_t)(i + 1);
 }
 
+/* One part a worker, each of PART_MIN bytes at least; a stream (a pipe,
+ * a FIFO) is read as it comes, in one. */
+static size_t parts_of(const struct stat *st, long jobs)
+{
+    if (!S_ISREG(st->st_mode) || st->st_size < 2 * PART_MIN)
+        return 1;
+    size_t n = ng_threads_count(jobs);
+    off_t most = st->st_size / PART_MIN;
+    if ((off_t)n > most)
+        n = (size_t)most;
+    return n < PARTS ? n : PARTS;
+}
+
 static int read_file(struct site *s, const char *path, struct ng_err *err)
 {
-    struct part parts[THREADS];
-    pthread_t threads[THREADS];
+    struct part parts[PARTS];
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     struct stat st;
     /* under the shared lock ng_history_read() takes: appends wait until the
@@ -349,8 +364,7 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
         close(fd);
         return -1;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t n = S_ISREG(st.st_mode) && st.st_size >= (off_t)SPLIT_MIN && cpus > 1 ? THREADS : 1;
+    size_t n = parts_of(&st, s->o->jobs);
     off_t from = 0;
     for (size_t i = 0; i < n; i++) {
         off_t to = i + 1 == n ? (S_ISREG(st.st_mode) ? st.st_size : (off_t)1 << 62)
@@ -362,25 +376,14 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
                                   .h = NG_HISTORY_INIT, .scan = NG_TREND_SCAN_INIT };
         from = to;
     }
-    for (size_t i = 1; i < n; i++)
-        if (pthread_create(&threads[i], NULL, read_part, &parts[i]) != 0)
-            read_part(&parts[i]), threads[i] = 0;
-    read_part(&parts[0]);
-    int ret = parts[0].ret;
-    if (ret < 0)
-        *err = parts[0].err;
+    /* the first part's error that has one, as if read in one */
+    int ret = ng_threads_run(s->o->jobs, n, read_part, parts, err);
     /* each part after the first joins the first, in order: its lines
      * renumbered, its warnings after the ones before it under one cap */
     for (size_t i = 1; i < n; i++) {
-        if (threads[i])
-            pthread_join(threads[i], NULL);
         s->line_base[s->file][i] = parts[0].h.lines;
         ng_history_join(&parts[0].h, &parts[i].h, path);
         ng_trend_scan_release(&parts[i].scan);
-        if (ret == 0 && parts[i].ret < 0) {
-            ret = -1;
-            *err = parts[i].err;
-        }
     }
     struct stat now;   /* a cut inside the last page reads as NULs, not a fault */
     if (ret == 0 && S_ISREG(st.st_mode) && fstat(fd, &now) == 0 && now.st_size < st.st_size)
@@ -406,16 +409,13 @@ static int read_file(struct site *s, const char *path, struct ng_err *err)
     return ret;
 }
 
-/* The latest runs' lines read whole, by THREADS threads at once (each
- * run its own verdict), from their files again or from their copies. */
+/* The latest runs' lines read whole, by the pool's workers (each run its
+ * own verdict), from their files again or from their copies, in the order
+ * of their places in the files: a failure named is the first there. */
 struct held {
     const struct site *s;
     struct run **runs;
     size_t n;
-    pthread_mutex_t lock;
-    size_t next;
-    int ret;
-    struct ng_err err;         /* the first failure */
 };
 
 /* Run r's line, again.  It was read once (scanned, which answers only for
@@ -456,33 +456,27 @@ static int read_run(const struct site *s, struct run *r, struct line_buf *b, str
     return -1;
 }
 
-static void *read_held(void *arg)
+static int read_held(void *ctx, size_t i, struct ng_err *err)
 {
-    struct held *h = arg;
+    struct held *h = ctx;
+    struct run *r = h->runs[i];
     struct line_buf line = { NULL, 0 };
 
     ng_oom_doing("reading the dashboard's latest runs");
-    for (;;) {
-        pthread_mutex_lock(&h->lock);
-        size_t i = h->next++;
-        pthread_mutex_unlock(&h->lock);
-        if (i >= h->n)
-            break;
-        struct ng_err err;
-        struct run *r = h->runs[i];
-        int ret = read_run(h->s, r, &line, &err);
-        free(r->text);
-        r->text = NULL;
-        pthread_mutex_lock(&h->lock);
-        if (ret < 0 && h->ret == 0) {
-            h->ret = -1;
-            h->err = err;
-        }
-        pthread_mutex_unlock(&h->lock);
-    }
+    int ret = read_run(h->s, r, &line, err);
     free(line.data);
+    free(r->text);
+    r->text = NULL;
     ng_oom_doing(NULL);
-    return NULL;
+    return ret;
+}
+
+static int by_place(const void *a, const void *b)
+{
+    const struct run *x = *(struct run *const *)a, *y = *(struct run *const *)b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
 }
 
 static void close_histories(struct site *s)
@@ -496,7 +490,7 @@ static void close_histories(struct site *s)
 
 static int read_latest(struct site *s, struct ng_err *err)
 {
-    struct held h = { .s = s, .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct held h = { .s = s };
     size_t n = 0;
 
     for (size_t i = 0; i < s->n_gates; i++)
@@ -505,12 +499,11 @@ static int read_latest(struct site *s, struct ng_err *err)
     for (size_t i = 0; i < s->n_gates; i++)
         for (size_t k = 0; k < s->gates[i].n_held; k++)
             h.runs[h.n++] = &s->gates[i].runs[s->gates[i].held[k]];
-    ng_on_threads(read_held, &h, h.n);
+    ng_sort(h.runs, h.n, sizeof *h.runs, by_place);
+    int ret = ng_threads_run(s->o->jobs, h.n, read_held, &h, err);
     free(h.runs);
     close_histories(s);
-    if (h.ret < 0)
-        *err = h.err;
-    return h.ret;
+    return ret;
 }
 
 int ng_dash_read(struct site *s, struct ng_err *err)

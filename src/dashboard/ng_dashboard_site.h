@@ -72,7 +72,7 @@ struct change {
     struct ng_series_change sc;   /* its ack points into s->acks */
 };
 
-#define THREADS NG_THREADS /* parts a history is read as, and pages written, at once */
+#define PARTS 16   /* parts a history is read as at once, at most */
 
 struct site {
     const struct ng_dashboard_opts *o;
@@ -85,7 +85,7 @@ struct site {
                                               read (-1: closed) */
     /* the lines before each part of each history (known once the parts
      * before it are read: a part numbers its lines from 0) */
-    size_t line_base[NG_DASHBOARD_MAX_HISTORIES][THREADS];
+    size_t line_base[NG_DASHBOARD_MAX_HISTORIES][PARTS];
     size_t runs;
     time_t now;                /* when the site is written, on every page */
     struct ng_accept acks;     /* --accept */

@@ -88,56 +88,39 @@ static int sync_file(const char *dir, const char *name, struct ng_err *err)
     return 0;
 }
 
-/* The index and the gates' pages, rendered and written by THREADS threads
- * at once (the index first: the longest): each page is its own file, and
- * the first failure is the one reported. */
+/* The index and the gates' pages, rendered and written by the pool's
+ * workers (the index first: the longest): each page is its own file, and
+ * the failure reported is the first in that order. */
 struct pages {
     const struct site *s;
     const char *top, *dir;     /* the site's directory, its g/ */
-    pthread_mutex_t lock;
-    size_t next;
+    pthread_mutex_t lock;      /* for bytes */
     size_t bytes;
-    int ret;
-    struct ng_err err;
 };
 
-static void *write_pages(void *arg)
+static int write_page(void *ctx, size_t i, struct ng_err *err)
 {
-    struct pages *p = arg;
+    struct pages *p = ctx;
     struct ng_buf b = NG_BUF_INIT;
     char name[96];
-    struct ng_err err;
+    int ret;
 
     ng_oom_doing("writing the dashboard's pages");
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next++;
-        int stop = p->ret < 0 || i > p->s->n_gates;
-        pthread_mutex_unlock(&p->lock);
-        if (stop)
-            break;
-        b.len = 0;
-        int ret;
-        if (i == 0) {
-            ng_dash_index_page(&b, p->s);
-            p->s->r->index_bytes = b.len;
-            ret = write_file(p->top, "index.html", &b, &err);
-        } else {
-            ng_dash_gate_page(&b, p->s, &p->s->gates[i - 1]);
-            page_name(name, sizeof name, &p->s->gates[i - 1]);
-            ret = write_file(p->dir, name, &b, &err);
-        }
-        pthread_mutex_lock(&p->lock);
-        p->bytes += b.len;
-        if (ret < 0 && p->ret == 0) {
-            p->ret = -1;
-            p->err = err;
-        }
-        pthread_mutex_unlock(&p->lock);
+    if (i == 0) {
+        ng_dash_index_page(&b, p->s);
+        p->s->r->index_bytes = b.len;
+        ret = write_file(p->top, "index.html", &b, err);
+    } else {
+        ng_dash_gate_page(&b, p->s, &p->s->gates[i - 1]);
+        page_name(name, sizeof name, &p->s->gates[i - 1]);
+        ret = write_file(p->dir, name, &b, err);
     }
+    pthread_mutex_lock(&p->lock);
+    p->bytes += b.len;
+    pthread_mutex_unlock(&p->lock);
     ng_oom_doing(NULL);
     ng_buf_release(&b);
-    return NULL;
+    return ret;
 }
 
 static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
@@ -148,11 +131,8 @@ static int write_site(const struct site *s, const char *tmp, struct ng_err *err)
     if (snprintf(dir, sizeof dir, "%s/g", tmp) >= (int)sizeof dir || mkdir(dir, 0777) < 0)
         return ng_err_set(err, "unable to create '%s': %s", dir, strerror(errno));
     struct pages p = { .s = s, .top = tmp, .dir = dir, .lock = PTHREAD_MUTEX_INITIALIZER };
-    ng_on_threads(write_pages, &p, s->n_gates + 1);
+    int ret = ng_threads_run(s->o->jobs, s->n_gates + 1, write_page, &p, err);
     s->r->site_bytes = p.bytes;
-    int ret = p.ret;
-    if (ret < 0)
-        *err = p.err;
     ng_buf_addf(&b, "A site written by %s dashboard; the command replaces this directory whole.\n",
                 NG_TOOL_NAME);
     if (ret == 0)

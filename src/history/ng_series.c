@@ -60,34 +60,22 @@ struct judging {
     const struct ng_cp_opts *o;
     const struct ng_accept *a;
     time_t now;
-    int *ret;
-    struct ng_err *err;
 };
 
-static void judge_job(void *ctx, size_t i)
+static int judge_job(void *ctx, size_t i, struct ng_err *err)
 {
     struct judging *jg = ctx;
     struct ng_series_job *j = &jg->jobs[i];
-    jg->ret[i] = ng_series_judge(j->gate, j->x, j->commits, j->n, jg->o, jg->a, jg->now,
-                                 &j->changes, &j->n_changes, &jg->err[i]);
+    return ng_series_judge(j->gate, j->x, j->commits, j->n, jg->o, jg->a, jg->now, &j->changes,
+                           &j->n_changes, err);
 }
 
 int ng_series_judge_all(struct ng_series_job *jobs, size_t n, const struct ng_cp_opts *o,
                         const struct ng_accept *a, time_t now, struct ng_err *err)
 {
-    struct judging jg = { jobs, o, a, now, ng_xcalloc(n + 1, sizeof *jg.ret),
-                          ng_xcalloc(n + 1, sizeof *jg.err) };
-    int ret = 0;
-
-    ng_on_threads_each(n, judge_job, &jg);
-    for (size_t i = 0; i < n && ret == 0; i++)
-        if (jg.ret[i] < 0) {
-            *err = jg.err[i];
-            ret = -1;
-        }
-    free(jg.ret);
-    free(jg.err);
-    return ret;
+    struct judging jg = { jobs, o, a, now };
+    /* neither `changes` nor the dashboard has a --jobs: a worker a processor */
+    return ng_threads_run(0, n, judge_job, &jg, err);
 }
 
 int ng_series_standing(const struct ng_series_change *c, size_t n_c)

@@ -1,12 +1,10 @@
 #include "run/ng_gate.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
@@ -17,10 +15,8 @@
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
 #include "util/ng_oom.h"
+#include "util/ng_threads.h"
 #include "util/ng_util.h"
-
-/* threads loading one gate's profiles (exports are bounded by the slots) */
-#define MAX_LOAD_THREADS 64
 
 /* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
  * the number is the group, so the ranks of one epoch add up. */
@@ -50,24 +46,15 @@ static void note_formats(struct ng_profile *p, size_t n)
 }
 
 /* Every profile of both sides, loaded side by side: up to --jobs at once
- * (one per processor by default), so .nsys-rep operands are exported in
- * parallel, within the run's export slots (ng_export_slots: the memory bound, and
- * across a batch's gates).  Operands naming one report share its export
- * (ng_exports).  A job is one profile with its own error; the first
- * failure in order (baseline runs, then current runs) is the one reported,
- * as if loaded one by one. */
-struct load_job {
-    struct ng_profile *p;
-    int rc;
-    struct ng_err err;
-};
-
-struct load_pool {
-    struct load_job *jobs;
-    size_t n;
-    size_t next;
+ * (one per processor by default, ng_threads), so .nsys-rep operands are
+ * exported in parallel, within the run's export slots (ng_export_slots:
+ * the memory bound, and across a batch's gates).  Operands naming one
+ * report share its export (ng_exports).  A job is one profile with its
+ * own error; the first failure in order (baseline runs, then current runs)
+ * is the one reported, as if loaded one by one. */
+struct loading {
+    struct ng_profile **p;
     const struct ng_source_opts *opts;
-    pthread_mutex_t lock;
 };
 
 int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared)
@@ -89,69 +76,37 @@ int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int share
     return any ? ng_export_slots_setup(ng_export_slots_count(jobs, largest), shared) : 0;
 }
 
-static void *load_worker(void *arg)
+static int load_one(void *ctx, size_t i, struct ng_err *err)
 {
-    struct load_pool *pool = arg;
+    struct loading *l = ctx;
 
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        size_t i = pool->next++;
-        pthread_mutex_unlock(&pool->lock);
-        if (i >= pool->n)
-            return NULL;
-        ng_oom_doing("reading '%s'", pool->jobs[i].p->path);   /* named if memory runs out */
-        pool->jobs[i].rc = ng_source_load(pool->jobs[i].p, pool->opts, &pool->jobs[i].err);
-        ng_oom_doing(NULL);
-    }
-}
-
-static size_t worker_count(long jobs, size_t n)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t w = jobs > 0 ? (size_t)jobs : cpus > 1 ? (size_t)cpus : 1;
-    if (w > MAX_LOAD_THREADS)
-        w = MAX_LOAD_THREADS;
-    return w < n ? w : n;
+    ng_oom_doing("reading '%s'", l->p[i]->path);   /* named if memory runs out */
+    int rc = ng_source_load(l->p[i], l->opts, err);
+    ng_oom_doing(NULL);
+    return rc;
 }
 
 static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs,
                     struct ng_err *err)
 {
     size_t n = g->nb + g->nc;
-    struct load_job *jobs_ = ng_xcalloc(n ? n : 1, sizeof *jobs_);
-    struct ng_source_opts opts = *o;
-    struct load_pool pool = { jobs_, n, 0, &opts, PTHREAD_MUTEX_INITIALIZER };
-    pthread_t tid[MAX_LOAD_THREADS];
-    size_t workers, started = 0;
-    int ret = 0, made_slots = 0;
-
+    struct ng_profile **p = ng_xcalloc(n ? n : 1, sizeof *p);
     const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    struct ng_source_opts opts = *o;
+    struct loading l = { p, &opts };
+
     for (size_t i = 0; i < n; i++) {
-        jobs_[i].p = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
-        paths[i] = jobs_[i].p->path;
+        p[i] = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
+        paths[i] = p[i]->path;
     }
-    workers = worker_count(jobs, n);
     /* a batch's gate finds the batch's slots there already */
-    made_slots = ng_gate_slots_setup(jobs, paths, n, 0) == 1;
+    int made_slots = ng_gate_slots_setup(jobs, paths, n, 0) == 1;
     free(paths);
     opts.exports = g->exports = ng_exports_new();
-    /* this thread is one of the workers */
-    for (; started + 1 < workers; started++)
-        if (pthread_create(&tid[started], NULL, load_worker, &pool) != 0)
-            break;
-    load_worker(&pool);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    int ret = ng_threads_run(jobs, n, load_one, &l, err);
     if (made_slots)
         ng_export_slots_teardown();
-    for (size_t i = 0; i < n; i++) {
-        if (jobs_[i].rc < 0) {
-            *err = jobs_[i].err;
-            ret = -1;
-            break;
-        }
-    }
-    free(jobs_);
+    free(p);
     return ret;
 }
 

@@ -20,6 +20,10 @@ By name:
   github_output*    $GITHUB_OUTPUT as the runner reads it
   *.md              a step summary: UTF-8, at most 1 MiB
 Anything else passes.  Exit 1 with one line per problem.
+
+jsonschema and prometheus_client are imported where they are used, so a
+Python without one still checks the other kinds of file (the golden cases
+ask tests/tools/needs.py for the one a file needs first).
 """
 import json
 import os
@@ -27,9 +31,6 @@ import re
 import shutil
 import subprocess
 import sys
-
-import jsonschema
-from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 SUMMARY_MAX = 1024 * 1024
 problems = []
@@ -40,6 +41,7 @@ def problem(path, msg):
 
 
 def schema(srcdir, name):
+    import jsonschema
     with open(os.path.join(srcdir, "schemas", name), encoding="utf-8") as f:
         s = json.load(f)
     jsonschema.Draft202012Validator.check_schema(s)
@@ -60,9 +62,26 @@ def check_json_doc(srcdir, path, doc, line=False):
         s = schema(srcdir, "batch.schema.json")
     else:
         s = verdict
-    resolver = jsonschema.RefResolver.from_schema(s, store={verdict["$id"]: verdict})
-    for e in jsonschema.Draft202012Validator(s, resolver=resolver).iter_errors(doc):
+    for e in validator(s, verdict).iter_errors(doc):
         problem(path, f"schema: {e.message} at {list(e.path)}")
+
+
+def validator(s, verdict):
+    """A 2020-12 validator of s that finds the verdict schema by its $id,
+    never on the network: through the referencing library from jsonschema
+    4.18 on (its RefResolver, deprecated there, looks the $id up online),
+    through RefResolver before (Debian's 4.10)."""
+    import jsonschema
+    try:
+        import referencing
+        import referencing.jsonschema
+    except ImportError:
+        resolver = jsonschema.RefResolver.from_schema(s, store={verdict["$id"]: verdict})
+        return jsonschema.Draft202012Validator(s, resolver=resolver)
+    registry = referencing.Registry().with_resource(
+        verdict["$id"], referencing.Resource.from_contents(
+            verdict, default_specification=referencing.jsonschema.DRAFT202012))
+    return jsonschema.Draft202012Validator(s, registry=registry)
 
 
 def check_json(srcdir, path):
@@ -138,6 +157,7 @@ def gitlab_metrics(text):
 
 
 def check_metrics(path):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
     data = open(path, "rb").read()
     if b"\r" in data:
         problem(path, "holds a carriage return")

@@ -153,7 +153,7 @@ def github_night(root, origin, night, scale):
         elif uses.startswith("actions/upload-pages-artifact@"):
             site = os.path.join(ws, step["with"]["path"])
             check(os.path.isfile(os.path.join(site, "index.html")), f"github night {night}: no site")
-            p = subprocess.run(["/usr/bin/python3", CHECK_PAGES, os.path.join(site, "index.html")],
+            p = subprocess.run([sys.executable, CHECK_PAGES, os.path.join(site, "index.html")],
                                capture_output=True, text=True)
             check(p.returncode == 0, f"github night {night}: the site's index: {p.stderr}")
         else:
@@ -282,7 +282,7 @@ def test_gitlab():
         for f in art["paths"] + [art["reports"]["junit"], art["reports"]["metrics"]]:
             check(os.path.exists(os.path.join(d, f)), f"gpu-time: {f} missing")
         valid_junit(os.path.join(d, art["reports"]["junit"]))
-        p = subprocess.run(["/usr/bin/python3", CHECK_PAGES, os.path.join(d, "nsys-gate.html")],
+        p = subprocess.run([sys.executable, CHECK_PAGES, os.path.join(d, "nsys-gate.html")],
                            capture_output=True, text=True)
         check(p.returncode == 0, f"gpu-time: nsys-gate.html: {p.stderr}")
 

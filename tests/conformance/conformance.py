@@ -23,7 +23,8 @@ nvtx_gpu_proj_trace the same way; where the two differ, this script's own projec
 ranges (from the SQLite export, by nsys's definition) says why. Some of them edit a copy of a
 sample, through Python's sqlite3 module or else the sqlite3 shell.
 
-Only the Python standard library is used, so Debian's /usr/bin/python3 runs it as is.
+Beyond the standard library, one check (epochs of two kinds on the real pair) takes its
+reference figures from tests/stats/decision_check.py, which uses scipy and numpy.
 """
 
 import argparse

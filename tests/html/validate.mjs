@@ -41,7 +41,7 @@ for (const d of fs.readdirSync(golden))
 let status = 0;
 for (const [what, cmd, args] of [
     ['html-validate', process.execPath, [cli, '--config', path.join(SRCDIR, 'tests/html/htmlvalidate.json'), ...pages]],
-    ['check_pages.py', '/usr/bin/python3', [path.join(SRCDIR, 'tests/html/check_pages.py'), ...pages]],
+    ['check_pages.py', process.env.PYTHON || 'python3', [path.join(SRCDIR, 'tests/html/check_pages.py'), ...pages]],
 ]) {
     try {
         execFileSync(cmd, args, { stdio: 'inherit' });

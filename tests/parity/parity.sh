@@ -14,7 +14,7 @@
 # or python3.
 set -u
 seed="${SHARED:-$SRCDIR/../shared}/seed/compare-nsys-profiles.py"
-py=$(command -v python3 || true)
+py=${PYTHON:-$(command -v python3 || true)}
 if [ ! -f "$seed" ] || [ -z "$py" ]; then
     echo "parity: skipped: needs python3 and $seed"
     exit 77

@@ -19,7 +19,7 @@ cleanup_extra() { mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"; }
 fixtures kern2023_base.csv kern2023_cur120plus1.csv
 # every line a JSON object, the file ending in a newline, COUNT lines
 whole_lines() {   # whole_lines FILE COUNT
-    /usr/bin/python3 - "$1" "$2" <<'PY'
+    "${PYTHON:-python3}" - "$1" "$2" <<'PY'
 import json, sys
 data = open(sys.argv[1], "rb").read()
 lines = data.split(b"\n")
@@ -59,7 +59,7 @@ fi
 printf '%s\n{"name": "torn", "verd' "$seed" >torn.jsonl
 "$GATE" --quiet --epochs 10 --history torn.jsonl kern2023_base.csv kern2023_cur120plus1.csv
 check "after a torn last line, the new line is not glued onto it" \
-    test "$(tail -n 1 torn.jsonl | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])')" = fail
+    test "$(tail -n 1 torn.jsonl | "${PYTHON:-python3}" -c 'import json,sys; print(json.load(sys.stdin)["verdict"])')" = fail
 check "after a torn last line, the fragment keeps its own line" \
     test "$(sed -n 2p torn.jsonl)" = '{"name": "torn", "verd'
 

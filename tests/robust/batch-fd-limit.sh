@@ -11,7 +11,7 @@ robust_begin batch-fd-limit
 fixtures kern2023_base.csv kern2023_cur120.csv
 
 N=1500
-/usr/bin/python3 - "$N" >m.json <<'PY'
+"${PYTHON:-python3}" - "$N" >m.json <<'PY'
 import json, sys
 n = int(sys.argv[1])
 print(json.dumps({"gates": [{"name": f"gate-{i}", "baseline": "kern2023_base.csv",
@@ -21,7 +21,7 @@ PY
 (ulimit -n 64 && exec "$GATE" --quiet --manifest m.json -j "$N" --json out.json --junit out.xml) 2>err.txt
 rc=$?
 check "$N gates under ulimit -n 64: exit 1 (every gate FAIL), got $rc" test "$rc" = 1
-counts=$(/usr/bin/python3 -c '
+counts=$("${PYTHON:-python3}" -c '
 import collections, json, sys
 d = json.load(open("out.json"))
 c = collections.Counter(g["verdict"] for g in d["gates"])

@@ -118,7 +118,7 @@ check "an earlier-format entry: pruned" test ! -e "c2/exports/$key_sha-NVIDIA_Ns
 entry=$(find c2/exports -maxdepth 1 -name '*.sqlite' | head -n 1)
 if [ -n "$entry" ] && [ -f "${entry%.sqlite}.sum" ]; then
     : >"$entry"
-    /usr/bin/python3 - "$entry" "${entry%.sqlite}.sum" <<'PY'
+    "${PYTHON:-python3}" - "$entry" "${entry%.sqlite}.sum" <<'PY'
 import os, sys
 db, sum_path = sys.argv[1:3]
 st = os.stat(db)
@@ -248,7 +248,7 @@ check "missing \$HOME: a warning names the missing directory" \
     grep -q "^WARNING: .*'$work/no/such/home'.*does not exist" err10
 HOME=$work/no/such/home "$GATE" --nsys "$work/nsys" --json v.json A.nsys-rep A.nsys-rep >/dev/null 2>&1
 check "missing \$HOME: the warning is in the JSON verdict, once" \
-    test "$(/usr/bin/python3 -c 'import json,sys; print(sum("does not exist" in w for w in json.load(open(sys.argv[1]))["warnings"]))' v.json)" = 1
+    test "$("${PYTHON:-python3}" -c 'import json,sys; print(sum("does not exist" in w for w in json.load(open(sys.argv[1]))["warnings"]))' v.json)" = 1
 
 # 8. progress bars never reach an error message
 STUB_PROGRESS=1 STUB_FAIL="Exportation error: boom" gate --no-cache A.nsys-rep >/dev/null 2>err11

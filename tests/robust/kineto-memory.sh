@@ -50,7 +50,7 @@ check "gpu-busy and the breakdown: read" valid_json v.json
 trace 1 >s.json.gz || exit 1
 "$GATE" --json vs.json --metric gpu-busy s.json.gz s.json.gz >/dev/null 2>&1
 for v in v.json vs.json; do
-check "gpu-busy and the breakdown ($v): as with every operation kept" /usr/bin/python3 - $v <<'PY'
+check "gpu-busy and the breakdown ($v): as with every operation kept" "${PYTHON:-python3}" - $v <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 bd = v["baseline"]["breakdown"]

@@ -29,7 +29,7 @@ robust_done() {
     [ "$fail" = 0 ]
 }
 
-valid_json() { /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+valid_json() { "${PYTHON:-python3}" -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
 
 # many FILE NS COUNT: a saved kernel summary of COUNT kernels with
 # 160-character names, NS + i ns each (12,000 make a --top 12000 verbose

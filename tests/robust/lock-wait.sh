@@ -12,7 +12,7 @@ SOURCE_DATE_EPOCH=1700000000 "$GATE" --quiet --name g b.sqlite b.sqlite --histor
 holder=
 cleanup_extra() { [ -n "$holder" ] && kill "$holder" 2>/dev/null; wait 2>/dev/null; }
 hold() {   # hold -s|-x FILE: a lock on FILE, held by one process until release
-    /usr/bin/python3 -c 'import fcntl, sys, time
+    "${PYTHON:-python3}" -c 'import fcntl, sys, time
 f = open(sys.argv[2])
 fcntl.flock(f, fcntl.LOCK_SH if sys.argv[1] == "-s" else fcntl.LOCK_EX)
 time.sleep(600)' "$1" "$2" </dev/null >/dev/null 2>&1 & holder=$!

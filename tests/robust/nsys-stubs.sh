@@ -46,7 +46,7 @@ out_arg='while [ "$1" != --output ]; do shift; done; out=$2'
 
 # 1. gigabytes on both pipes
 stub spew 'head -c 1073741824 /dev/zero | tr "\0" x & head -c 1073741824 /dev/zero >&2; wait; echo "spew: giving up" >&2; exit 3'
-/usr/bin/python3 - "$GATE" >rss.txt 2>spew.err <<'PY'
+"${PYTHON:-python3}" - "$GATE" >rss.txt 2>spew.err <<'PY'
 import resource, subprocess, sys
 # --quiet: the progress lines of this slow export are not what is checked
 r = subprocess.run([sys.argv[1], "--quiet", "--nsys", "./spew", "--print-profile", "run.nsys-rep"],

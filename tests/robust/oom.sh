@@ -21,7 +21,7 @@ fixtures kern2023_base.csv
 
 LIMIT_KB=100000
 limited() { (ulimit -v "$LIMIT_KB" && exec "$GATE" "$@"); }
-json_error() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"])' "$1"; }
+json_error() { "${PYTHON:-python3}" -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"])' "$1"; }
 
 awk 'BEGIN {
     print "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
@@ -52,7 +52,7 @@ limited --manifest m.json --json b.json >bout.txt 2>berr.txt
 rc=$?
 check "batch: exit 2, got $rc" test "$rc" = 2
 check "batch: the gate that ran out says so, the other passed" \
-    test "$(/usr/bin/python3 -c '
+    test "$("${PYTHON:-python3}" -c '
 import json
 d = json.load(open("b.json"))
 print([(g["name"], g["verdict"], g["error"]) for g in d["gates"]])')" = \

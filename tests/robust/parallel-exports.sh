@@ -84,7 +84,7 @@ check "hang + fail: ended at the time limit, ${ms} ms (< 4000)" test "$ms" -lt 4
 check "hang + fail: one ERROR line, the baseline's (the first in order)" \
     test "$(grep -c '^ERROR: ' hf.err)" = 1 -a -n "$(grep "^ERROR: nsys export of 'hang-1.nsys-rep' did not finish in 2 s" hf.err)"
 check "hang + fail: the JSON verdict is written, an error" \
-    /usr/bin/python3 -c 'import json,sys; sys.exit(json.load(open("v.json"))["verdict"] != "error")'
+    "${PYTHON:-python3}" -c 'import json,sys; sys.exit(json.load(open("v.json"))["verdict"] != "error")'
 check "hang + fail: the JUnit report is written, with an <error>" grep -q '<error' v.xml
 check "hang + fail: the hanging stub was killed" dead_pidfile hang-1.pid
 check "hang + fail: its child was killed" dead_pidfile hang-1-child.pid

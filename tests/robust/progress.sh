@@ -65,7 +65,7 @@ run fast fast.nsys-rep
 check "fast export: nothing on stderr" test ! -s fast.err
 
 # 2. a pseudo-terminal on stderr (stdout to a file)
-/usr/bin/python3 - "$GATE" "$work" <<'PY'
+"${PYTHON:-python3}" - "$GATE" "$work" <<'PY'
 import os, pty, subprocess, sys
 gate, work = sys.argv[1:3]
 master, slave = pty.openpty()
@@ -107,7 +107,7 @@ for tag in tty quiet fast; do
     done
 done
 "$GATE" --nsys "$work/nsys" --json - slow.nsys-rep slow.nsys-rep >js.out 2>js.err
-check "--json -: stdout is the JSON alone" /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' js.out
+check "--json -: stdout is the JSON alone" "${PYTHON:-python3}" -c 'import json,sys; json.load(open(sys.argv[1]))' js.out
 check "--json -: the progress went to stderr" grep -q "^nsys-gate: exported 'slow.nsys-rep'" js.err
 
 # 4. nsys's own bars, never

@@ -16,7 +16,7 @@ robust_begin signal-reports
 no_temporaries() { ! ls -a "$1" | grep -q '\.tmp\.'; }
 old_or_whole() {   # old_or_whole FILE: still "old", or a whole JSON document
     [ "$(cat "$1")" = old ] ||
-        /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+        "${PYTHON:-python3}" -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
 }
 many b.csv 1000000
 many c.csv 1500000

@@ -11,12 +11,12 @@
 set -u
 . "$SRCDIR/tests/robust/lib.sh"
 robust_begin wal-journal
-py=/usr/bin/python3
+py=${PYTHON:-python3}
 
 "$GENTRACE" -o base.sqlite --kernels 3000 --no-nvtx >/dev/null || exit 1
 mkdir real
 # real/w.sqlite: WAL mode, every kernel 4x longer in its -wal (not checkpointed)
-$py - <<'PY' || exit 1
+"$py" - <<'PY' || exit 1
 import shutil, sqlite3
 shutil.copy('base.sqlite', 'tmp.sqlite')
 c = sqlite3.connect('tmp.sqlite'); c.execute('pragma journal_mode=wal'); c.close()
@@ -67,7 +67,7 @@ done
 check "nothing written beside any input" test "$(snapshot)" = "$before"
 
 # a control: the same symlink to a checkpointed copy gives SQLite's own figure
-$py - <<'PY' || exit 1
+"$py" - <<'PY' || exit 1
 import shutil, sqlite3
 shutil.copy('real/w.sqlite', 'c.sqlite'); shutil.copy('real/w.sqlite-wal', 'c.sqlite-wal')
 c = sqlite3.connect('c.sqlite'); c.execute('pragma wal_checkpoint(truncate)')

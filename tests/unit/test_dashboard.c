@@ -342,6 +342,60 @@ static void test_parts(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* One history, big enough to be read in parts, on one worker and on
+ * many (one part each, then up to one a worker): the same site byte for
+ * byte and the same warnings, the cap on them included. */
+static void test_jobs(void **state)
+{
+    (void)state;
+    char h[256], site[256], cmd[1200];
+    const long jobs[] = { 1, 2, 3, 5, 16 };
+    struct ng_dashboard_result first;
+    struct ng_err err;
+    size_t lines = 0;
+
+    snprintf(h, sizeof h, "%s/jobs.jsonl", dir);
+    FILE *f = fopen(h, "w");
+    while (ftell(f) < (11L << 20)) {   /* five parts of 2 MiB at most */
+        lines++;
+        if (lines % 23 == 0)           /* over a hundred: past the cap, in every part */
+            fputs("garbage\n", f);
+        else {   /* out of time order, six gates, a step in time on one, every 31st an ERROR */
+            size_t t = (lines * 7919) % 5000;
+            add_line(f, (const char *[]){ "a", "b", "c", "d", "e", "f" }[lines % 6],
+                     1714532400 + (time_t)t * 60,
+                     lines % 31 == 0 ? 0 : 10 + (double)(lines % 5) / 10 + (t > 2500 && lines % 6 == 1));
+        }
+    }
+    fclose(f);
+    setenv("SOURCE_DATE_EPOCH", "1714532400", 1);
+    for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
+        struct ng_dashboard_result r;
+        struct ng_dashboard_opts o = { .out_dir = site, .title = "T", .details = 7,
+                                       .jobs = jobs[k] };
+        snprintf(site, sizeof site, "%s/jobs-%ld", dir, jobs[k]);
+        o.histories[o.n_histories++] = h;
+        assert_int_equal(ng_dashboard_build(&o, k ? &r : &first, &err), 0);
+        if (k == 0) {
+            assert_int_equal(first.runs, lines - lines / 23);
+            assert_true(first.changes > 0);
+            continue;
+        }
+        assert_int_equal(r.runs, first.runs);
+        assert_int_equal(r.changes, first.changes);
+        assert_int_equal(r.n_warnings, first.n_warnings);
+        for (size_t i = 0; i < r.n_warnings; i++)
+            assert_string_equal(r.warnings[i], first.warnings[i]);
+        ng_dashboard_result_release(&r);
+        snprintf(cmd, sizeof cmd, "diff -r '%s/jobs-1' '%s/jobs-%ld'", dir, dir, jobs[k]);
+        assert_int_equal(system(cmd), 0);
+    }
+    unsetenv("SOURCE_DATE_EPOCH");
+    assert_true(first.n_warnings > 100);
+    assert_non_null(strstr(first.warnings[first.n_warnings - 1], "more"));
+    ng_dashboard_result_release(&first);
+}
+
 /* The same history from a file and from a FIFO: the same site, byte for
  * byte (the pages name the history as given: both are "h.jsonl"). */
 static void test_pipe(void **state)
@@ -393,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_site),
         cmocka_unit_test(test_slugs),
         cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_jobs),
         cmocka_unit_test(test_pipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
