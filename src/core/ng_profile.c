@@ -328,6 +328,22 @@ void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from)
     memset(&from->merge, 0, sizeof from->merge);
 }
 
+void ng_profile_add_excluded(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                             int64_t total_ns, int64_t instances)
+{
+    p->excluded = ng_xgrow(p->excluded, p->n_excluded, sizeof *p->excluded);
+    p->excluded[p->n_excluded++] = (struct ng_work_row){ ng_xstrdup(name), kind, total_ns,
+                                                         instances, NULL };
+    p->excluded_ns += total_ns;
+    p->excluded_launches += instances;
+}
+
+void ng_profile_set_hits(struct ng_profile *p, const struct ng_filter_account *a)
+{
+    memcpy(p->include_hits, a->include_hits, sizeof p->include_hits);
+    memcpy(p->exclude_hits, a->exclude_hits, sizeof p->exclude_hits);
+}
+
 int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
                       struct ng_filter_account *a, struct ng_err *err)
 {
@@ -354,8 +370,7 @@ int ng_profile_filter(struct ng_profile *p, const struct ng_filter *f,
         p->excluded_launches += r->instances;
     }
     p->n_rows = out;
-    memcpy(p->include_hits, a->include_hits, sizeof p->include_hits);
-    memcpy(p->exclude_hits, a->exclude_hits, sizeof p->exclude_hits);
+    ng_profile_set_hits(p, a);
     return sum_rows(p, err);
 }
 
@@ -518,28 +533,27 @@ int ng_profile_no_counted_work(const struct ng_profile *p, unsigned work, struct
     return -1;
 }
 
+/* The formats: the name outputs and history lines give each (the
+ * schemas' "format" enums list them), and the tool that records it (NULL:
+ * the format says nothing of one). */
+static const struct {
+    const char *name, *tracer;
+} formats[] = {
+    [NG_FORMAT_UNKNOWN] = { "unknown", NULL },
+    [NG_FORMAT_SQLITE] = { "sqlite", "nsys" },
+    [NG_FORMAT_NSYS_REP] = { "nsys-rep", "nsys" },
+    [NG_FORMAT_CSV] = { "nsys-stats", "nsys" },
+    [NG_FORMAT_HISTORY] = { "history", NULL },
+    [NG_FORMAT_KINETO] = { "kineto", "torch.profiler" },
+};
+_Static_assert(sizeof formats / sizeof formats[0] == NG_FORMATS, "a format without its row");
+
 const char *ng_format_name(enum ng_format f)
 {
-    switch (f) {
-    case NG_FORMAT_SQLITE: return "sqlite";
-    case NG_FORMAT_NSYS_REP: return "nsys-rep";
-    case NG_FORMAT_CSV: return "nsys-stats";
-    case NG_FORMAT_HISTORY: return "history";
-    case NG_FORMAT_KINETO: return "kineto";
-    case NG_FORMAT_UNKNOWN: break;
-    }
-    return "unknown";
+    return (size_t)f < NG_FORMATS && formats[f].name ? formats[f].name : "unknown";
 }
 
 const char *ng_format_tracer(enum ng_format f)
 {
-    switch (f) {
-    case NG_FORMAT_SQLITE:
-    case NG_FORMAT_NSYS_REP:
-    case NG_FORMAT_CSV: return "nsys";
-    case NG_FORMAT_KINETO: return "torch.profiler";
-    case NG_FORMAT_HISTORY:
-    case NG_FORMAT_UNKNOWN: break;
-    }
-    return NULL;
+    return (size_t)f < NG_FORMATS ? formats[f].tracer : NULL;
 }

@@ -26,8 +26,10 @@ enum ng_format {
     NG_FORMAT_CSV,
     NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
     NG_FORMAT_KINETO,      /* a torch.profiler (Kineto) Chrome trace, plain or gzip */
+    NG_FORMATS             /* not a format: how many there are (each a row of formats[]
+                              in ng_profile.c: its name and its tracer) */
 };
-#define NG_FORMAT_LAST NG_FORMAT_KINETO   /* readers of format names loop up to it */
+#define NG_FORMAT_LAST (NG_FORMATS - 1)   /* readers of format names loop up to it */
 
 /* The kinds of GPU work a profile can hold.  --work counts a subset; each
  * counted item is a row of its kind. */
@@ -208,6 +210,14 @@ int ng_profile_add_row(struct ng_profile *p, enum ng_work_kind kind, const char 
  * (added before, not yet finished). */
 void ng_profile_add_cells(struct ng_profile *p, enum ng_work_kind kind, const char *name,
                           const uint32_t *epoch, const int64_t *ns, size_t n);
+
+/* Adds an item the kernel filters left out (the name is copied) to
+ * p->excluded and its totals. */
+void ng_profile_add_excluded(struct ng_profile *p, enum ng_work_kind kind, const char *name,
+                             int64_t total_ns, int64_t instances);
+
+/* Keeps what each --kernels / --exclude-kernels pattern selected. */
+void ng_profile_set_hits(struct ng_profile *p, const struct ng_filter_account *a);
 
 /* Moves the rows the filter does not select to p->excluded (a finished
  * profile; its totals are recomputed), counting each pattern's hits.

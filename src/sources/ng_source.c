@@ -8,7 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sources/kineto/ng_source_kineto.h"
 #include "sources/ng_source_kind.h"
+#include "sources/nsys_stats/ng_source_nsys_stats.h"
+#include "sources/nsysrep/ng_source_nsysrep.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_file.h"
 
 /* Order matters: kinds with magic bytes first, then those told by content

@@ -2,7 +2,7 @@
  * text in place, without building a tree: past white space, a string, a
  * number, a literal, a whole value.  Shared by the trend scanner of
  * history lines (history/ng_trend_scan.c) and the Chrome-trace reader
- * (sources/ng_source_kineto.c), which build their own readers of the
+ * (sources/kineto/), which build their own readers of the
  * members they look at on these.
  *
  * Each function reads [p, end) and returns where the token ends, or NULL

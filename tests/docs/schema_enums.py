@@ -3,8 +3,8 @@
 
 - formats: every "format" enum of schemas/*.json lists the names of the
   input kinds the registry walks (the array of struct ng_source_kind
-  pointers under src/sources/, each kind's .format named by
-  ng_format_name() in core/ng_profile.c), and the names ng_format_name()
+  pointers under src/sources/, each kind's .format named by the
+  formats[] table of core/ng_profile.c), and the names ng_format_name()
   gives the formats no kind reads (a past run of a history, a profile not
   read), and nothing else;
 - metrics: every "metric" enum lists ng_metrics[] (core/ng_metric.c), in
@@ -54,14 +54,16 @@ def table(path, name):
 
 
 def format_names():
-    """{NG_FORMAT_X: name} from ng_format_name(), and the name it gives
-    any other value."""
-    text = (src / "core" / "ng_profile.c").read_text()
-    m = re.search(r"const char \*ng_format_name\(enum ng_format f\)\s*\{(.*?)\n\}", text, re.S)
-    if not m:
-        sys.exit("core/ng_profile.c: no ng_format_name()")
-    names = dict(re.findall(r"case (NG_FORMAT_\w+): return \"([^\"]+)\";", m.group(1)))
-    other = re.findall(r"return \"([^\"]+)\";\s*$", m.group(1))
+    """{NG_FORMAT_X: name} from the formats[] table ng_format_name() reads,
+    and the name it gives any other value."""
+    path = src / "core" / "ng_profile.c"
+    names = dict(re.findall(r"\[(NG_FORMAT_\w+)\]\s*=\s*\{\s*\"([^\"]+)\"",
+                            table(path, "formats")))
+    m = re.search(r"const char \*ng_format_name\(enum ng_format f\)\s*\{(.*?)\n\}",
+                  path.read_text(), re.S)
+    if not m or not names:
+        sys.exit("core/ng_profile.c: no ng_format_name() and its formats[]")
+    other = re.findall(r":\s*\"([^\"]+)\";", m.group(1))
     return names, other[-1] if other else None
 
 

@@ -7,7 +7,7 @@
 #include "fuzz.h"
 #include "fuzz_check.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/nsys_stats/ng_source_nsys_stats.h"
 
 static void parse(const uint8_t *data, size_t size, unsigned work)
 {

@@ -15,7 +15,7 @@
 #include "fuzz_check.h"
 #include "core/ng_nvtx.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/kineto/ng_source_kineto.h"
 #include "util/ng_regex.h"
 
 static char dir[4096];

@@ -1,4 +1,4 @@
-/* Fuzz target: the SQLite export reader (ng_sqlite_read) on arbitrary
+/* Fuzz target: the SQLite export reader (ng_source_sqlite_read) on arbitrary
  * database bytes.  The bytes go to a file in a private temporary directory
  * (SQLite reads files, not memory), which is then read in total mode and in
  * NVTX mode; the NVTX settings (pattern, metric, warm-up epochs) come from
@@ -16,7 +16,7 @@
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_util.h"
 
 static char dir[4096];
@@ -61,7 +61,7 @@ static void read_once(const struct ng_source_opts *opts)
 
     ng_profile_init(&p, db_path);
     err.msg[0] = '\0';
-    if (ng_sqlite_read(&p, db_path, "fuzz.sqlite", opts, &err) == 0) {
+    if (ng_source_sqlite_read(&p, db_path, "fuzz.sqlite", opts, &err) == 0) {
         ng_fuzz_check_profile(&p);
         NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
     } else {

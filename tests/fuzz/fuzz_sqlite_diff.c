@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -31,7 +32,7 @@
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_util.h"
 
 #define F_JOURNAL 1
@@ -138,7 +139,7 @@ static int read_once(const struct ng_source_opts *opts, struct ng_buf *b)
 
     ng_profile_init(&p, db_path);
     err.msg[0] = '\0';
-    r = ng_sqlite_read(&p, db_path, "p.sqlite", opts, &err);
+    r = ng_source_sqlite_read(&p, db_path, "p.sqlite", opts, &err);
     if (r == 0) {
         ng_fuzz_check_profile(&p);
         fingerprint(&p, b);

@@ -12,20 +12,21 @@
 
 #include "history/ng_verdict_doc.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/kineto/ng_kineto_scan.h"
+#include "sources/kineto/ng_source_kineto.h"
 #include "temp_helper.h"
 
 static int64_t us(const char *text)
 {
     int64_t ns = 42;
-    assert_int_equal(ng_kineto_time_ns(text, strlen(text), 3, &ns), 0);
+    assert_int_equal(ng_kineto_scan_time_ns(text, strlen(text), 3, &ns), 0);
     return ns;
 }
 
 static void refused(const char *text, int scale)
 {
     int64_t ns = 42;
-    assert_int_equal(ng_kineto_time_ns(text, strlen(text), scale, &ns), -1);
+    assert_int_equal(ng_kineto_scan_time_ns(text, strlen(text), scale, &ns), -1);
     assert_int_equal(ns, 42);
 }
 
@@ -89,7 +90,7 @@ static void test_times_refused(void **state)
     refused("12345678901234567890123", 0);
     /* ids: the same reading without a scale */
     int64_t v;
-    assert_int_equal(ng_kineto_time_ns("57541", 5, 0, &v), 0);
+    assert_int_equal(ng_kineto_scan_time_ns("57541", 5, 0, &v), 0);
     assert_int_equal(v, 57541);
 }
 

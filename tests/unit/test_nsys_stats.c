@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/nsys_stats/ng_source_nsys_stats.h"
 
 #define KERN_HDR "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
 #define MEM_HDR "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"

@@ -186,6 +186,56 @@ static void test_no_counted_work(void **state)
     ng_profile_release(&p);
 }
 
+/* Every format has its row: the name outputs and history lines give it,
+ * and the tracer that records it. */
+static void test_formats(void **state)
+{
+    (void)state;
+    static const struct { enum ng_format f; const char *name, *tracer; } want[] = {
+        { NG_FORMAT_UNKNOWN, "unknown", NULL },
+        { NG_FORMAT_SQLITE, "sqlite", "nsys" },
+        { NG_FORMAT_NSYS_REP, "nsys-rep", "nsys" },
+        { NG_FORMAT_CSV, "nsys-stats", "nsys" },
+        { NG_FORMAT_HISTORY, "history", NULL },
+        { NG_FORMAT_KINETO, "kineto", "torch.profiler" },
+    };
+    assert_int_equal(sizeof want / sizeof want[0], NG_FORMATS);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_string_equal(ng_format_name(want[i].f), want[i].name);
+        if (want[i].tracer)
+            assert_string_equal(ng_format_tracer(want[i].f), want[i].tracer);
+        else
+            assert_null(ng_format_tracer(want[i].f));
+    }
+    assert_string_equal(ng_format_name(NG_FORMATS), "unknown");
+    assert_null(ng_format_tracer(NG_FORMATS));
+}
+
+/* What the kernel filters left out keeps its own copy of the name and
+ * adds to the excluded totals; the patterns' hits are kept as counted. */
+static void test_excluded(void **state)
+{
+    struct ng_profile p;
+    struct ng_filter_account a = { { 3, 1 }, { 2 }, 0, 0 };
+    char name[] = "nccl_kernel";
+    (void)state;
+
+    ng_profile_init(&p, "x.sqlite");
+    ng_profile_add_excluded(&p, NG_WORK_KERNEL, name, 700, 7);
+    ng_profile_add_excluded(&p, NG_WORK_MEMCPY, "[CUDA memcpy Host-to-Device]", 300, 3);
+    name[0] = 'X';
+    assert_int_equal(p.n_excluded, 2);
+    assert_string_equal(p.excluded[0].name, "nccl_kernel");
+    assert_int_equal(p.excluded[1].kind, NG_WORK_MEMCPY);
+    assert_int_equal(p.excluded_ns, 1000);
+    assert_int_equal(p.excluded_launches, 10);
+    ng_profile_set_hits(&p, &a);
+    assert_int_equal(p.include_hits[0], 3);
+    assert_int_equal(p.include_hits[1], 1);
+    assert_int_equal(p.exclude_hits[0], 2);
+    ng_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +245,8 @@ int main(void)
         cmocka_unit_test(test_order_ties),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_no_counted_work),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_excluded),
     };
     return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 
 #include "trace_helper.h"
 #include "sources/ng_source.h"
-#include "sources/ng_source_kind.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 
 static int make_trace(void **state)
 {
@@ -28,7 +28,7 @@ static int read_with(int64_t budget, struct ng_err *err)
      * file's size, and needs no budget */
     struct ng_source_opts o = { .sql_budget_ops = budget, .sql_only = 1 };
     ng_profile_init(&p, path);
-    int rc = ng_sqlite_read(&p, path, "t.sqlite", &o, err);
+    int rc = ng_source_sqlite_read(&p, path, "t.sqlite", &o, err);
     ng_profile_release(&p);
     return rc;
 }

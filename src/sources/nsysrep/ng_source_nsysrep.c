@@ -13,6 +13,8 @@
  *
  * The cache is filled only with an export that was read successfully; an
  * entry that fails to read is dropped and rebuilt, never reported. */
+#include "sources/nsysrep/ng_source_nsysrep.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,12 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/ng_source_kind.h"
 #include "sources/ng_source_opts.h"
 #include "sources/nsysrep/ng_cache.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
 #include "sources/nsysrep/ng_proc.h"
+#include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_file.h"
 #include "util/ng_progress.h"
 #include "util/ng_signal.h"
@@ -309,7 +311,7 @@ out:
 static int read_export(struct job *j, const char *db, const struct ng_proc_result *r,
                        struct ng_err *err)
 {
-    int ret = ng_sqlite_read(j->p, db, j->path, j->opts, err);
+    int ret = ng_source_sqlite_read(j->p, db, j->path, j->opts, err);
     if (ret < 0 && r) {
         struct ng_buf tail = NG_BUF_INIT;
         ng_proc_tail_line(&r->err_tail, 2, &tail);
