@@ -584,7 +584,7 @@ int ng_changes_run(const struct ng_changes_opts *o, struct ng_changes_result *r,
         struct ng_series_job *jobs = ng_xcalloc(rd.n_series + 1, sizeof *jobs);
         for (size_t i = 0; i < rd.n_series; i++)
             jobs[i] = series_job(&rd.series[i]);
-        ret = ng_series_judge_all(jobs, rd.n_series, &co, &acc, now, err);
+        ret = ng_series_judge_all(jobs, rd.n_series, 0, &co, &acc, now, err);
         for (size_t i = 0; i < rd.n_series; i++) {
             standing[i] = take_judged(&rd.series[i], &jobs[i], &ch, &n_ch);
             r->standing += standing[i] != 0;

@@ -56,8 +56,8 @@ struct ng_dashboard_opts {
     int show_help;
     const char *histories[NG_DASHBOARD_MAX_HISTORIES];
     size_t n_histories;
-    long jobs;                 /* the worker threads (ng_threads); 0, as no option sets
-                                  it yet: one per processor online */
+    long jobs;                 /* --jobs: the worker threads (ng_threads); 0, one per
+                                  processor online */
 };
 
 struct ng_dashboard_result {

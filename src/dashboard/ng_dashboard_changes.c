@@ -86,7 +86,7 @@ int ng_dash_changes(struct site *s, struct ng_err *err)
         runs[i] = ng_xmalloc((s->gates[i].n + 1) * sizeof **runs);
         jobs[i] = gate_job(&s->gates[i], runs[i]);
     }
-    int ret = ng_series_judge_all(jobs, s->n_gates, &o, &s->acks, s->now, err);
+    int ret = ng_series_judge_all(jobs, s->n_gates, s->o->jobs, &o, &s->acks, s->now, err);
     for (size_t i = 0; i < s->n_gates; i++) {
         take_judged(s, i, &jobs[i], runs[i]);
         free(runs[i]);

@@ -84,6 +84,10 @@ static const struct ng_option rows[] = {
     { .flag = "accept", .env = "NSYS_GATE_ACCEPT", .takes = NG_OPTION_REPEAT,
       .parse = set_accept, .meta = "FILE",
       .help = "acknowledged changes (JSON Lines; repeatable, the variable comma-separated)" },
+    { .flag = "jobs", .short_flag = 'j', .env = "NSYS_GATE_JOBS", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_positive, .field = D(jobs), .meta = "N",
+      .help = "worker threads reading the histories and writing the pages; default: one per "
+              "processor" },
     { .flag = "quiet", .takes = NG_OPTION_SWITCH, .parse = ng_options_bool, .field = D(quiet),
       .help = "no summary line on stdout" },
     NG_OPTIONS_HELP(struct ng_dashboard_opts, show_help),

@@ -70,12 +70,12 @@ static int judge_job(void *ctx, size_t i, struct ng_err *err)
                            &j->n_changes, err);
 }
 
-int ng_series_judge_all(struct ng_series_job *jobs, size_t n, const struct ng_cp_opts *o,
-                        const struct ng_accept *a, time_t now, struct ng_err *err)
+int ng_series_judge_all(struct ng_series_job *jobs, size_t n, long workers,
+                        const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                        struct ng_err *err)
 {
     struct judging jg = { jobs, o, a, now };
-    /* neither `changes` nor the dashboard has a --jobs: a worker a processor */
-    return ng_threads_run(0, n, judge_job, &jg, err);
+    return ng_threads_run(workers, n, judge_job, &jg, err);
 }
 
 int ng_series_standing(const struct ng_series_change *c, size_t n_c)

@@ -57,12 +57,14 @@ struct ng_series_job {
     size_t n_changes;
 };
 
-/* ng_series_judge() of every job, the jobs shared out over a worker a
- * processor (ng_threads; each writes only its own): every job gets its changes; -1 with the
+/* ng_series_judge() of every job, the jobs shared out over `workers`
+ * threads (ng_threads: 0, a worker a processor; each writes only its own):
+ * every job gets its changes; -1 with the
  * error of the first job that has one, in job order, so the answer is the
  * one a loop would give. */
-int ng_series_judge_all(struct ng_series_job *jobs, size_t n, const struct ng_cp_opts *o,
-                        const struct ng_accept *a, time_t now, struct ng_err *err);
+int ng_series_judge_all(struct ng_series_job *jobs, size_t n, long workers,
+                        const struct ng_cp_opts *o, const struct ng_accept *a, time_t now,
+                        struct ng_err *err);
 
 /* 1 when the latest runs follow an unacknowledged regression. */
 int ng_series_standing(const struct ng_series_change *c, size_t n_c);

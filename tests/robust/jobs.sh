@@ -82,4 +82,16 @@ check "a batch of three gates: the same reports" same batch
 check "the batch: a FAIL, a PASS and an ERROR" \
     grep -q '0 inconclusive, 1 error' out-batch-1/stdout
 
+# The dashboard on the same pool: its site from the histories above with
+# --jobs 1, 3 and 16, byte for byte (SOURCE_DATE_EPOCH: its "now").
+for j in 1 3 16; do
+    SOURCE_DATE_EPOCH=1765000000 "$GATE" dashboard --jobs "$j" -o "site-$j" --quiet \
+        out-total-1/h.jsonl out-nvtx-1/h.jsonl out-batch-1/h.jsonl 2>"site-$j.stderr"
+    echo $? >"site-$j.status"
+done
+check "the dashboard with --jobs 1: written (exit 0)" grep -qx 0 site-1.status
+check "the dashboard with --jobs 3 and 16: the same site and messages" bash -c \
+    'diff -r site-1 site-3 >&2 && diff -r site-1 site-16 >&2 && cmp site-1.stderr site-16.stderr'
+check "the dashboard: a page per gate" test -s site-16/index.html
+
 robust_done
