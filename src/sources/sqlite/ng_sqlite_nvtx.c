@@ -35,21 +35,24 @@ static const char *nvtx_range_sql(int strings)
           "   AND (endGlobalTid IS NULL OR endGlobalTid = globalTid)";
 }
 
-static int read_ranges(struct ng_sqlite *rd, struct ng_err *err)
+/* fn(start, end, globalTid, text, ctx) for every named range of the
+ * export that ended on its own thread (end NG_NVTX_NO_END when it never
+ * ended): the one query both the projection and `ranges` read.  0 without
+ * an NVTX_EVENTS table (*found 0), -1 with err set. */
+typedef void (*range_fn)(int64_t start, int64_t end, int64_t tid, const char *text, void *ctx);
+
+static int each_range(struct ng_sqlite *rd, range_fn fn, void *ctx, int *found,
+                      struct ng_err *err)
 {
     int nvtx = ng_sqlite_need_table(rd, "NVTX_EVENTS", err);
     int strings = nvtx > 0 ? ng_sqlite_need_table(rd, "StringIds", err) : 0;
+    *found = nvtx > 0;
     if (nvtx < 0 || strings < 0)
         return -1;
     if (!nvtx)
-        return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
-                          "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
-                          rd->shown);
-    const char *sql = nvtx_range_sql(strings);
+        return 0;
     sqlite3_stmt *st;
-    if (ng_sqlite_direct_check(rd, "NVTX_EVENTS", err) < 0)
-        return -1;
-    int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(rd->db, nvtx_range_sql(strings), -1, &st, NULL);
     if (rc != SQLITE_OK)
         return ng_sqlite_error(rd, err, rc);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -59,11 +62,30 @@ static int read_ranges(struct ng_sqlite *rd, struct ng_err *err)
             continue;   /* unnamed ranges cannot be epochs */
         int64_t end = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1)
                                                                     : NG_NVTX_NO_END;
-        ng_nvtx_range(rd->pj, sqlite3_column_int64(st, 0), end, sqlite3_column_int64(st, 2),
-                         text);
+        fn(sqlite3_column_int64(st, 0), end, sqlite3_column_int64(st, 2), text, ctx);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : ng_sqlite_error(rd, err, rc);
+}
+
+static void project_range(int64_t start, int64_t end, int64_t tid, const char *text, void *ctx)
+{
+    ng_nvtx_range(ctx, start, end, tid, text);
+}
+
+static int read_ranges(struct ng_sqlite *rd, struct ng_err *err)
+{
+    int found;
+
+    /* the page reader's walk first: SQL must not count a row twice */
+    if (ng_sqlite_direct_check(rd, "NVTX_EVENTS", err) < 0 ||
+        each_range(rd, project_range, rd->pj, &found, err) < 0)
+        return -1;
+    if (!found)
+        return ng_err_set(err, "'%s' has no NVTX ranges (no NVTX_EVENTS table); epoch ranges "
+                          "need a capture with NVTX tracing (nsys profile -t cuda,nvtx)",
+                          rd->shown);
+    return 0;
 }
 
 /* ---- every NVTX range, for `nsys-gate ranges` ---- */
@@ -106,54 +128,45 @@ static int range_calls(struct ng_sqlite *rd, struct ng_range_call **out, size_t 
     return rc == SQLITE_DONE ? 0 : ng_sqlite_error(rd, err, rc);
 }
 
+/* The ranges `ranges` lists, with where each started and ended. */
+struct listing {
+    struct ng_range_list *l;
+    int64_t *start, *end;
+};
+
+static void list_range(int64_t start, int64_t end, int64_t tid, const char *text, void *ctx)
+{
+    struct listing *g = ctx;
+    struct ng_range_list *l = g->l;
+
+    if (end == NG_NVTX_NO_END)
+        return;   /* never ended: no epoch either */
+    l->r = ng_xgrow(l->r, l->n, sizeof *l->r);
+    g->start = ng_xgrow(g->start, l->n, sizeof *g->start);
+    g->end = ng_xgrow(g->end, l->n, sizeof *g->end);
+    g->start[l->n] = start;
+    g->end[l->n] = end;
+    l->r[l->n++] = (struct ng_range_in){ ng_arena_strdup(&l->texts, text), (uint64_t)tid, 0, 0 };
+}
+
 /* p->ranges: every named range that ended on its own thread, with its
  * depth and the kernel time launched inside it. */
 int ng_sqlite_nvtx_list_ranges(struct ng_sqlite *rd, struct ng_profile *p, struct ng_err *err)
 {
-    struct ng_range_list *l = ng_xcalloc(1, sizeof *l);
-    int64_t *start = NULL, *end = NULL;
+    struct listing g = { ng_xcalloc(1, sizeof *g.l), NULL, NULL };
     struct ng_range_call *calls = NULL;
     size_t n_calls = 0;
-    int ret = -1;
+    int found, ret = -1;
 
-    p->ranges = l;
-    int nvtx = ng_sqlite_need_table(rd, "NVTX_EVENTS", err);
-    int strings = nvtx > 0 ? ng_sqlite_need_table(rd, "StringIds", err) : 0;
-    if (nvtx < 0 || strings < 0)
-        return -1;
-    if (!nvtx)
-        return 0;   /* no ranges to list: the command says so */
-    const char *sql = nvtx_range_sql(strings);
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(rd->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return ng_sqlite_error(rd, err, rc);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 3);
-        if (!text || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-            sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-            sqlite3_column_type(st, 2) != SQLITE_INTEGER)
-            continue;   /* unnamed, or never ended: no epoch either way */
-        l->r = ng_xgrow(l->r, l->n, sizeof *l->r);
-        start = ng_xgrow(start, l->n, sizeof *start);
-        end = ng_xgrow(end, l->n, sizeof *end);
-        start[l->n] = sqlite3_column_int64(st, 0);
-        end[l->n] = sqlite3_column_int64(st, 1);
-        l->r[l->n++] = (struct ng_range_in){ ng_arena_strdup(&l->texts, text),
-                                             (uint64_t)sqlite3_column_int64(st, 2), 0, 0 };
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        ng_sqlite_error(rd, err, rc);
+    p->ranges = g.l;
+    if (each_range(rd, list_range, &g, &found, err) < 0)
         goto out;
-    }
-    if (range_calls(rd, &calls, &n_calls, err) < 0)
-        goto out;
-    ng_range_attribute(l->r, start, end, l->n, calls, n_calls);
-    ret = 0;
+    ret = 0;   /* without NVTX_EVENTS no ranges to list: the command says so */
+    if (found && (ret = range_calls(rd, &calls, &n_calls, err)) == 0)
+        ng_range_attribute(g.l->r, g.start, g.end, g.l->n, calls, n_calls);
 out:
-    free(start);
-    free(end);
+    free(g.start);
+    free(g.end);
     free(calls);
     return ret;
 }
