@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""includes.py and house.py on small trees made here, so that the layout
+"""includes.py, house.py and names.py on small trees made here, so that the layout
 suite can fail: a tree that keeps the rules passes, and each way of
 breaking them (an include up between roles or inside a folder's order, a
 peer's include, a call up that no include shows, a module no line lists,
@@ -90,6 +90,24 @@ CASES = [
      ["tool/ng_t.c: folder 'tool' has no place in the direction"]),
 ]
 
+# names.py's cases: the files changed from GOOD, and the message expected
+# (None: no message, exit 0).
+NAME_CASES = [
+    ("the tree that keeps the rules", {}, None),
+    ("a name carrying another module's name",
+     {"app/ng_a.h": "int ng_a(void);\nint ng_b_more(void);\n",
+      "app/ng_a.c": '#include "app/ng_a.h"\n#include "app/ng_b.h"\n#include "lib/ng_x.h"\n'
+                    "int ng_b_more(void) { return 4; }\n"
+                    "int ng_a(void) { return ng_b() + ng_x(); }\n",
+      "main.c": '#include "app/ng_a.h"\nint main(void) { return ng_a() + ng_b_more(); }\n'},
+     "ng_b_more (in ng_a) carries the name of module ng_b"),
+    ("an export only its own file uses",
+     {"lib/ng_z.h": "int ng_z(void);\nint ng_z_alone(void);\n",
+      "lib/ng_z.c": '#include "lib/ng_z.h"\nint ng_z_alone(void) { return 3; }\n'
+                    "int ng_z(void) { return ng_z_alone(); }\n"},
+     "ng_z_alone is exported but only ng_z uses it"),
+]
+
 
 def make(root, files):
     for rel, text in files.items():
@@ -159,6 +177,20 @@ def main():
             if r.returncode != 0 or f"overall: 2 rooms, 3 floors, {want}" not in r.stdout:
                 failures.append(f"house.py: expected '{want}':\n{r.stdout}{r.stderr}")
         print("house.py counts circles and arrows up")
+        # names.py: the tree that keeps the rules passes; a name carrying
+        # another module's name, and an export only its own file uses, fail
+        for i, (what, change, want) in enumerate(NAME_CASES):
+            root = os.path.join(tmp, f"names-{i}")
+            src, out, tests = (os.path.join(root, d) for d in ("src", "obj", "tests"))
+            os.makedirs(out)
+            os.makedirs(tests)
+            make(src, {**GOOD, **change})
+            r = subprocess.run([sys.executable, os.path.join(HERE, "names.py"), src, tests,
+                                library(src, out)], capture_output=True, text=True)
+            if r.returncode != (1 if want else 0) or (want and want not in r.stdout):
+                failures.append(f"names.py, {what}: exit {r.returncode}, expected "
+                                f"{want or 'none'}:\n{r.stdout}{r.stderr}")
+            print(f"names.py: {what}")
     finally:
         shutil.rmtree(tmp)
     for f in failures:
