@@ -14,9 +14,12 @@
 #include "sources/nsysrep/ng_source_nsysrep.h"
 #include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_file.h"
+#include "util/ng_gzip.h"
 
 /* Order matters: kinds with magic bytes first, then those told by content
- * (sniff); the text reader last, as the fallback for anything that is
+ * (sniff); among kinds with the same first bytes, the one whose claim()
+ * tells it apart before the one that takes the rest (Kineto takes any JSON
+ * object); the text reader last, as the fallback for anything that is
  * neither. */
 static const struct ng_source_kind *const kinds[] = {
     &ng_source_sqlite,
@@ -26,12 +29,31 @@ static const struct ng_source_kind *const kinds[] = {
     NULL,
 };
 
-#define PROBE_LEN 64
+#define PROBE_LEN 256
+
+/* What pick() looks at: the first bytes as they are, and inflated when
+ * the file is gzip (else the same bytes). */
+struct head {
+    unsigned char raw[PROBE_LEN], text[PROBE_LEN];
+    size_t raw_len, text_len;
+};
+
+/* A gzip file's inflated head, for the sniffers; when it does not inflate,
+ * its raw bytes, and the reader that takes it says what is wrong. */
+static void inflated_head(const char *path, struct head *h)
+{
+    struct ng_err quiet = {0};
+
+    if (h->raw_len < 2 || h->raw[0] != 0x1f || h->raw[1] != 0x8b ||
+        ng_gzip_head(path, h->text, PROBE_LEN, &h->text_len, &quiet) < 0 || h->text_len == 0) {
+        memcpy(h->text, h->raw, h->raw_len);
+        h->text_len = h->raw_len;
+    }
+}
 
 /* Opens without blocking (a FIFO must not hang the gate) and refuses what is
  * not a regular file before anything reads it.  st is what was opened. */
-static int probe(const char *path, unsigned char *head, size_t *head_len, struct stat *stp,
-                 struct ng_err *err)
+static int probe(const char *path, struct head *h, struct stat *stp, struct ng_err *err)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -57,14 +79,15 @@ static int probe(const char *path, unsigned char *head, size_t *head_len, struct
     }
     ssize_t n;
     do
-        n = read(fd, head, PROBE_LEN);
+        n = read(fd, h->raw, PROBE_LEN);
     while (n < 0 && errno == EINTR);
     int e = errno;
     ng_file_close(fd);
     if (n < 0)
         return ng_err_set(err, "unable to read '%s': %s", path, strerror(e));
-    *head_len = (size_t)n;
+    h->raw_len = (size_t)n;
     *stp = st;
+    inflated_head(path, h);
     return 0;
 }
 
@@ -80,17 +103,26 @@ static int has_extension(const char *path, const char *const *exts)
     return 0;
 }
 
-static const struct ng_source_kind *pick(const char *path, const unsigned char *head,
-                                         size_t head_len)
+static int claims(const struct ng_source_kind *k, const char *path)
+{
+    return !k->claim || k->claim(path);
+}
+
+static const struct ng_source_kind *pick(const char *path, const struct head *h)
 {
     for (size_t i = 0; kinds[i]; i++) {
         const struct ng_source_kind *k = kinds[i];
-        if (k->magic && head_len >= k->magic_len &&
-            memcmp(head, k->magic, k->magic_len) == 0)
+        if (k->magic && h->raw_len >= k->magic_len &&
+            memcmp(h->raw, k->magic, k->magic_len) == 0 && claims(k, path))
             return k;
     }
+    /* the inflated head first (JSON kinds tell themselves apart by their
+     * first key), then the raw one (a gzip file no other kind takes) */
     for (size_t i = 0; kinds[i]; i++)
-        if (kinds[i]->sniff && kinds[i]->sniff(head, head_len))
+        if (kinds[i]->sniff && kinds[i]->sniff(h->text, h->text_len) && claims(kinds[i], path))
+            return kinds[i];
+    for (size_t i = 0; kinds[i]; i++)
+        if (kinds[i]->sniff && kinds[i]->sniff(h->raw, h->raw_len) && claims(kinds[i], path))
             return kinds[i];
     for (size_t i = 0; kinds[i]; i++)
         if (has_extension(path, kinds[i]->extensions))
@@ -100,13 +132,12 @@ static const struct ng_source_kind *pick(const char *path, const unsigned char *
 
 int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *err)
 {
-    unsigned char head[PROBE_LEN];
-    size_t head_len = 0;
+    struct head h;
     struct stat st;
 
-    if (probe(path, head, &head_len, &st, err) < 0)
+    if (probe(path, &h, &st, err) < 0)
         return -1;
-    *format = pick(path, head, head_len)->format;
+    *format = pick(path, &h)->format;
     return 0;
 }
 
@@ -145,14 +176,13 @@ static int unmeasured(const struct ng_profile *p, const struct ng_source_opts *o
 int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
                    struct ng_err *err)
 {
-    unsigned char head[PROBE_LEN];
-    size_t head_len = 0;
+    struct head h;
     const struct ng_source_kind *k;
     struct stat before, after;
 
-    if (probe(p->path, head, &head_len, &before, err) < 0)
+    if (probe(p->path, &h, &before, err) < 0)
         return -1;
-    k = pick(p->path, head, head_len);
+    k = pick(p->path, &h);
     p->format = k->format;
     int ret = k->load(p, p->path, opts, err);
     /* A file replaced or rewritten while it was read can yield a total of

@@ -21,8 +21,16 @@ struct ng_source_kind {
     const char *magic;                  /* leading bytes, NULL if none */
     size_t magic_len;
     /* 1 when the first bytes are this kind's (content a magic cannot
-     * tell, e.g. a JSON object); NULL if none */
+     * tell, e.g. a JSON object); NULL if none.  A gzip file's head is
+     * given inflated (when it inflates), so JSON kinds tell themselves
+     * apart by their first key whether or not they are compressed. */
     int (*sniff)(const unsigned char *head, size_t len);
+    /* When the magic or the sniff matched: 1 when the file is this kind's
+     * and not another kind's with the same first bytes (a rocpd database
+     * and an nsys export are both SQLite), told by what is inside.  It may
+     * open the file, only for that; a file it cannot read is not claimed,
+     * so the kind after it says what is wrong.  NULL: the match is enough. */
+    int (*claim)(const char *path);
     const char *const *extensions;      /* NULL-terminated, lower case, with dot */
     int (*load)(struct ng_profile *p, const char *path,
                 const struct ng_source_opts *opts, struct ng_err *err);

@@ -154,6 +154,7 @@ def arrows(src, lib=None):
     if not lib:
         return found, problems
     by_object = {rel.replace("/", "_") + ".o": rel for rel in files if rel.endswith(".c")}
+    problems += libraries(lib, by_object)
     objs = symbols(lib)
     where = {name: obj for obj, (defined, _) in objs.items() for name in defined}
     for obj, (_, used) in sorted(objs.items()):
@@ -166,6 +167,33 @@ def arrows(src, lib=None):
             if other and other != obj and other in by_object:
                 found.append((rel, by_object[other], f"calls {name}() of {by_object[other]}"))
     return found, problems
+
+
+# Each third-party library stays in the files whose job needs it: the
+# calls into it (undefined symbols of these shapes) from any other object
+# are problems.  A new home for one is a change to this table and to the
+# sentence of docs/architecture.md that names them.
+LIBRARIES = [
+    ("libsqlite3", re.compile(r"^sqlite3_"), ("sources/sqlite/",)),
+    ("zlib", re.compile(r"^(inflate|deflate|crc32|adler32|gz[a-z]|zlibVersion|zError)"),
+     ("util/ng_gzip.c",)),
+]
+
+
+def libraries(lib, by_object):
+    """Calls into a third-party library from a file that is not its home."""
+    problems = []
+    for obj, (_, used) in sorted(symbols(lib).items()):
+        rel = by_object.get(obj)
+        if not rel:
+            continue
+        for lib_name, shape, homes in LIBRARIES:
+            if any(rel.startswith(h) for h in homes):
+                continue
+            for name in sorted(n for n in used if shape.match(n)):
+                problems.append(f"{rel}: calls {name}() of {lib_name}, which stays in "
+                                f"{', '.join(homes)}")
+    return problems
 
 
 def way(rank_from, rank_to):

@@ -3,7 +3,8 @@
 suite can fail: a tree that keeps the rules passes, and each way of
 breaking them (an include up between roles or inside a folder's order, a
 peer's include, a call up that no include shows, a module no line lists,
-a line naming no module, a circle, a README without a direction line) is
+a line naming no module, a circle, a third-party library called
+outside its home, a README without a direction line) is
 caught by its message.  house.py counts the broken tree's circle and
 arrows up.
 
@@ -85,6 +86,10 @@ CASES = [
     ("a README without the direction",
      {"README.md": README.replace("main -> app -> lib\n", "")},
      ["no direction line"]),
+    ("a third-party library called outside its home",
+     {"lib/ng_y.c": '#include "lib/ng_y.h"\nint inflateEnd(void *);\n'
+                    "int ng_y(void) { return inflateEnd(0); }\n"},
+     ["lib/ng_y.c: calls inflateEnd() of zlib, which stays in util/ng_gzip.c"]),
     ("a folder the direction does not name",
      {"tool/ng_t.c": "int ng_t(void);\nint ng_t(void) { return 5; }\n"},
      ["tool/ng_t.c: folder 'tool' has no place in the direction"]),

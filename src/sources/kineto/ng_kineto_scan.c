@@ -1,5 +1,5 @@
 /* The Chrome-trace scanner: the text of a torch.profiler trace
- * (ng_kineto_input.h) read as the strict JSON it must be, one unit at a
+ * (util/ng_gzip.h) read as the strict JSON it must be, one unit at a
  * time (the top-level object's members, each event of traceEvents),
  * scanned in place with util/ng_json_scan.h.  No tree is built: an event
  * becomes a struct ng_kineto_event of spans into the window, handed to
@@ -625,7 +625,7 @@ static int syntax_error(struct ng_kineto_scan *sc, const unsigned char *at, int 
 static int unit(struct ng_kineto_scan *sc, unit_fn fn, void *ctx, int depth)
 {
     for (;;) {
-        struct ng_kineto_input *in = &sc->in;
+        struct ng_gzip_input *in = &sc->in;
         struct cur c = { in->buf + in->pos, in->buf + in->len };
         sc->why = NULL;
         int r = fn(sc, &c, ctx);
@@ -653,7 +653,7 @@ static int unit(struct ng_kineto_scan *sc, unit_fn fn, void *ctx, int depth)
             return syntax_error(sc, in->buf + in->pos, 0);
         if (in->eof)
             return syntax_error(sc, at, 1);
-        if (ng_kineto_input_fill(in, sc->shown, sc->err) < 0)
+        if (ng_gzip_fill(in, sc->shown, sc->err) < 0)
             return -1;
     }
 }
@@ -682,7 +682,7 @@ static int punct(struct ng_kineto_scan *sc, const char *want, unsigned char *got
 {
     struct punct pu = { want, 0 };
     for (;;) {
-        struct ng_kineto_input *in = &sc->in;
+        struct ng_gzip_input *in = &sc->in;
         struct cur c = { in->buf + in->pos, in->buf + in->len };
         int r = punct_unit(sc, &c, &pu);
         if (r == OK) {
@@ -695,7 +695,7 @@ static int punct(struct ng_kineto_scan *sc, const char *want, unsigned char *got
         in->pos = (size_t)(c.p - in->buf);   /* the white space is read */
         if (in->eof)
             return syntax_error(sc, c.p, 1);
-        if (ng_kineto_input_fill(in, sc->shown, sc->err) < 0)
+        if (ng_gzip_fill(in, sc->shown, sc->err) < 0)
             return -1;
     }
 }
@@ -739,9 +739,9 @@ done:
 static int read_document(struct ng_kineto_scan *sc)
 {
     unsigned char got;
-    struct ng_kineto_input *in = &sc->in;
+    struct ng_gzip_input *in = &sc->in;
 
-    if (ng_kineto_input_fill(in, sc->shown, sc->err) < 0)
+    if (ng_gzip_fill(in, sc->shown, sc->err) < 0)
         return -1;
     if (in->len >= 3 && memcmp(in->buf, "\xEF\xBB\xBF", 3) == 0)
         in->pos = 3;   /* a byte-order mark */
@@ -780,7 +780,7 @@ static int read_document(struct ng_kineto_scan *sc)
         in->pos = in->len;
         if (in->eof)
             break;
-        if (ng_kineto_input_fill(in, sc->shown, sc->err) < 0)
+        if (ng_gzip_fill(in, sc->shown, sc->err) < 0)
             return -1;
     }
     if (!sc->trace_events)
@@ -803,14 +803,14 @@ void ng_kineto_scan_init(struct ng_kineto_scan *sc, const char *shown, struct ng
 
 int ng_kineto_scan_read(struct ng_kineto_scan *sc, const char *path)
 {
-    if (ng_kineto_input_open(&sc->in, path, sc->err) < 0)
+    if (ng_gzip_open(&sc->in, path, sc->err) < 0)
         return -1;
     return read_document(sc);
 }
 
 void ng_kineto_scan_release(struct ng_kineto_scan *sc)
 {
-    ng_kineto_input_close(&sc->in);
+    ng_gzip_close(&sc->in);
     ng_buf_release(&sc->key);
     ng_buf_release(&sc->value);
     ng_buf_release(&sc->gpus);

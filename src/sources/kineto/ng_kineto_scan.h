@@ -5,7 +5,7 @@
  * "deviceProperties" and "distributedInfo" say of the machine.
  *
  * Use: ng_kineto_scan_init, ng_kineto_scan_read (the file, through
- * ng_kineto_input.h), ng_kineto_scan_release.  What is wrong is said once
+ * util/ng_gzip.h), ng_kineto_scan_release.  What is wrong is said once
  * in err: a syntax error with its byte (and event), a truncated file, or
  * a problem the reader finds in an event (ng_kineto_scan_semantic()).
  *
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "core/ng_profile.h"
-#include "sources/kineto/ng_kineto_input.h"
+#include "util/ng_gzip.h"
 #include "util/ng_err.h"
 #include "util/ng_util.h"
 
@@ -55,7 +55,7 @@ struct ng_kineto_event {
 struct ng_kineto_scan {
     const char *shown;
     struct ng_err *err;
-    struct ng_kineto_input in;
+    struct ng_gzip_input in;
     /* each event of traceEvents, read whole: 0, or -1 after
      * ng_kineto_scan_semantic() (or with err set and fatal) */
     int (*event)(void *ctx, const struct ng_kineto_event *e);

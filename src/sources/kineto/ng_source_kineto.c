@@ -1,6 +1,6 @@
 /* The torch.profiler (Kineto) Chrome-trace backend: what the events of a
  * trace become in the profile.  The file is read once, as a stream
- * (ng_kineto_input.h inflates it when it is gzip), and scanned one event
+ * (util/ng_gzip.h inflates it when it is gzip), and scanned one event
  * at a time (ng_kineto_scan.h); each event the gate reads comes here.
  * What is kept is the table of work items and, when an epoch projection
  * or gpu-busy needs them, one small row per GPU operation and per launch

@@ -1,4 +1,4 @@
-#include "sources/kineto/ng_kineto_input.h"
+#include "util/ng_gzip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
  * this: a longer one is refused (a huge string), not read into memory. */
 #define UNIT_MAX ((size_t)32 << 20)
 
-struct ng_kineto_gzip {
+struct ng_gzip_state {
     z_stream z;
     int live;                /* inside a gzip member */
     unsigned char *raw;      /* compressed bytes, READ_CHUNK */
@@ -26,9 +26,9 @@ struct ng_kineto_gzip {
 };
 
 /* Reads compressed bytes when zlib has none left. */
-static int read_raw(struct ng_kineto_input *in, const char *shown, struct ng_err *err)
+static int read_raw(struct ng_gzip_input *in, const char *shown, struct ng_err *err)
 {
-    struct ng_kineto_gzip *gz = in->gz;
+    struct ng_gzip_state *gz = in->gz;
     ssize_t n;
     do
         n = read(in->fd, gz->raw, READ_CHUNK);
@@ -43,9 +43,9 @@ static int read_raw(struct ng_kineto_input *in, const char *shown, struct ng_err
 }
 
 /* Inflates into buf[len..cap): at least one byte, or the end. */
-static int inflate_some(struct ng_kineto_input *in, const char *shown, struct ng_err *err)
+static int inflate_some(struct ng_gzip_input *in, const char *shown, struct ng_err *err)
 {
-    struct ng_kineto_gzip *gz = in->gz;
+    struct ng_gzip_state *gz = in->gz;
     size_t before = in->len;
     while (in->len == before && !in->eof) {
         if (gz->z.avail_in == 0) {
@@ -83,7 +83,7 @@ static int inflate_some(struct ng_kineto_input *in, const char *shown, struct ng
     return 0;
 }
 
-static int read_plain(struct ng_kineto_input *in, const char *shown, struct ng_err *err)
+static int read_plain(struct ng_gzip_input *in, const char *shown, struct ng_err *err)
 {
     ssize_t n;
     do
@@ -96,7 +96,7 @@ static int read_plain(struct ng_kineto_input *in, const char *shown, struct ng_e
     return 0;
 }
 
-int ng_kineto_input_fill(struct ng_kineto_input *in, const char *shown, struct ng_err *err)
+int ng_gzip_fill(struct ng_gzip_input *in, const char *shown, struct ng_err *err)
 {
     if (in->pos > 0) {
         memmove(in->buf, in->buf + in->pos, in->len - in->pos);
@@ -115,11 +115,11 @@ int ng_kineto_input_fill(struct ng_kineto_input *in, const char *shown, struct n
     return in->gz ? inflate_some(in, shown, err) : read_plain(in, shown, err);
 }
 
-int ng_kineto_input_open(struct ng_kineto_input *in, const char *path, struct ng_err *err)
+int ng_gzip_open(struct ng_gzip_input *in, const char *path, struct ng_err *err)
 {
     unsigned char magic[2];
     memset(in, 0, sizeof *in);
-    in->fd = open(path, O_RDONLY | O_CLOEXEC);
+    in->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (in->fd < 0)
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
     in->cap = WINDOW;
@@ -134,7 +134,7 @@ int ng_kineto_input_open(struct ng_kineto_input *in, const char *path, struct ng
     return 0;
 }
 
-void ng_kineto_input_close(struct ng_kineto_input *in)
+void ng_gzip_close(struct ng_gzip_input *in)
 {
     if (in->gz) {
         inflateEnd(&in->gz->z);
@@ -144,4 +144,20 @@ void ng_kineto_input_close(struct ng_kineto_input *in)
     if (in->fd >= 0)
         close(in->fd);
     free(in->buf);
+}
+
+int ng_gzip_head(const char *path, unsigned char *head, size_t cap, size_t *len,
+                 struct ng_err *err)
+{
+    struct ng_gzip_input in;
+    int ret = ng_gzip_open(&in, path, err);
+
+    while (ret == 0 && in.len < cap && !in.eof)
+        ret = ng_gzip_fill(&in, path, err);
+    if (ret == 0) {
+        *len = in.len < cap ? in.len : cap;
+        memcpy(head, in.buf, *len);
+    }
+    ng_gzip_close(&in);
+    return ret;
 }
