@@ -188,6 +188,13 @@
  *       --ranks R         processes (default 1), one GPU each unless
  *                         --devices-per-rank.
  *       --devices-per-rank D  GPUs per process, 1..16 (default 1).
+ *       --rank-base K     the file's ranks are ranks K.. of a larger job: rank
+ *                         r of the file has the pid, deviceIds, GPU rows, start
+ *                         time and random streams of rank K + r of a file
+ *                         written with --ranks K + R (default 0).  The kernels
+ *                         are split over the file's own ranks, so
+ *                         `--ranks 1 --rank-base K --kernels N` is rank K of
+ *                         `--ranks R --kernels R*N`: one file per rank of a job.
  *       --outside N       kernels launched by main threads outside any epoch
  *                         range, in total over all ranks (default 0).
  *       --nested          inside each epoch: 2 steps; each step is a range
@@ -1365,6 +1372,7 @@ static struct {
     const char *epoch_format, *epoch_text;
     int epoch_format_set;
     int64_t threads, thread_kernels, ranks, outside;
+    int64_t rank_base;         /* --rank-base: the first rank's number in the job */
     int thread_kernels_set, thread_epochs;
     int nested, registered, no_nvtx, driver_api, summary;
     int64_t sync_every;
@@ -1424,8 +1432,8 @@ static int64_t g_nslots;      /* --names slots; the NCCL slots follow them */
 static epoch_acc_t *g_ep;
 static int64_t g_nep; /* warmup + epochs */
 static tally_t g_kind[NKINDS];
-static dev_acc_t *g_dev;      /* by deviceId */
-static proc_acc_t *g_proc;    /* by rank */
+static dev_acc_t *g_dev;      /* by deviceId (from the first rank's: --rank-base) */
+static proc_acc_t *g_proc;    /* by rank (from --rank-base) */
 static tally_t *g_graph;      /* by graphId - 1: launches, and their time */
 static double *g_graph_slow;  /* by graphId - 1 */
 static tally_t g_mem[NMEM_OPS];
@@ -1873,8 +1881,9 @@ static void gpu_memory(const launch_t *l)
     int64_t end = start + dur;
     st->free = end;
     int64_t dev = p->dev0 + l->dev_index;
-    int64_t ndev = opt.ranks * opt.devices;
-    int64_t peer = opt.devices > 1 ? p->dev0 + (l->dev_index + 1) % opt.devices : (dev + 1) % ndev;
+    int64_t ndev = opt.ranks * opt.devices, dev_base = opt.rank_base * opt.devices;
+    int64_t peer = opt.devices > 1 ? p->dev0 + (l->dev_index + 1) % opt.devices
+                                   : dev_base + (dev - dev_base + 1) % ndev;
     if (opt.kineto) {
         static const char *const short_kind[] = { [1] = "HtoD", [2] = "DtoH", [8] = "DtoD",
                                                   [9] = "HtoH", [10] = "PtoP" };
@@ -2409,7 +2418,8 @@ static void write_gpus(void)
         "2039040000000, 1410000000, 108, ?1, ?4, 0, 'GA100', ?1, '', '', 161, 0, 65536, 4, 65536, "
         "49152, 166912, 167936, 65536, 32, 5, 64, 32, 1024, 1024, 1024, 64, 2147483647, 65535, "
         "65535, 8, 0, 8, 0)");
-    for (int64_t d = 0; d < opt.ranks * opt.devices; d++) {
+    for (int64_t d = opt.rank_base * opt.devices; d < (opt.rank_base + opt.ranks) * opt.devices;
+         d++) {
         char bus[32], uuid[64];
         snprintf(bus, sizeof bus, "0000:%02llx:00.0", (unsigned long long)((7 + d * 4) & 0xFF));
         uint64_t a = splitmix64(0xA100ULL + (uint64_t)d), b = splitmix64(a);
@@ -2464,6 +2474,7 @@ static void usage(FILE *fp)
         "      --thread-epochs      extra threads launch inside epoch ranges too\n"
         "      --ranks R            processes, one GPU each (default 1)\n"
         "      --devices-per-rank D GPUs per process, used in turn (default 1)\n"
+        "      --rank-base K        the ranks are ranks K.. of a job (ids, times, streams)\n"
         "      --outside N          kernels launched outside epoch ranges (default 0)\n"
         "      --nested             nested ranges, domain, registered strings, marks\n"
         "      --registered         epoch names as registered strings (textId)\n"
@@ -2503,7 +2514,7 @@ static void usage(FILE *fp)
 
 enum {
     O_FORCE = 1000, O_KERNELS, O_NAMES, O_NAMES_FROM, O_SHORT_NAMES_FROM, O_NAME_OFFSET, O_EPOCHS, O_WARMUP,
-    O_WARMUP_SCALE, O_EPOCH_SCALES, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS,
+    O_WARMUP_SCALE, O_EPOCH_SCALES, O_EPOCH_FORMAT, O_EPOCH_BASE, O_THREADS, O_THREAD_KERNELS, O_RANKS, O_RANK_BASE,
     O_OUTSIDE, O_NESTED, O_REGISTERED, O_NO_NVTX, O_SLOW, O_SCALE, O_JITTER, O_SEED, O_GPU,
     O_DRIVER, O_DRIVER_API, O_SUMMARY, O_SYNC_EVERY, O_EPOCH_TEXT, O_THREAD_EPOCHS,
     O_DEVICES, O_MEMORY_SHARE, O_MEMORY_KINDS, O_MEMORY_SCALE, O_GRAPH_SHARE, O_GRAPH_MODE,
@@ -2580,6 +2591,7 @@ static void parse_options(int argc, char **argv)
         {"threads", required_argument, NULL, O_THREADS},
         {"thread-kernels", required_argument, NULL, O_THREAD_KERNELS},
         {"ranks", required_argument, NULL, O_RANKS},
+        {"rank-base", required_argument, NULL, O_RANK_BASE},
         {"outside", required_argument, NULL, O_OUTSIDE},
         {"nested", no_argument, NULL, O_NESTED},
         {"registered", no_argument, NULL, O_REGISTERED},
@@ -2676,6 +2688,7 @@ static void parse_options(int argc, char **argv)
             opt.thread_kernels_set = 1;
             break;
         case O_RANKS: opt.ranks = parse_int("--ranks", optarg, 1, 1000); break;
+        case O_RANK_BASE: opt.rank_base = parse_int("--rank-base", optarg, 0, 100000); break;
         case O_OUTSIDE: opt.outside = parse_int("--outside", optarg, 0, INT64_C(1) << 40); break;
         case O_NESTED: opt.nested = 1; break;
         case O_REGISTERED: opt.registered = 1; break;
@@ -3076,17 +3089,20 @@ static void thread_init(thread_t *th, proc_t *p, int64_t k)
     }
 }
 
+/* Rank r of the file: the shares of the work are the file's (r), the
+ * identity and the random streams the job's (id, from --rank-base). */
 static void run_rank(int64_t r)
 {
+    int64_t id = opt.rank_base + r;
     proc_t p;
     memset(&p, 0, sizeof p);
-    p.rank = (int)r;
-    p.pid = 4000 + 16 * r;
+    p.rank = (int)id;
+    p.pid = 4000 + 16 * id;
     p.gpid = GTID_VM | (p.pid << 24);
-    p.dev0 = (int)(r * opt.devices);
+    p.dev0 = (int)(id * opt.devices);
     p.corr = CORR_BASE;
     p.gridId = 1;
-    p.noise.s = splitmix64(opt.seed * 0x100000001B3ULL + (uint64_t)r);
+    p.noise.s = splitmix64(opt.seed * 0x100000001B3ULL + (uint64_t)id);
     rank_mix(r, p.mix);
     p.mix_total = share(opt.kernels, opt.ranks, r);
 
@@ -3101,8 +3117,8 @@ static void run_rank(int64_t r)
 
     thread_t main_th;
     thread_init(&main_th, &p, 0);
-    main_th.t = 250000000 + 7919 * r;
-    main_th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131);
+    main_th.t = 250000000 + 7919 * id;
+    main_th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)id * 131);
     int64_t t0 = main_th.t;
     /* --unlaunched: kernels whose launch call the trace lacks (made before
      * the profiler started), ahead of everything */
@@ -3136,7 +3152,7 @@ static void run_rank(int64_t r)
         thread_t th;
         thread_init(&th, &p, k);
         th.t = t0;
-        th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)r * 131 + (uint64_t)k * 7);
+        th.cpu.s = splitmix64(0x7EA11ULL + (uint64_t)id * 131 + (uint64_t)k * 7);
         run_extra_thread(&th, share(thr, opt.threads - 1, k - 1), t0, t_end);
     }
     if (main_th.t > g_max_time)
@@ -3275,8 +3291,9 @@ static void print_devices_and_processes(FILE *o)
 {
     int64_t busy[NWORK] = {0, 0, 0};
     fputs(", \"devices\": [", o);
-    for (int64_t d = 0; d < opt.ranks * opt.devices; d++) {
-        fprintf(o, "%s{\"device\": %lld, \"pid\": %lld, \"kinds\": ", d ? ", " : "", (long long)d,
+    int64_t d0 = opt.rank_base * opt.devices;
+    for (int64_t d = d0; d < d0 + opt.ranks * opt.devices; d++) {
+        fprintf(o, "%s{\"device\": %lld, \"pid\": %lld, \"kinds\": ", d > d0 ? ", " : "", (long long)d,
                 (long long)(4000 + 16 * (d / opt.devices)));
         json_kinds(o, g_dev[d].kind);
         fputs(", \"work\": ", o);
@@ -3284,10 +3301,11 @@ static void print_devices_and_processes(FILE *o)
         fputc('}', o);
     }
     fputs("], \"processes\": [", o);
-    for (int64_t r = 0; r < opt.ranks; r++) {
+    for (int64_t r = opt.rank_base; r < opt.rank_base + opt.ranks; r++) {
         int64_t pid = 4000 + 16 * r;
         int64_t pbusy[NWORK] = {0, 0, 0};
-        fprintf(o, "%s{\"pid\": %lld, \"global_pid\": %lld, \"devices\": [", r ? ", " : "",
+        fprintf(o, "%s{\"pid\": %lld, \"global_pid\": %lld, \"devices\": [",
+                r > opt.rank_base ? ", " : "",
                 (long long)pid, (long long)(GTID_VM | pid << 24));
         for (int64_t j = 0; j < opt.devices; j++) {
             fprintf(o, "%s%lld", j ? ", " : "", (long long)(r * opt.devices + j));
@@ -3385,8 +3403,8 @@ int main(int argc, char **argv)
         sid_graph_launch = intern_c("cudaGraphLaunch_v10000");
     setup_names();
     setup_epochs();
-    g_dev = xcalloc((size_t)(opt.ranks * opt.devices), sizeof *g_dev);
-    g_proc = xcalloc((size_t)opt.ranks, sizeof *g_proc);
+    g_dev = xcalloc((size_t)((opt.rank_base + opt.ranks) * opt.devices), sizeof *g_dev);
+    g_proc = xcalloc((size_t)(opt.rank_base + opt.ranks), sizeof *g_proc);
     g_graph = xcalloc((size_t)opt.graphs, sizeof *g_graph);
     g_graph_slow = xcalloc((size_t)opt.graphs, sizeof *g_graph_slow);
     for (int64_t g = 0; g < opt.graphs; g++)
