@@ -50,9 +50,9 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
                                                 p[i].devices[d].ns, p[i].devices[d].launches),
                            p[i].devices[d].owner);
         for (size_t d = 0; d < p[i].n_processes; d++)
-            ng_profile_add_place(&s->processes, &s->n_processes, p[i].processes[d].id,
-                                 p[i].processes[d].ns, p[i].processes[d].launches)->rank =
-                p[i].processes[d].rank;
+            ng_profile_add_process(&s->processes, &s->n_processes, p[i].processes[d].id,
+                                   p[i].processes[d].rank, p[i].processes[d].ns,
+                                   p[i].processes[d].launches);
     }
 }
 

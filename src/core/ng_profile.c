@@ -210,6 +210,31 @@ struct ng_place *ng_profile_add_place(struct ng_place **places, size_t *n, int64
     return &(*places)[i];
 }
 
+static int place_before(const struct ng_place *pl, int64_t id, int64_t rank)
+{
+    return pl->id < id || (pl->id == id && pl->rank < rank);
+}
+
+struct ng_place *ng_profile_add_process(struct ng_place **places, size_t *n, int64_t pid,
+                                        int64_t rank, int64_t ns, int64_t launches)
+{
+    size_t i = *n;   /* past the last: processes come sorted */
+    if (*n > 0 && !place_before(&(*places)[*n - 1], pid, rank)) {
+        i = 0;
+        while (i < *n && place_before(&(*places)[i], pid, rank))
+            i++;
+    }
+    if (i == *n || (*places)[i].id != pid || (*places)[i].rank != rank) {
+        *places = ng_xgrow(*places, *n, sizeof **places);
+        memmove(*places + i + 1, *places + i, (*n - i) * sizeof **places);
+        (*places)[i] = (struct ng_place){ pid, 0, 0, rank, NG_OWNER_UNSET };
+        (*n)++;
+    }
+    (*places)[i].ns += ns;
+    (*places)[i].launches += launches;
+    return &(*places)[i];
+}
+
 void ng_place_owner(struct ng_place *pl, int64_t owner)
 {
     if (owner == NG_OWNER_UNSET || pl->owner == owner)

@@ -196,6 +196,12 @@ void ng_profile_release(struct ng_profile *p);
 struct ng_place *ng_profile_add_place(struct ng_place **places, size_t *n, int64_t id, int64_t ns,
                           int64_t launches);
 
+/* Adds a process's share to the one of the same pid and rank (sorted by
+ * pid, then rank): two nodes' processes may have one pid, and are told
+ * apart by their ranks.  Returns the place. */
+struct ng_place *ng_profile_add_process(struct ng_place **places, size_t *n, int64_t pid,
+                                        int64_t rank, int64_t ns, int64_t launches);
+
 /* Adds a warning line for the verdict (formatted, copied). */
 void ng_profile_warn(struct ng_profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

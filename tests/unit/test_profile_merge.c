@@ -1,0 +1,393 @@
+/* ng_profile_merge: the single-rank files of a job (gentrace --rank-base)
+ * folded together are the one file of every rank, figure by figure, in
+ * NVTX mode (epochs, per-item cells, nested ranges, the breakdown) and in
+ * total mode (gpu-busy), whatever the order the ranks come in; epochs
+ * some ranks lack are said; equal pids of two ranks stay two processes;
+ * ranks of two modes, one rank twice and sums past 64 bits are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/ng_profile.h"
+#include "core/ng_profile_merge.h"
+#include "sources/ng_source.h"
+#include "util/ng_regex.h"
+
+#define RANKS 4
+
+static char dir[128];
+
+/* gentrace into dir/name with args; asserts it worked. */
+static void gen(const char *name, const char *args)
+{
+    const char *g = getenv("GENTRACE");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s/%s' --force %s >/dev/null", g ? g : "gentrace", dir,
+             name, args);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ng-test-merge.%d", (int)getpid());
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The job: every rank in one file, and one file per rank. */
+static const char job[] = "--kernels 4000 --epochs 6 --warmup 1 --jitter 0.2 --nested "
+                          "--memory-share 0.1 --comm-share 0.1 --devices-per-rank 2 "
+                          "--slow-device 5:1.4";
+
+static void make_job(void)
+{
+    char args[512];
+    snprintf(args, sizeof args, "%s --ranks %d", job, RANKS);
+    gen("all.sqlite", args);
+    for (int r = 0; r < RANKS; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "rank%d.sqlite", r);
+        snprintf(args, sizeof args, "--kernels 1000 --epochs 6 --warmup 1 --jitter 0.2 "
+                 "--nested --memory-share 0.1 --comm-share 0.1 --devices-per-rank 2 "
+                 "--slow-device 5:1.4 --rank-base %d", r);
+        gen(name, args);
+    }
+}
+
+static void load(struct ng_profile *p, const char *name, const struct ng_source_opts *o)
+{
+    char path[256];
+    struct ng_err err = { "" };
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ng_profile_init(p, path);
+    if (ng_source_load(p, o, &err) != 0)
+        fail_msg("%s: %s", path, err.msg);
+}
+
+/* The ranks, folded in `order`, into run. */
+static void merge(struct ng_profile *run, const struct ng_source_opts *o, const int *order)
+{
+    struct ng_profile_merge m;
+    struct ng_err err = { "" };
+    ng_profile_init(run, "job");
+    ng_profile_merge_init(&m, run);
+    for (int i = 0; i < RANKS; i++) {
+        struct ng_profile r;
+        char name[32];
+        snprintf(name, sizeof name, "rank%d.sqlite", order[i]);
+        load(&r, name, o);
+        assert_int_equal(ng_profile_merge_add(&m, &r, (size_t)order[i], &err), 0);
+        ng_profile_release(&r);
+    }
+    if (ng_profile_merge_finish(&m, &err) != 0)
+        fail_msg("%s", err.msg);
+    ng_profile_merge_release(&m);
+}
+
+/* A row's cells as (epoch, ns) sums by epoch: a profile may give an item
+ * one cell an epoch per item id behind its name. */
+static void cells_by_epoch(const struct ng_work_row *r, size_t n_epochs, int64_t *out)
+{
+    memset(out, 0, n_epochs * sizeof *out);
+    for (size_t j = 0; r->cells && j < r->cells->n; j++)
+        if (r->cells->epoch[j] < n_epochs)
+            out[r->cells->epoch[j]] += r->cells->ns[j];
+}
+
+static void same_places(const struct ng_place *a, size_t na, const struct ng_place *b, size_t nb)
+{
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        assert_int_equal(a[i].id, b[i].id);
+        assert_int_equal(a[i].ns, b[i].ns);
+        assert_int_equal(a[i].launches, b[i].launches);
+        assert_int_equal(a[i].rank, b[i].rank);
+        assert_int_equal(a[i].owner, b[i].owner);
+    }
+}
+
+static void same_breakdown(const struct ng_breakdown *a, const struct ng_breakdown *b)
+{
+    assert_int_equal(a->device, b->device);
+    assert_int_equal(a->compute, b->compute);
+    assert_int_equal(a->comm, b->comm);
+    assert_int_equal(a->exposed, b->exposed);
+    assert_int_equal(a->memory, b->memory);
+    assert_int_equal(a->idle, b->idle);
+}
+
+static void same_rows(const struct ng_work_row *a, const struct ng_work_row *b, size_t n,
+                      size_t n_epochs)
+{
+    int64_t *ca = calloc(n_epochs + 1, sizeof *ca), *cb = calloc(n_epochs + 1, sizeof *cb);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(a[i].name, b[i].name);
+        assert_int_equal(a[i].kind, b[i].kind);
+        assert_int_equal(a[i].total_ns, b[i].total_ns);
+        assert_int_equal(a[i].instances, b[i].instances);
+        assert_int_equal(a[i].cells != NULL, b[i].cells != NULL);
+        cells_by_epoch(&a[i], n_epochs, ca);
+        cells_by_epoch(&b[i], n_epochs, cb);
+        assert_memory_equal(ca, cb, n_epochs * sizeof *ca);
+    }
+    free(ca);
+    free(cb);
+}
+
+/* Every figure a gate reads. */
+static void same_profile(const struct ng_profile *a, const struct ng_profile *b)
+{
+    assert_int_equal(a->loaded, b->loaded);
+    assert_int_equal(a->format, b->format);
+    assert_int_equal(a->total_ns, b->total_ns);
+    assert_int_equal(a->launches, b->launches);
+    assert_int_equal(a->measured, b->measured);
+    assert_int_equal(a->measured_ns, b->measured_ns);
+    assert_memory_equal(a->kind_ns, b->kind_ns, sizeof a->kind_ns);
+    assert_memory_equal(a->kind_launches, b->kind_launches, sizeof a->kind_launches);
+    assert_memory_equal(a->left_out_ns, b->left_out_ns, sizeof a->left_out_ns);
+    assert_memory_equal(a->left_out_launches, b->left_out_launches, sizeof a->left_out_launches);
+    assert_int_equal(a->excluded_ns, b->excluded_ns);
+    assert_int_equal(a->excluded_launches, b->excluded_launches);
+    assert_int_equal(a->n_rows, b->n_rows);
+    same_rows(a->rows, b->rows, a->n_rows, a->n_epochs);
+    assert_int_equal(a->n_excluded, b->n_excluded);
+    same_rows(a->excluded, b->excluded, a->n_excluded, 0);
+    assert_int_equal(a->nvtx, b->nvtx);
+    assert_int_equal(a->n_epochs, b->n_epochs);
+    for (size_t i = 0; i < a->n_epochs; i++) {
+        assert_string_equal(a->epochs[i].name, b->epochs[i].name);
+        assert_int_equal(a->epochs[i].first_start, b->epochs[i].first_start);
+        assert_int_equal(a->epochs[i].ns, b->epochs[i].ns);
+        assert_int_equal(a->epochs[i].kernels, b->epochs[i].kernels);
+    }
+    assert_int_equal(a->skipped_epochs, b->skipped_epochs);
+    assert_int_equal(a->empty_epochs, b->empty_epochs);
+    assert_int_equal(a->has_places, b->has_places);
+    same_places(a->devices, a->n_devices, b->devices, b->n_devices);
+    same_places(a->processes, a->n_processes, b->processes, b->n_processes);
+    assert_int_equal(a->has_breakdown, b->has_breakdown);
+    same_breakdown(&a->breakdown, &b->breakdown);
+    assert_int_equal(a->n_bd_devices, b->n_bd_devices);
+    for (size_t i = 0; i < a->n_bd_devices; i++)
+        same_breakdown(&a->bd_devices[i], &b->bd_devices[i]);
+    assert_int_equal(a->has_nested, b->has_nested);
+    assert_int_equal(a->n_nested, b->n_nested);
+    for (size_t i = 0; i < a->n_nested; i++) {
+        assert_string_equal(a->nested[i].name, b->nested[i].name);
+        assert_int_equal(a->nested[i].ns, b->nested[i].ns);
+    }
+    assert_int_equal(a->graph_mode != NULL, b->graph_mode != NULL);
+    assert_int_equal(a->graph_node_kernels, b->graph_node_kernels);
+    assert_int_equal(a->n_warnings, b->n_warnings);
+    for (size_t i = 0; i < a->n_warnings; i++)
+        assert_string_equal(a->warnings[i], b->warnings[i]);
+    assert_string_equal(a->gpu ? a->gpu : "", b->gpu ? b->gpu : "");
+    assert_string_equal(a->driver ? a->driver : "", b->driver ? b->driver : "");
+    assert_int_equal(a->rank, b->rank);
+    assert_int_equal(a->world_size, b->world_size);
+}
+
+static const int in_order[RANKS] = { 0, 1, 2, 3 }, shuffled[RANKS] = { 2, 0, 3, 1 };
+
+static void check_mode(const struct ng_source_opts *o)
+{
+    struct ng_profile whole, a, b;
+    load(&whole, "all.sqlite", o);
+    merge(&a, o, in_order);
+    merge(&b, o, shuffled);
+    assert_true(whole.n_rows > 4);
+    same_profile(&whole, &a);
+    same_profile(&a, &b);
+    ng_profile_release(&whole);
+    ng_profile_release(&a);
+    ng_profile_release(&b);
+}
+
+static void test_nvtx_mode(void **state)
+{
+    struct ng_regex re;
+    struct ng_err err = { "" };
+    (void)state;
+    make_job();
+    assert_int_equal(ng_regex_compile(&re, "^epoch [0-9]+$", 0, 4096, "--epoch-range", &err), 0);
+    const struct ng_source_opts o = { .epoch_re = &re, .epoch_pattern = "^epoch [0-9]+$",
+                                      .skip_epochs = 1, .item_samples = 1, .work = NG_WORK_ALL,
+                                      .metric = NG_METRIC_GPU_BUSY };
+    check_mode(&o);
+    const struct ng_source_opts sum = { .epoch_re = &re, .epoch_pattern = "^epoch [0-9]+$",
+                                        .item_samples = 1 };
+    check_mode(&sum);
+    ng_regex_release(&re);
+}
+
+static void test_total_mode(void **state)
+{
+    (void)state;
+    const struct ng_source_opts busy = { .metric = NG_METRIC_GPU_BUSY };
+    check_mode(&busy);
+    const struct ng_source_opts memory = { .metric = NG_METRIC_EXPOSED_COMM,
+                                           .work = NG_WORK_ALL };
+    check_mode(&memory);
+}
+
+/* A rank with fewer epochs: the run says which epoch some ranks lack. */
+static void test_lacking_epoch(void **state)
+{
+    struct ng_regex re;
+    struct ng_err err = { "" };
+    struct ng_profile run, r0, r1;
+    struct ng_profile_merge m;
+    (void)state;
+    gen("short.sqlite", "--kernels 1000 --epochs 4 --rank-base 1");
+    assert_int_equal(ng_regex_compile(&re, "^epoch", 0, 4096, "--epoch-range", &err), 0);
+    const struct ng_source_opts o = { .epoch_re = &re, .epoch_pattern = "^epoch" };
+    load(&r0, "rank0.sqlite", &o);
+    load(&r1, "short.sqlite", &o);
+    ng_profile_init(&run, "job");
+    ng_profile_merge_init(&m, &run);
+    assert_int_equal(ng_profile_merge_add(&m, &r1, 1, &err), 0);
+    assert_int_equal(ng_profile_merge_add(&m, &r0, 0, &err), 0);
+    assert_int_equal(ng_profile_merge_finish(&m, &err), 0);
+    assert_int_equal(run.n_epochs, 7);
+    int64_t s0 = r0.epochs[0].first_start, s1 = r1.epochs[0].first_start;
+    assert_int_equal(run.epochs[0].first_start, s0 < s1 ? s0 : s1);
+    assert_int_equal(run.epochs[0].ns, r0.epochs[0].ns + r1.epochs[0].ns);
+    assert_int_equal(run.epochs[6].ns, r0.epochs[6].ns);
+    assert_int_equal(run.n_warnings, 1);
+    assert_string_equal(run.warnings[0], "1 of the 2 ranks of 'job' have no epoch 'epoch 4' "
+                        "(and 2 more epochs some rank lacks): a rank that lacks an epoch adds "
+                        "nothing to it");
+    ng_profile_merge_release(&m);
+    ng_profile_release(&run);
+    ng_profile_release(&r0);
+    ng_profile_release(&r1);
+    ng_regex_release(&re);
+}
+
+/* A hand-made rank: one kernel row, one device, process `pid`. */
+static void tiny(struct ng_profile *p, const char *path, int64_t pid, int64_t ns, int nvtx)
+{
+    struct ng_err err = { "" };
+    ng_profile_init(p, path);
+    p->format = NG_FORMAT_SQLITE;
+    p->nvtx = nvtx;
+    ng_profile_add_row(p, NG_WORK_KERNEL, "k", 1, ns, 1);
+    p->has_places = 1;
+    ng_place_owner(ng_profile_add_place(&p->devices, &p->n_devices, 0, ns, 1), pid);
+    ng_profile_add_place(&p->processes, &p->n_processes, pid, ns, 1);
+    ng_profile_warn(p, "shared note");
+    assert_int_equal(ng_profile_finish(p, &err), 0);
+}
+
+static int fold(struct ng_profile *run, struct ng_profile *r, size_t n, struct ng_err *err)
+{
+    struct ng_profile_merge m;
+    ng_profile_init(run, "job");
+    ng_profile_merge_init(&m, run);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = ng_profile_merge_add(&m, &r[i], n - 1 - i, err);
+    if (rc == 0)
+        rc = ng_profile_merge_finish(&m, err);
+    ng_profile_merge_release(&m);
+    return rc;
+}
+
+/* Two nodes' ranks with one pid: two processes, told apart by rank
+ * position; the device id they share adds up, owned by several. */
+static void test_equal_pids(void **state)
+{
+    struct ng_profile r[3], run;
+    struct ng_err err = { "" };
+    (void)state;
+    tiny(&r[0], "n2.sqlite", 777, 30, 0);
+    tiny(&r[1], "n1.sqlite", 777, 20, 0);
+    tiny(&r[2], "n0.sqlite", 555, 10, 0);
+    assert_int_equal(fold(&run, r, 3, &err), 0);
+    assert_int_equal(run.n_processes, 3);
+    assert_int_equal(run.processes[0].id, 555);
+    assert_int_equal(run.processes[0].rank, -1);   /* its pid is its own */
+    assert_int_equal(run.processes[1].id, 777);
+    assert_int_equal(run.processes[1].rank, 1);
+    assert_int_equal(run.processes[1].ns, 20);
+    assert_int_equal(run.processes[2].rank, 2);
+    assert_int_equal(run.n_devices, 1);
+    assert_int_equal(run.devices[0].ns, 60);
+    assert_int_equal(run.devices[0].owner, NG_OWNER_SEVERAL);
+    assert_int_equal(run.n_warnings, 1);   /* kept once */
+    assert_int_equal(run.total_ns, 60);
+    ng_profile_release(&run);
+    for (int i = 0; i < 3; i++)
+        ng_profile_release(&r[i]);
+}
+
+static void test_refusals(void **state)
+{
+    struct ng_profile r[2], run;
+    struct ng_err err = { "" };
+    (void)state;
+    tiny(&r[0], "b.sqlite", 1, 10, 1);
+    tiny(&r[1], "a.sqlite", 2, 10, 0);
+    assert_int_equal(fold(&run, r, 2, &err), -1);
+    /* named by rank position, whatever came first */
+    assert_string_equal(err.msg, "'a.sqlite' (sqlite, total mode) and 'b.sqlite' (sqlite, NVTX "
+                        "mode) cannot be ranks of one run: read every rank the same way");
+    ng_profile_release(&run);
+    r[0].nvtx = 0;
+    r[0].rank = r[1].rank = 3;
+    assert_int_equal(fold(&run, r, 2, &err), -1);
+    assert_string_equal(err.msg, "'a.sqlite' and 'b.sqlite' are both rank 3: give each rank "
+                        "once");
+    ng_profile_release(&run);
+    r[0].rank = r[1].rank = -1;
+    r[0].left_out_ns[NG_WORK_MEMCPY] = INT64_MAX;
+    r[1].left_out_ns[NG_WORK_MEMCPY] = 1;
+    assert_int_equal(fold(&run, r, 2, &err), -1);
+    assert_string_equal(err.msg, "'a.sqlite': the run's figures with this rank's overflow 64 "
+                        "bits");
+    ng_profile_release(&run);
+    r[1].left_out_ns[NG_WORK_MEMCPY] = 0;
+    r[0].rows[0].total_ns = INT64_MAX;
+    assert_int_equal(fold(&run, r, 2, &err), -1);
+    assert_non_null(strstr(err.msg, "overflows 64 bits"));
+    ng_profile_release(&run);
+    ng_profile_init(&run, "job");
+    struct ng_profile_merge m;
+    ng_profile_merge_init(&m, &run);
+    assert_int_equal(ng_profile_merge_finish(&m, &err), -1);
+    assert_string_equal(err.msg, "'job': no rank to read");
+    ng_profile_merge_release(&m);
+    ng_profile_release(&run);
+    for (int i = 0; i < 2; i++)
+        ng_profile_release(&r[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nvtx_mode),
+        cmocka_unit_test(test_total_mode),
+        cmocka_unit_test(test_lacking_epoch),
+        cmocka_unit_test(test_equal_pids),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
