@@ -49,8 +49,9 @@ static const char *const help_headings[NG_HELP_GROUPS] = {
 #define OUTPUT_OPTIONS { .flag = NULL }
 
 /* A row's scope (struct ng_option's `scope`) is where it may be set:
- * NG_CLI_GATE, the zero, unless given.  The table is in --help's order
- * within each heading. */
+ * NG_CLI_GATE, the zero, unless given; and, as a bit beside it, whether it
+ * changes what is read (NG_CLI_READS) or how (NG_CLI_ACCESS).  The table
+ * is in --help's order within each heading. */
 static const struct ng_option specs[] = {
     { .flag = "epochs", .env = "NSYS_GATE_EPOCHS", .takes = NG_OPTION_VALUE,
       .parse = ng_values_epochs, .field = S(compare.epochs), .meta = "N",
@@ -86,10 +87,11 @@ static const struct ng_option specs[] = {
     { .flag = "nsys", .env = "NSYS_GATE_NSYS", .takes = NG_OPTION_VALUE,
       .parse = ng_options_text, .field = S(nsys), .meta = "PATH",
       .help = "the nsys executable for .nsys-rep inputs; default nsys on PATH",
-      .scope = NG_CLI_GATE_PATH, .group = NG_HELP_NSYS },
+      .scope = NG_CLI_GATE_PATH | NG_CLI_ACCESS, .group = NG_HELP_NSYS },
     { .flag = "nsys-timeout", .env = "NSYS_GATE_NSYS_TIMEOUT", .takes = NG_OPTION_VALUE,
       .parse = ng_values_seconds, .field = S(nsys_timeout), .meta = "SECONDS",
-      .help = "kill nsys if an export takes longer; default 600", .group = NG_HELP_NSYS },
+      .help = "kill nsys if an export takes longer; default 600", .scope = NG_CLI_ACCESS,
+      .group = NG_HELP_NSYS },
     { .flag = "baseline", .env = "NSYS_GATE_BASELINE", .takes = NG_OPTION_PATHS,
       .parse = ng_values_baseline, .meta = "FILE",
       .help = "a baseline profile, repeatable for repeat runs (instead of the operands)",
@@ -129,18 +131,19 @@ static const struct ng_option specs[] = {
     { .flag = "epoch-range", .env = "NSYS_GATE_EPOCH_RANGE", .takes = NG_OPTION_VALUE,
       .parse = ng_options_text, .field = S(epoch_range), .meta = "REGEX",
       .help = "per-epoch samples from NVTX ranges matching REGEX (or auto)",
-      .group = NG_HELP_EPOCHS },
+      .scope = NG_CLI_READS, .group = NG_HELP_EPOCHS },
     { .flag = "metric", .env = "NSYS_GATE_METRIC", .takes = NG_OPTION_VALUE,
       .parse = ng_values_metric, .meta = "M",
       .help = "what an epoch's time is: kernel-sum (default), gpu-span (NVTX mode), gpu-busy or "
-              "exposed-comm", .group = NG_HELP_DECISION },
+              "exposed-comm", .scope = NG_CLI_READS, .group = NG_HELP_DECISION },
     { .flag = "work", .env = "NSYS_GATE_WORK", .takes = NG_OPTION_VALUE,
       .parse = ng_values_work, .meta = "LIST",
       .help = "GPU work counted: kernels, graphs, memory (comma-separated) or all; default "
-              "kernels,graphs", .group = NG_HELP_COUNTED },
+              "kernels,graphs", .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
     { .flag = "skip-epochs", .env = "NSYS_GATE_SKIP_EPOCHS", .takes = NG_OPTION_VALUE,
       .parse = ng_options_count, .field = S(compare.skip_epochs), .meta = "K",
-      .help = "drop the first K epochs of each run (warm-up); default 0", .group = NG_HELP_EPOCHS },
+      .help = "drop the first K epochs of each run (warm-up); default 0", .scope = NG_CLI_READS,
+      .group = NG_HELP_EPOCHS },
     { .flag = "alpha", .env = "NSYS_GATE_ALPHA", .takes = NG_OPTION_VALUE,
       .parse = ng_values_alpha, .field = S(compare.alpha), .meta = "A",
       .help = "significance level of the test of the ratio of means (and of the per-kernel "
@@ -152,15 +155,15 @@ static const struct ng_option specs[] = {
     { .flag = "kernels", .env = "NSYS_GATE_KERNELS", .takes = NG_OPTION_LINES,
       .parse = ng_values_kernels, .meta = "REGEX",
       .help = "count only work items whose name matches (POSIX extended, case-sensitive; "
-              "repeatable)", .group = NG_HELP_COUNTED },
+              "repeatable)", .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
     { .flag = "exclude-kernels", .env = "NSYS_GATE_EXCLUDE_KERNELS", .takes = NG_OPTION_LINES,
       .parse = ng_values_exclude_kernels, .meta = "REGEX",
       .help = "leave out work items whose name matches (repeatable), e.g. '^nccl'",
-      .group = NG_HELP_COUNTED },
+      .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
     { .flag = "comm-kernels", .env = "NSYS_GATE_COMM_KERNELS", .takes = NG_OPTION_LINES,
       .parse = ng_values_comm_kernels, .meta = "REGEX",
       .help = "kernels whose name matches are communication too, beside the built-in table "
-              "(POSIX extended; repeatable)", .group = NG_HELP_COUNTED },
+              "(POSIX extended; repeatable)", .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
     { .flag = "min-delta-ms", .env = "NSYS_GATE_MIN_DELTA_MS", .takes = NG_OPTION_VALUE,
       .parse = ng_values_ms, .field = S(compare.policy.min_delta_ms), .meta = "MS",
       .help = "a FAIL also needs the per-epoch increase to be more than MS; default 0 (no floor)",
@@ -187,7 +190,7 @@ static const struct ng_option specs[] = {
     { .flag = "kernel-names", .env = "NSYS_GATE_KERNEL_NAMES", .takes = NG_OPTION_VALUE,
       .parse = ng_values_kernel_names, .meta = "full|base",
       .help = "kernel names as demangled (full, default) or without template arguments (base)",
-      .group = NG_HELP_COUNTED },
+      .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
     { .flag = "top", .env = "NSYS_GATE_TOP", .takes = NG_OPTION_VALUE,
       .parse = ng_options_count, .field = S(compare.top), .meta = "N",
       .help = "kernels named in the attribution; default 5", .group = NG_HELP_OUTPUTS },
@@ -197,23 +200,23 @@ static const struct ng_option specs[] = {
     { .flag = "cache-dir", .env = "NSYS_GATE_CACHE_DIR", .takes = NG_OPTION_VALUE,
       .parse = ng_options_text, .field = S(cache.dir), .meta = "DIR",
       .help = "keep .nsys-rep exports here; default $XDG_CACHE_HOME/nsys-gate",
-      .scope = NG_CLI_RUN, .group = NG_HELP_NSYS },
+      .scope = NG_CLI_RUN | NG_CLI_ACCESS, .group = NG_HELP_NSYS },
     { .flag = "no-cache", .env = "NSYS_GATE_NO_CACHE", .takes = NG_OPTION_SWITCH,
       .parse = ng_options_bool, .field = S(no_cache),
-      .help = "export .nsys-rep inputs afresh every time", .scope = NG_CLI_RUN,
+      .help = "export .nsys-rep inputs afresh every time", .scope = NG_CLI_RUN | NG_CLI_ACCESS,
       .group = NG_HELP_NSYS },
     { .flag = "cache-max-mb", .env = "NSYS_GATE_CACHE_MAX_MB", .takes = NG_OPTION_VALUE,
       .parse = ng_values_cache_mb, .meta = "MB",
       .help = "prune the export cache past this size (0 = no cap); default 10240",
-      .scope = NG_CLI_RUN, .group = NG_HELP_NSYS },
+      .scope = NG_CLI_RUN | NG_CLI_ACCESS, .group = NG_HELP_NSYS },
     { .flag = "cache-max-days", .env = "NSYS_GATE_CACHE_MAX_DAYS", .takes = NG_OPTION_VALUE,
       .parse = ng_values_cache_days, .meta = "DAYS",
-      .help = "prune exports unused this long (0 = never); default 30", .scope = NG_CLI_RUN,
-      .group = NG_HELP_NSYS },
+      .help = "prune exports unused this long (0 = never); default 30",
+      .scope = NG_CLI_RUN | NG_CLI_ACCESS, .group = NG_HELP_NSYS },
     { .flag = "sqlite-sql-only", .env = "NSYS_GATE_SQLITE_SQL_ONLY", .takes = NG_OPTION_SWITCH,
       .parse = ng_options_bool, .field = S(sql_only),
       .help = "read SQLite files through SQL queries only, not the page reader (slower; rules "
-              "it out)", .scope = NG_CLI_RUN, .group = NG_HELP_NSYS },
+              "it out)", .scope = NG_CLI_RUN | NG_CLI_ACCESS, .group = NG_HELP_NSYS },
     { .flag = "quiet", .env = "NSYS_GATE_QUIET", .takes = NG_OPTION_SWITCH,
       .parse = ng_options_bool, .field = S(quiet),
       .help = "no human line on stdout, no progress on stderr", .scope = NG_CLI_RUN,
@@ -384,7 +387,9 @@ enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
         return NG_CLI_UNKNOWN;
     if (values)   /* 0 a switch, 1 one value, 2 a list */
         *values = o->takes >= NG_OPTION_REPEAT ? 2 : o->takes == NG_OPTION_VALUE;
-    return o->takes != NG_OPTION_BARE ? (enum ng_cli_scope)o->scope : NG_CLI_RUN;
+    if (o->takes == NG_OPTION_BARE)
+        return NG_CLI_RUN;
+    return (enum ng_cli_scope)(o->scope & NG_CLI_WHERE);
 }
 
 /* The repeatable options' value counts, by parser. */

@@ -28,6 +28,15 @@ enum ng_cli_scope {
     NG_CLI_RUN,
 };
 
+/* Bits of a row's scope beside where it may be set (NG_CLI_WHERE): the
+ * option changes what is read (a summary records it, and a gate on a
+ * summary must ask the same), or only how it is read (nsys and its
+ * cache).  `nsys-gate summarize` takes the rows with either, so its
+ * table comes from the gate's and never drifts from it. */
+#define NG_CLI_WHERE 0x0f
+#define NG_CLI_READS 0x10
+#define NG_CLI_ACCESS 0x20
+
 /* Fills s from argv and the environment.  On error s still holds every
  * value that parsed (so main can write the requested reports) and -1 is
  * returned with err set. */

@@ -18,6 +18,7 @@
 #include "core/ng_context.h"
 #include "core/ng_verdict_text.h"
 #include "reporters/ng_reporter.h"
+#include "run/ng_read.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "util/ng_file.h"
 #include "util/ng_oom.h"
@@ -379,7 +380,7 @@ static void run_children(struct ng_batch_run *r, long jobs)
     struct pollfd *fds = ng_xcalloc(max, sizeof *fds);
     size_t n_paths;
     const char **paths = all_profiles(&r->manifest, &n_paths);
-    int made_slots = ng_gate_slots_setup(jobs, paths, n_paths, 1) == 1;
+    int made_slots = ng_read_slots_setup(jobs, paths, n_paths, 1) == 1;
     size_t limit = max;   /* lowered while the system is short of descriptors or processes */
 
     free(paths);

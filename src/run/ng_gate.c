@@ -8,104 +8,23 @@
 
 #include "core/ng_compare.h"
 #include "core/ng_context.h"
-#include "core/ng_nvtx.h"
 #include "core/ng_work_rates.h"
 #include "history/ng_history_baseline.h"
-#include "sources/ng_source.h"
-#include "sources/nsysrep/ng_export_slots.h"
-#include "sources/nsysrep/ng_exports.h"
+#include "run/ng_read.h"
 #include "util/ng_oom.h"
-#include "util/ng_threads.h"
 #include "util/ng_util.h"
 
-/* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
- * the number is the group, so the ranks of one epoch add up. */
-const char ng_gate_auto_epoch_pattern[] =
-    "^[[:space:]]*epoch[[:space:]]*[:=_-]?[[:space:]]*([0-9]+)"
-    "([[:space:]]*/[[:space:]]*[0-9]+)?"
-    "([[:space:]]*[-_,:]?[[:space:]]*rank[[:space:]]*[:=_-]?[[:space:]]*[0-9]+)?[[:space:]]*$";
-
-static int compile_pattern(struct ng_gate *g, const char *pattern, struct ng_err *err)
-{
-    const char *re = strcmp(pattern, "auto") == 0 ? ng_gate_auto_epoch_pattern : pattern;
-    if (ng_regex_compile(&g->epoch_re, re, REG_ICASE, NG_NVTX_TEXT_MAX, "--epoch-range",
-                         err) < 0)
-        return -1;
-    g->have_re = 1;
-    return 0;
-}
-
-/* A profile that was never read still gets its kind, for the reports. */
-static void note_formats(struct ng_profile *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct ng_err ignored;
-        if (!p[i].loaded && p[i].format == NG_FORMAT_UNKNOWN)
-            (void)ng_source_detect(p[i].path, &p[i].format, &ignored);
-    }
-}
-
-/* Every profile of both sides, loaded side by side: up to --jobs at once
- * (one per processor by default, ng_threads), so .nsys-rep operands are
- * exported in parallel, within the run's export slots (ng_export_slots:
- * the memory bound, and across a batch's gates).  Operands naming one
- * report share its export (ng_exports).  A job is one profile with its
- * own error; the first failure in order (baseline runs, then current runs)
- * is the one reported, as if loaded one by one. */
-struct loading {
-    struct ng_profile **p;
-    const struct ng_source_opts *opts;
-};
-
-int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared)
-{
-    uint64_t largest = 0;
-    int any = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        enum ng_format f;
-        struct ng_err ignored;
-        struct stat st;
-        if (ng_source_detect(paths[i], &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
-            stat(paths[i], &st) == 0) {
-            any = 1;
-            if ((uint64_t)st.st_size > largest)
-                largest = (uint64_t)st.st_size;
-        }
-    }
-    return any ? ng_export_slots_setup(ng_export_slots_count(jobs, largest), shared) : 0;
-}
-
-static int load_one(void *ctx, size_t i, struct ng_err *err)
-{
-    struct loading *l = ctx;
-
-    ng_oom_doing("reading '%s'", l->p[i]->path);   /* named if memory runs out */
-    int rc = ng_source_load(l->p[i], l->opts, err);
-    ng_oom_doing(NULL);
-    return rc;
-}
-
-static int load_all(struct ng_gate *g, const struct ng_source_opts *o, long jobs,
-                    struct ng_err *err)
+/* Every profile of both sides, loaded side by side (ng_read_profiles()):
+ * the first failure in order (baseline runs, then current runs) is the
+ * one reported. */
+static int load_all(struct ng_gate *g, long jobs, struct ng_err *err)
 {
     size_t n = g->nb + g->nc;
     struct ng_profile **p = ng_xcalloc(n ? n : 1, sizeof *p);
-    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
-    struct ng_source_opts opts = *o;
-    struct loading l = { p, &opts };
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         p[i] = i < g->nb ? &g->baseline[i] : &g->current[i - g->nb];
-        paths[i] = p[i]->path;
-    }
-    /* a batch's gate finds the batch's slots there already */
-    int made_slots = ng_gate_slots_setup(jobs, paths, n, 0) == 1;
-    free(paths);
-    opts.exports = g->exports = ng_exports_new();
-    int ret = ng_threads_run(jobs, n, load_one, &l, err);
-    if (made_slots)
-        ng_export_slots_teardown();
+    int ret = ng_read_profiles(&g->read, p, n, jobs, err);
     free(p);
     return ret;
 }
@@ -175,34 +94,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_profile_init(&g->baseline[i], s->baselines[i]);
     for (size_t i = 0; i < g->nc; i++)
         ng_profile_init(&g->current[i], s->currents[i]);
-    if (ok && s->epoch_range)
-        ok = compile_pattern(g, s->epoch_range, &err) == 0;
-    const struct ng_policy *pol = &s->compare.policy;
-    if (ok && (pol->n_kernels || pol->n_exclude)) {
-        ok = ng_filter_init(&g->filter, pol->kernels, pol->n_kernels, pol->exclude,
-                            pol->n_exclude, &err) == 0;
-        g->have_filter = ok;
-    }
-    if (ok) {
-        ok = ng_comm_init(&g->comm, pol->comm, pol->n_comm, &err) == 0;
-        g->have_comm = ok;
-    }
-
-    struct ng_source_opts src = {
-        .nsys = s->nsys,
-        .work = s->compare.work,
-        .nsys_timeout = s->nsys_timeout,
-        .epoch_re = g->have_re ? &g->epoch_re : NULL,
-        .epoch_pattern = s->epoch_range,
-        .metric = s->compare.metric,
-        .skip_epochs = s->compare.skip_epochs,
-        .cache = s->cache.dir ? &s->cache : NULL,
-        .filter = g->have_filter ? &g->filter : NULL,
-        .comm = g->have_comm ? &g->comm : NULL,
-        .base_names = pol->base_names,
-        .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
-        .sql_only = s->sql_only,
-    };
+    if (ok)
+        ok = ng_read_setup(&g->read, s, &err) == 0;
     memset(&own, 0, sizeof own);
     int starts = 0;
     if (ok && s->baseline_history && g->nb == 0) {
@@ -216,7 +109,7 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
             ng_profile_init(&g->baseline[i], s->currents[i]);
         g->nb = g->nc;
     }
-    ok = ok && load_all(g, &src, s->jobs, &err) == 0;
+    ok = ok && load_all(g, s->jobs, &err) == 0;
     if (ok && w && starts == 0) {
         /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)
@@ -229,8 +122,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_work_rates_fill(&g->verdict, g->current, g->nc);
         ng_oom_doing(NULL);
     } else {
-        note_formats(g->baseline, g->nb);
-        note_formats(g->current, g->nc);
+        ng_read_note_formats(g->baseline, g->nb);
+        ng_read_note_formats(g->current, g->nc);
         ng_compare_begin(&g->verdict, g->baseline, g->nb, g->current, g->nc, &s->compare);
         ng_verdict_fail_with(&g->verdict, err.msg);
     }
@@ -238,11 +131,10 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         ng_verdict_warn(&g->verdict, "--epochs, --baseline-epochs and --current-epochs are "
                         "not used with --epoch-range: the NVTX ranges are the epochs");
     /* what the exports had to say (e.g. the cache was not used), once */
-    for (size_t i = 0; i < ng_exports_n_notes(g->exports); i++)
-        ng_verdict_warn(&g->verdict, "%s", ng_exports_note_at(g->exports, i));
+    for (size_t i = 0; i < ng_read_n_notes(&g->read); i++)
+        ng_verdict_warn(&g->verdict, "%s", ng_read_note_at(&g->read, i));
     /* the exports' private files are not needed past the reading */
-    ng_exports_free(g->exports);
-    g->exports = NULL;
+    ng_read_drop_exports(&g->read);
     g->verdict.verbose = s->verbose;
     g->verdict.fail_inconclusive = s->fail_inconclusive;
     ng_context_collect(&g->verdict.context, s->labels, s->n_labels, NULL, NULL);
@@ -265,14 +157,6 @@ void ng_gate_release(struct ng_gate *g)
         ng_profile_release(&g->baseline[i]);
     for (size_t i = 0; i < g->nc; i++)
         ng_profile_release(&g->current[i]);
-    if (g->have_re)
-        ng_regex_release(&g->epoch_re);
-    if (g->have_filter)
-        ng_filter_release(&g->filter);
-    g->have_filter = 0;
-    if (g->have_comm)
-        ng_comm_release(&g->comm);
-    g->have_comm = 0;
+    ng_read_release(&g->read);
     g->nb = g->nc = 0;
-    g->have_re = 0;
 }

@@ -1,5 +1,5 @@
 /* ng_gate: one gate run, from settings to a finished verdict: compiles the
- * epoch pattern, loads every profile of both sides, decides.  main and the
+ * reading (ng_read), loads every profile of both sides, decides.  main and the
  * batch runner both go through here.
  *
  * Ownership: a struct ng_gate owns its profiles and its verdict (which
@@ -9,13 +9,10 @@
 #define NG_GATE_H
 
 #include "cli/ng_cli.h"
-#include "core/ng_comm.h"
-#include "core/ng_filter.h"
 #include "core/ng_profile.h"
 #include "core/ng_verdict.h"
-#include "util/ng_regex.h"
+#include "run/ng_read.h"
 
-struct ng_exports;
 struct ng_history_baseline;
 
 struct ng_gate {
@@ -23,18 +20,9 @@ struct ng_gate {
     size_t nb;
     struct ng_profile current[NG_MAX_RUNS];
     size_t nc;
-    struct ng_regex epoch_re;
-    int have_re;
-    struct ng_filter filter;   /* --kernels, --exclude-kernels */
-    int have_filter;
-    struct ng_comm comm;       /* communication kernels: the table and --comm-kernels */
-    int have_comm;
+    struct ng_read read;       /* what the profiles are read with */
     struct ng_verdict verdict;
-    struct ng_exports *exports;   /* while the profiles load */
 };
-
-/* The built-in pattern behind --epoch-range auto. */
-extern const char ng_gate_auto_epoch_pattern[];
 
 /* Runs the gate.  usage_err, when not NULL, is a settings error found by
  * the caller: the verdict is then that ERROR, with whatever paths are
@@ -42,11 +30,6 @@ extern const char ng_gate_auto_epoch_pattern[];
 void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng_err *usage_err);
 
 void ng_gate_release(struct ng_gate *g);
-
-/* The export slots (ng_export_slots_setup()) for a run whose profiles are
- * `paths`: none when no path is an .nsys-rep, else ng_export_slots_count(jobs,
- * the largest of them).  Returns as ng_export_slots_setup() does. */
-int ng_gate_slots_setup(long jobs, const char *const *paths, size_t n, int shared);
 
 /* What gate s looks for in its --baseline-history file (ng_history_baseline_init()
  * with s's figures; nothing read yet). */

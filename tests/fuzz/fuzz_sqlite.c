@@ -12,7 +12,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
-#include "run/ng_gate.h"
+#include "run/ng_read.h"
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
@@ -40,7 +40,7 @@ static void set_up(void)
     /* the gate's --epoch-range auto, and a pattern without a group (the
      * whole range text is then the epoch key) */
     struct ng_err err;
-    NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_gate_auto_epoch_pattern, REG_ICASE,
+    NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_read_auto_epoch_pattern, REG_ICASE,
                                    NG_NVTX_TEXT_MAX, "--epoch-range", &err) == 0);
     NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^epoch", REG_ICASE, NG_NVTX_TEXT_MAX,
                                    "--epoch-range", &err) == 0);

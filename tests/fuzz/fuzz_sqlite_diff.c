@@ -28,7 +28,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
-#include "run/ng_gate.h"
+#include "run/ng_read.h"
 #include "core/ng_nvtx.h"
 #include "util/ng_regex.h"
 #include "sources/ng_source.h"
@@ -80,7 +80,7 @@ static void set_up(void)
     snprintf(journal_path, sizeof journal_path, "%s-journal", db_path);
     snprintf(wal_path, sizeof wal_path, "%s-wal", db_path);
     atexit(remove_dir);
-    NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_gate_auto_epoch_pattern, REG_ICASE,
+    NG_FUZZ_CHECK(ng_regex_compile(&auto_re, ng_read_auto_epoch_pattern, REG_ICASE,
                                    NG_NVTX_TEXT_MAX, "--epoch-range", &err) == 0);
 }
 

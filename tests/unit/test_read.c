@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "run/ng_gate.h"
+#include "run/ng_read.h"
 
 static const struct {
     const char *text;
@@ -44,7 +44,7 @@ static void test_auto_pattern(void **state)
     regmatch_t m[2];
     (void)state;
 
-    assert_int_equal(regcomp(&re, ng_gate_auto_epoch_pattern, REG_EXTENDED | REG_ICASE), 0);
+    assert_int_equal(regcomp(&re, ng_read_auto_epoch_pattern, REG_EXTENDED | REG_ICASE), 0);
     assert_true(re.re_nsub >= 1);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         int hit = regexec(&re, table[i].text, 2, m, 0) == 0;

@@ -1,0 +1,156 @@
+#include "run/ng_read.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/ng_nvtx.h"
+#include "sources/ng_source.h"
+#include "sources/nsysrep/ng_export_slots.h"
+#include "sources/nsysrep/ng_exports.h"
+#include "util/ng_oom.h"
+#include "util/ng_threads.h"
+#include "util/ng_util.h"
+
+/* epoch 3, epoch=3, Epoch_3, EPOCH: 3, epoch-3, Epoch 3/10, epoch_3-rank_1:
+ * the number is the group, so the ranks of one epoch add up. */
+const char ng_read_auto_epoch_pattern[] =
+    "^[[:space:]]*epoch[[:space:]]*[:=_-]?[[:space:]]*([0-9]+)"
+    "([[:space:]]*/[[:space:]]*[0-9]+)?"
+    "([[:space:]]*[-_,:]?[[:space:]]*rank[[:space:]]*[:=_-]?[[:space:]]*[0-9]+)?[[:space:]]*$";
+
+static int compile_pattern(struct ng_read *r, const char *pattern, struct ng_err *err)
+{
+    const char *re = strcmp(pattern, "auto") == 0 ? ng_read_auto_epoch_pattern : pattern;
+    if (ng_regex_compile(&r->epoch_re, re, REG_ICASE, NG_NVTX_TEXT_MAX, "--epoch-range",
+                         err) < 0)
+        return -1;
+    r->have_re = 1;
+    return 0;
+}
+
+int ng_read_setup(struct ng_read *r, const struct ng_settings *s, struct ng_err *err)
+{
+    const struct ng_policy *pol = &s->compare.policy;
+
+    memset(r, 0, sizeof *r);
+    if (s->epoch_range && compile_pattern(r, s->epoch_range, err) < 0)
+        return -1;
+    if (pol->n_kernels || pol->n_exclude) {
+        if (ng_filter_init(&r->filter, pol->kernels, pol->n_kernels, pol->exclude,
+                           pol->n_exclude, err) < 0)
+            return -1;
+        r->have_filter = 1;
+    }
+    if (ng_comm_init(&r->comm, pol->comm, pol->n_comm, err) < 0)
+        return -1;
+    r->have_comm = 1;
+    r->opts = (struct ng_source_opts){
+        .nsys = s->nsys,
+        .work = s->compare.work,
+        .nsys_timeout = s->nsys_timeout,
+        .epoch_re = r->have_re ? &r->epoch_re : NULL,
+        .epoch_pattern = s->epoch_range,
+        .metric = s->compare.metric,
+        .skip_epochs = s->compare.skip_epochs,
+        .cache = s->cache.dir ? &s->cache : NULL,
+        .filter = r->have_filter ? &r->filter : NULL,
+        .comm = &r->comm,
+        .base_names = pol->base_names,
+        .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
+        .sql_only = s->sql_only,
+    };
+    return 0;
+}
+
+void ng_read_note_formats(struct ng_profile *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct ng_err ignored;
+        if (!p[i].loaded && p[i].format == NG_FORMAT_UNKNOWN)
+            (void)ng_source_detect(p[i].path, &p[i].format, &ignored);
+    }
+}
+
+int ng_read_slots_setup(long jobs, const char *const *paths, size_t n, int shared)
+{
+    uint64_t largest = 0;
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        enum ng_format f;
+        struct ng_err ignored;
+        struct stat st;
+        if (ng_source_detect(paths[i], &f, &ignored) == 0 && f == NG_FORMAT_NSYS_REP &&
+            stat(paths[i], &st) == 0) {
+            any = 1;
+            if ((uint64_t)st.st_size > largest)
+                largest = (uint64_t)st.st_size;
+        }
+    }
+    return any ? ng_export_slots_setup(ng_export_slots_count(jobs, largest), shared) : 0;
+}
+
+/* A job is one profile with its own error. */
+struct loading {
+    struct ng_profile *const *p;
+    const struct ng_source_opts *opts;
+};
+
+static int load_one(void *ctx, size_t i, struct ng_err *err)
+{
+    struct loading *l = ctx;
+
+    ng_oom_doing("reading '%s'", l->p[i]->path);   /* named if memory runs out */
+    int rc = ng_source_load(l->p[i], l->opts, err);
+    ng_oom_doing(NULL);
+    return rc;
+}
+
+int ng_read_profiles(struct ng_read *r, struct ng_profile *const *p, size_t n, long jobs,
+                     struct ng_err *err)
+{
+    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    struct ng_source_opts opts = r->opts;
+    struct loading l = { p, &opts };
+
+    for (size_t i = 0; i < n; i++)
+        paths[i] = p[i]->path;
+    /* a batch's gate finds the batch's slots there already */
+    int made_slots = ng_read_slots_setup(jobs, paths, n, 0) == 1;
+    free(paths);
+    ng_read_drop_exports(r);
+    opts.exports = r->exports = ng_exports_new();
+    int ret = ng_threads_run(jobs, n, load_one, &l, err);
+    if (made_slots)
+        ng_export_slots_teardown();
+    return ret;
+}
+
+size_t ng_read_n_notes(const struct ng_read *r)
+{
+    return ng_exports_n_notes(r->exports);
+}
+
+const char *ng_read_note_at(const struct ng_read *r, size_t i)
+{
+    return ng_exports_note_at(r->exports, i);
+}
+
+void ng_read_drop_exports(struct ng_read *r)
+{
+    ng_exports_free(r->exports);
+    r->exports = NULL;
+}
+
+void ng_read_release(struct ng_read *r)
+{
+    ng_read_drop_exports(r);
+    if (r->have_re)
+        ng_regex_release(&r->epoch_re);
+    if (r->have_filter)
+        ng_filter_release(&r->filter);
+    if (r->have_comm)
+        ng_comm_release(&r->comm);
+    memset(r, 0, sizeof *r);
+}
