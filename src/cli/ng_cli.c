@@ -100,6 +100,11 @@ static const struct ng_option specs[] = {
       .parse = ng_values_current, .meta = "FILE",
       .help = "a current profile, repeatable for repeat runs (instead of the operands)",
       .scope = NG_CLI_GATE_PATH, .group = NG_HELP_INPUTS },
+    { .flag = "ranks", .env = "NSYS_GATE_RANKS", .takes = NG_OPTION_SWITCH,
+      .parse = ng_options_bool, .field = S(ranks),
+      .help = "each side's profiles are the ranks of one run, not repeat runs: their epochs "
+              "add up; a profile may be a glob ('rank*.sqlite'), expanded by the gate",
+      .group = NG_HELP_INPUTS },
     { .flag = "baseline-history", .env = "NSYS_GATE_BASELINE_HISTORY", .takes = NG_OPTION_VALUE,
       .parse = ng_options_text, .field = S(baseline_history), .meta = "FILE",
       .help = "the baseline is the last runs of this gate (--name) in a --history file, instead "
@@ -373,6 +378,9 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
     if (s->compare.policy.kernel_min_delta_ms >= 0 && s->compare.policy.kernel_threshold == 0)
         return ng_err_set(err, "--kernel-min-delta-ms needs --kernel-threshold (per-kernel "
                                "gates)");
+    if (s->ranks && s->compare.metric == NG_METRIC_GPU_SPAN)
+        return ng_err_set(err, "--metric gpu-span cannot add up --ranks: each rank's span is "
+                               "on its own clock; use gpu-busy or kernel-sum");
     if (s->baseline_history && s->n_baselines > 0)
         return ng_err_set(err, "--baseline-history is the baseline: give no baseline profile "
                                "with it");
@@ -510,6 +518,9 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     if (s->manifest)
         return 0;   /* each gate is checked when the manifest is read */
     if (s->print_profile) {
+        if (s->ranks)
+            return ng_err_set(err, "--print-profile shows each profile on its own: --ranks "
+                                   "folds ranks for a gate");
         if (noperands == 0 && !lists)
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
         return 0;

@@ -39,6 +39,8 @@ struct ng_settings {
     size_t n_baselines;
     const char *currents[NG_MAX_RUNS];
     size_t n_currents;
+    int ranks;                        /* --ranks: each side's profiles (globs expanded) are
+                                         the ranks of one run, folded into one profile */
     /* --label KEY=VALUE, in order (a later one wins): the run context's
      * labels (ng_context) */
     const char *labels[NG_MAX_RUNS];

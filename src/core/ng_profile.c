@@ -260,15 +260,19 @@ void ng_profile_add_epoch(struct ng_profile *p, const char *name, int64_t first_
     p->epochs[p->n_epochs++] = (struct ng_epoch){ ng_xstrdup(name), first_start, ns, kernels };
 }
 
-static int by_total(const void *a, const void *b, void *rows)
+int ng_profile_row_order(const struct ng_work_row *x, const struct ng_work_row *y)
 {
-    const struct ng_work_row *x = (const struct ng_work_row *)rows + *(const uint32_t *)a;
-    const struct ng_work_row *y = (const struct ng_work_row *)rows + *(const uint32_t *)b;
     if (x->total_ns != y->total_ns)
         return x->total_ns > y->total_ns ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+static int by_total(const void *a, const void *b, void *rows)
+{
+    return ng_profile_row_order((const struct ng_work_row *)rows + *(const uint32_t *)a,
+                                (const struct ng_work_row *)rows + *(const uint32_t *)b);
 }
 
 /* Sorts 4-byte row numbers, then moves the rows into place cycle by cycle:

@@ -243,6 +243,10 @@ void ng_kernel_base_name(const char *demangled, struct ng_buf *out);
  * names the pattern). */
 int ng_profile_finish(struct ng_profile *p, struct ng_err *err);
 
+/* The order of a finished profile's rows: total_ns descending, then kind,
+ * then name (< 0, 0, > 0 as strcmp). */
+int ng_profile_row_order(const struct ng_work_row *x, const struct ng_work_row *y);
+
 /* Replaces p's rows with from's (moved: from keeps none), e.g. rows folded
  * into a scratch profile; p's totals stay. */
 void ng_profile_take_rows(struct ng_profile *p, struct ng_profile *from);

@@ -23,10 +23,12 @@ struct ng_profile_merge_warning {
     size_t position, seq;
 };
 
-void ng_profile_merge_init(struct ng_profile_merge *m, struct ng_profile *run)
+void ng_profile_merge_init(struct ng_profile_merge *m, struct ng_profile *run,
+                           const struct ng_regex *epoch_re)
 {
     memset(m, 0, sizeof *m);
     m->run = run;
+    m->epoch_re = epoch_re;
 }
 
 static void add64(int64_t *to, int64_t v, int *overflow)
@@ -76,19 +78,47 @@ static void add_totals(struct ng_profile *run, const struct ng_profile *r, int *
     run->empty_epochs = max_size(run->empty_epochs, r->empty_epochs);
 }
 
-/* The rank's epochs into the run's, by name; returns each rank epoch's
+/* An epoch's key (into *key): the pattern's first group in its text, with
+ * the " #k" that numbers a repeated key, as ng_nvtx keys the ranges of one
+ * profile; the name when the pattern has no group or does not match. */
+static void epoch_key(struct ng_profile_merge *m, const char *name, struct ng_buf *key)
+{
+    size_t len = strlen(name), text = len;
+    regmatch_t g[2];
+
+    while (text > 0 && name[text - 1] >= '0' && name[text - 1] <= '9')
+        text--;
+    if (text == len || text < 2 || name[text - 1] != '#' || name[text - 2] != ' ')
+        text = len;   /* no occurrence number */
+    else
+        text -= 2;
+    key->len = 0;
+    ng_buf_add(key, name, text);
+    ng_buf_add(key, "", 1);
+    if (m->epoch_re && m->epoch_re->re.re_nsub >= 1 &&
+        ng_regex_match(m->epoch_re, key->data, 2, g, &m->regex_cpu) > 0 && g[1].rm_so >= 0) {
+        memmove(key->data, key->data + g[1].rm_so, (size_t)(g[1].rm_eo - g[1].rm_so));
+        key->len = (size_t)(g[1].rm_eo - g[1].rm_so);
+    } else {
+        key->len = text;
+    }
+    ng_buf_add(key, name + text, len - text);
+}
+
+/* The rank's epochs into the run's, by key; returns each rank epoch's
  * index in run->epochs (in order of arrival until the finish). */
 static uint32_t *fold_epochs(struct ng_profile_merge *m, const struct ng_profile *r,
                              int *overflow)
 {
     struct ng_profile *run = m->run;
     uint32_t *at = ng_xcalloc(r->n_epochs ? r->n_epochs : 1, sizeof *at);
+    struct ng_buf key = NG_BUF_INIT;
 
     for (size_t i = 0; i < r->n_epochs; i++) {
         const struct ng_epoch *e = &r->epochs[i];
         int added;
-        size_t k = ng_strmap_get(&m->epoch_index, e->name, strlen(e->name), run->n_epochs,
-                                 &added);
+        epoch_key(m, e->name, &key);
+        size_t k = ng_strmap_get(&m->epoch_index, key.data, key.len, run->n_epochs, &added);
         at[i] = (uint32_t)k;
         if (added) {
             ng_profile_add_epoch(run, e->name, e->first_start, e->ns, e->kernels);
@@ -97,12 +127,17 @@ static uint32_t *fold_epochs(struct ng_profile_merge *m, const struct ng_profile
             continue;
         }
         struct ng_epoch *to = &run->epochs[k];
-        if (e->first_start < to->first_start)
-            to->first_start = e->first_start;
+        if (e->first_start < to->first_start ||
+            (e->first_start == to->first_start && strcmp(e->name, to->name) < 0)) {
+            to->first_start = e->first_start;   /* named by its earliest range */
+            free(to->name);
+            to->name = ng_xstrdup(e->name);
+        }
         add64(&to->ns, e->ns, overflow);
         add64(&to->kernels, e->kernels, overflow);
         m->epoch_ranks[k]++;
     }
+    ng_buf_release(&key);
     return at;
 }
 
@@ -397,12 +432,7 @@ static int by_nested_name(const void *a, const void *b)
 
 static int by_total(const void *a, const void *b)
 {
-    const struct ng_work_row *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns > y->total_ns ? -1 : 1;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    return strcmp(x->name, y->name);
+    return ng_profile_row_order(a, b);
 }
 
 /* A process whose profile does not say its rank takes its rank's position

@@ -3,9 +3,12 @@
  * run's profile out.
  *
  * Epoch k of every rank adds up, as the ranks inside one profile do
- * (ng_nvtx): epochs are matched by name, their figures and launches add,
- * their first start is the earliest rank's, and they are ordered by it
- * (then by name).  That is the one profile's figure for every metric whose
+ * (ng_nvtx): epochs are matched by key, the text the epoch pattern's
+ * first group takes from their name (with its " #k" occurrence; the name
+ * itself without a pattern or a group), so "epoch_3-rank_0" and
+ * "epoch_3-rank_1" are one epoch; their figures and launches add, their
+ * first start and name are the earliest rank's, and they are ordered by
+ * it (then by name).  That is the one profile's figure for every metric whose
  * figure is a sum over devices (kernel-sum, gpu-busy, exposed-comm: each
  * rank owns its devices); gpu-span spans the ranks' clocks, and the
  * caller refuses it.  Rows add by kind and name, their epoch cells by the
@@ -38,6 +41,7 @@
 
 #include "core/ng_profile.h"
 #include "util/ng_err.h"
+#include "util/ng_regex.h"
 #include "util/ng_util.h"
 
 struct ng_profile_merge_rank;
@@ -45,10 +49,12 @@ struct ng_profile_merge_warning;
 
 struct ng_profile_merge {
     struct ng_profile *run;
+    const struct ng_regex *epoch_re;  /* the ranks' epoch pattern (NULL: by name) */
+    double regex_cpu;                 /* its matching time, against its budget */
     size_t ranks;                     /* folded so far */
     struct ng_profile_merge_rank *by_rank;   /* per rank position: what it was */
     size_t cap_ranks;
-    struct ng_strmap epoch_index;     /* name -> run->epochs[] (in order of arrival) */
+    struct ng_strmap epoch_index;     /* key -> run->epochs[] (in order of arrival) */
     size_t *epoch_ranks;              /* per epoch: how many ranks had it */
     struct ng_idmap device_index;     /* device -> run->devices[] */
     struct ng_idmap bd_index;         /* device -> run->bd_devices[] */
@@ -61,7 +67,9 @@ struct ng_profile_merge {
     int64_t *process_origin;          /* per run->processes[]: its rank position */
 };
 
-void ng_profile_merge_init(struct ng_profile_merge *m, struct ng_profile *run);
+/* epoch_re: the pattern the ranks were read with (borrowed), or NULL. */
+void ng_profile_merge_init(struct ng_profile_merge *m, struct ng_profile *run,
+                           const struct ng_regex *epoch_re);
 
 /* Folds `rank` (loaded) into the run; `position` is its place among the
  * run's ranks (0..n-1, each once), which orders what is kept by rank.

@@ -29,6 +29,43 @@ static int load_all(struct ng_gate *g, long jobs, struct ng_err *err)
     return ret;
 }
 
+/* --ranks: a side's label, its operands as given ("b/rank*.sqlite",
+ * "b/r0.sqlite (+7 more)"). */
+static void ranks_label(struct ng_profile *p, const char *const *ops, size_t n)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_buf_adds(&b, n ? ops[0] : "");
+    if (n > 1)
+        ng_buf_addf(&b, " (+%zu more)", n - 1);
+    ng_profile_init(p, b.data);
+    ng_buf_release(&b);
+}
+
+/* --ranks: each side's operands expanded and folded into its one run;
+ * the current side's when it is the baseline too (a history's start). */
+static int load_ranks(struct ng_gate *g, const struct ng_settings *s, int current_twice,
+                      struct ng_err *err)
+{
+    const char *const *ops[2] = { current_twice ? s->currents : s->baselines, s->currents };
+    size_t n_ops[2] = { current_twice ? s->n_currents : s->n_baselines, s->n_currents };
+    struct ng_profile *runs[2] = { &g->baseline[0], &g->current[0] };
+    static const char *const side_names[2] = { "baseline", "current" };
+    struct ng_read_side sides[2];
+    char **paths[2] = { NULL, NULL };
+    size_t n_paths[2] = { 0, 0 }, n_sides = 0;
+    int ret = 0;
+
+    for (size_t i = g->nb ? 0 : 1; i < 2 && ret == 0; i++) {
+        ret = ng_read_expand(ops[i], n_ops[i], side_names[i], &paths[i], &n_paths[i], err);
+        sides[n_sides++] = (struct ng_read_side){ runs[i], paths[i], n_paths[i] };
+    }
+    if (ret == 0)
+        ret = ng_read_ranks(&g->read, sides, n_sides, s->jobs, err);
+    for (size_t i = 0; i < 2; i++)
+        ng_strv_free(&paths[i], &n_paths[i]);
+    return ret;
+}
+
 void ng_gate_history_baseline_init(struct ng_history_baseline *w, const struct ng_settings *s)
 {
     const struct ng_history_baseline_query q = {
@@ -90,9 +127,16 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         err = *usage_err;
     g->nb = s->n_baselines;
     g->nc = s->n_currents;
-    for (size_t i = 0; i < g->nb; i++)
+    if (s->ranks) {   /* each side is one run */
+        g->nb = g->nb > 0;
+        g->nc = 1;
+        if (g->nb)
+            ranks_label(&g->baseline[0], s->baselines, s->n_baselines);
+        ranks_label(&g->current[0], s->currents, s->n_currents);
+    }
+    for (size_t i = 0; i < g->nb && !s->ranks; i++)
         ng_profile_init(&g->baseline[i], s->baselines[i]);
-    for (size_t i = 0; i < g->nc; i++)
+    for (size_t i = 0; i < g->nc && !s->ranks; i++)
         ng_profile_init(&g->current[i], s->currents[i]);
     if (ok)
         ok = ng_read_setup(&g->read, s, &err) == 0;
@@ -106,10 +150,11 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         /* nothing to compare with: today against itself passes, and its
          * line (--history) is the first run the next one compares with */
         for (size_t i = 0; i < g->nc; i++)
-            ng_profile_init(&g->baseline[i], s->currents[i]);
+            ng_profile_init(&g->baseline[i], g->current[i].path);
         g->nb = g->nc;
     }
-    ok = ok && load_all(g, s->jobs, &err) == 0;
+    if (ok)
+        ok = (s->ranks ? load_ranks(g, s, starts == 1, &err) : load_all(g, s->jobs, &err)) == 0;
     if (ok && w && starts == 0) {
         /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)

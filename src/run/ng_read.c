@@ -1,10 +1,13 @@
 #include "run/ng_read.h"
 
+#include <glob.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/ng_nvtx.h"
+#include "core/ng_profile_merge.h"
 #include "sources/ng_source.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
@@ -97,14 +100,37 @@ struct loading {
     const struct ng_source_opts *opts;
 };
 
+static int load_named(struct ng_profile *p, const struct ng_source_opts *opts,
+                      struct ng_err *err)
+{
+    ng_oom_doing("reading '%s'", p->path);   /* named if memory runs out */
+    int rc = ng_source_load(p, opts, err);
+    ng_oom_doing(NULL);
+    return rc;
+}
+
 static int load_one(void *ctx, size_t i, struct ng_err *err)
 {
     struct loading *l = ctx;
+    return load_named(l->p[i], l->opts, err);
+}
 
-    ng_oom_doing("reading '%s'", l->p[i]->path);   /* named if memory runs out */
-    int rc = ng_source_load(l->p[i], l->opts, err);
-    ng_oom_doing(NULL);
-    return rc;
+/* fn over the n items on the pool, the profiles `paths` (freed here)
+ * within the run's export slots and sharing its exports (opts->exports,
+ * r's). */
+static int run_loads(struct ng_read *r, const char **paths, size_t n, long jobs,
+                     struct ng_source_opts *opts, int (*fn)(void *, size_t, struct ng_err *),
+                     void *ctx, struct ng_err *err)
+{
+    /* a batch's gate finds the batch's slots there already */
+    int made_slots = ng_read_slots_setup(jobs, paths, n, 0) == 1;
+    free(paths);
+    ng_read_drop_exports(r);
+    opts->exports = r->exports = ng_exports_new();
+    int ret = ng_threads_run(jobs, n, fn, ctx, err);
+    if (made_slots)
+        ng_export_slots_teardown();
+    return ret;
 }
 
 int ng_read_profiles(struct ng_read *r, struct ng_profile *const *p, size_t n, long jobs,
@@ -116,14 +142,122 @@ int ng_read_profiles(struct ng_read *r, struct ng_profile *const *p, size_t n, l
 
     for (size_t i = 0; i < n; i++)
         paths[i] = p[i]->path;
-    /* a batch's gate finds the batch's slots there already */
-    int made_slots = ng_read_slots_setup(jobs, paths, n, 0) == 1;
-    free(paths);
-    ng_read_drop_exports(r);
-    opts.exports = r->exports = ng_exports_new();
-    int ret = ng_threads_run(jobs, n, load_one, &l, err);
-    if (made_slots)
-        ng_export_slots_teardown();
+    return run_loads(r, paths, n, jobs, &opts, load_one, &l, err);
+}
+
+/* ---- --ranks ---- */
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One operand's files: its glob's matches, or the operand itself when it
+ * has no glob characters (a missing file is then the reader's to name). */
+static int expand_one(const char *op, const char *side, char ***paths, size_t *n,
+                      struct ng_err *err)
+{
+    glob_t g;
+
+    if (!strpbrk(op, "*?[")) {
+        *paths = ng_xgrow(*paths, *n, sizeof **paths);
+        (*paths)[(*n)++] = ng_xstrdup(op);
+        return 0;
+    }
+    int rc = glob(op, GLOB_NOSORT | GLOB_ERR, NULL, &g);
+    if (rc != 0) {
+        if (rc != GLOB_NOMATCH)
+            globfree(&g);
+        return ng_err_set(err, "--ranks: the %s's '%s' matches no file", side, op);
+    }
+    for (size_t i = 0; i < g.gl_pathc && *n <= NG_READ_MAX_RANKS; i++) {
+        *paths = ng_xgrow(*paths, *n, sizeof **paths);
+        (*paths)[(*n)++] = ng_xstrdup(g.gl_pathv[i]);
+    }
+    globfree(&g);
+    return 0;
+}
+
+int ng_read_expand(const char *const *operands, size_t n, const char *side, char ***paths,
+                   size_t *n_paths, struct ng_err *err)
+{
+    int ret = 0;
+
+    *paths = NULL;
+    *n_paths = 0;
+    for (size_t i = 0; i < n && ret == 0; i++)
+        ret = expand_one(operands[i], side, paths, n_paths, err);
+    if (ret == 0 && *n_paths > NG_READ_MAX_RANKS)
+        ret = ng_err_set(err, "--ranks: the %s has more than %d rank files", side,
+                         NG_READ_MAX_RANKS);
+    ng_sort(*paths, *n_paths, sizeof **paths, by_path);
+    for (size_t i = 1; i < *n_paths && ret == 0; i++)
+        if (strcmp((*paths)[i - 1], (*paths)[i]) == 0)
+            ret = ng_err_set(err, "--ranks: '%s' is given twice as a rank of the %s",
+                             (*paths)[i], side);
+    if (ret < 0) {
+        ng_strv_free(paths, n_paths);
+        return -1;
+    }
+    return 0;
+}
+
+/* The ranks of every side as one list of items, each folded into its
+ * side's run under the run's lock. */
+struct folding {
+    const struct ng_read_side *sides;
+    size_t n_sides;
+    const struct ng_source_opts *opts;
+    struct ng_profile_merge *merges;
+    pthread_mutex_t lock;
+};
+
+static int fold_one(void *ctx, size_t i, struct ng_err *err)
+{
+    struct folding *f = ctx;
+    size_t s = 0;
+    while (i >= f->sides[s].n)
+        i -= f->sides[s++].n;
+    struct ng_profile p;
+    ng_profile_init(&p, f->sides[s].paths[i]);
+    int rc = load_named(&p, f->opts, err);
+    if (rc == 0) {
+        pthread_mutex_lock(&f->lock);
+        rc = ng_profile_merge_add(&f->merges[s], &p, i, err);
+        pthread_mutex_unlock(&f->lock);
+    }
+    ng_profile_release(&p);
+    return rc;
+}
+
+int ng_read_ranks(struct ng_read *r, const struct ng_read_side *sides, size_t n_sides, long jobs,
+                  struct ng_err *err)
+{
+    struct ng_source_opts opts = r->opts;
+    struct folding f = { sides, n_sides, &opts, ng_xcalloc(n_sides ? n_sides : 1,
+                                                           sizeof *f.merges),
+                         PTHREAD_MUTEX_INITIALIZER };
+    size_t n = 0;
+
+    for (size_t s = 0; s < n_sides; s++) {
+        struct ng_err ignored;
+        ng_profile_merge_init(&f.merges[s], sides[s].run, r->opts.epoch_re);
+        if (sides[s].n)   /* the run's kind, should a rank fail */
+            (void)ng_source_detect(sides[s].paths[0], &sides[s].run->format, &ignored);
+        n += sides[s].n;
+    }
+    const char **paths = ng_xcalloc(n ? n : 1, sizeof *paths);
+    for (size_t s = 0, k = 0; s < n_sides; s++)
+        for (size_t i = 0; i < sides[s].n; i++)
+            paths[k++] = sides[s].paths[i];
+    int ret = run_loads(r, paths, n, jobs, &opts, fold_one, &f, err);
+    for (size_t s = 0; s < n_sides; s++) {
+        if (ret == 0)
+            ret = ng_profile_merge_finish(&f.merges[s], err);
+        ng_profile_merge_release(&f.merges[s]);
+    }
+    free(f.merges);
+    pthread_mutex_destroy(&f.lock);
     return ret;
 }
 

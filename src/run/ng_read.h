@@ -55,6 +55,33 @@ int ng_read_profiles(struct ng_read *r, struct ng_profile *const *p, size_t n, l
  * the largest of them).  Returns as ng_export_slots_setup() does. */
 int ng_read_slots_setup(long jobs, const char *const *paths, size_t n, int shared);
 
+/* The most rank files one side of --ranks reads, after expansion. */
+#define NG_READ_MAX_RANKS 65536
+
+/* --ranks: a side's operands, each a path or a glob, expanded into
+ * *paths (owned: free each and the array), sorted by name (so the order
+ * the operands or the shell give them in does not matter).  -1 with err
+ * (naming `side`) when a glob matches nothing, a file comes twice, or
+ * there are more than NG_READ_MAX_RANKS. */
+int ng_read_expand(const char *const *operands, size_t n, const char *side, char ***paths,
+                   size_t *n_paths, struct ng_err *err);
+
+/* A side of --ranks: its rank files, folded into `run` (ng_profile_init()ed
+ * with the side's label). */
+struct ng_read_side {
+    struct ng_profile *run;
+    char *const *paths;
+    size_t n;
+};
+
+/* Loads the ranks of every side, up to `jobs` at once on the one pool,
+ * folding each into its side's run as it finishes (ng_profile_merge) and
+ * freeing it: memory holds the runs and at most `jobs` rank profiles,
+ * never every rank's.  The first failure in order (sides, then ranks in
+ * order) is the one returned. */
+int ng_read_ranks(struct ng_read *r, const struct ng_read_side *sides, size_t n_sides, long jobs,
+                  struct ng_err *err);
+
 /* A profile that was never read still gets its kind, for the reports. */
 void ng_read_note_formats(struct ng_profile *p, size_t n);
 

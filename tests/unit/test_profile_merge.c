@@ -87,7 +87,7 @@ static void merge(struct ng_profile *run, const struct ng_source_opts *o, const 
     struct ng_profile_merge m;
     struct ng_err err = { "" };
     ng_profile_init(run, "job");
-    ng_profile_merge_init(&m, run);
+    ng_profile_merge_init(&m, run, o->epoch_re);
     for (int i = 0; i < RANKS; i++) {
         struct ng_profile r;
         char name[32];
@@ -262,7 +262,7 @@ static void test_lacking_epoch(void **state)
     load(&r0, "rank0.sqlite", &o);
     load(&r1, "short.sqlite", &o);
     ng_profile_init(&run, "job");
-    ng_profile_merge_init(&m, &run);
+    ng_profile_merge_init(&m, &run, &re);
     assert_int_equal(ng_profile_merge_add(&m, &r1, 1, &err), 0);
     assert_int_equal(ng_profile_merge_add(&m, &r0, 0, &err), 0);
     assert_int_equal(ng_profile_merge_finish(&m, &err), 0);
@@ -279,6 +279,73 @@ static void test_lacking_epoch(void **state)
     ng_profile_release(&run);
     ng_profile_release(&r0);
     ng_profile_release(&r1);
+    ng_regex_release(&re);
+}
+
+/* Epoch texts that carry their rank ("epoch_3-rank_1") are one epoch
+ * by the pattern's first group, as in one profile; named by the
+ * earliest rank's text.  Repeated texts ("step #2") keep their
+ * occurrence in the key. */
+static void test_rank_in_epoch_names(void **state)
+{
+    struct ng_regex re;
+    struct ng_err err = { "" };
+    struct ng_profile r[2], run;
+    struct ng_profile_merge m;
+    static const char *const fmt[2] = { "--epoch-format epoch_%d-rank_0 --rank-base 0",
+                                        "--epoch-format epoch_%d-rank_1 --rank-base 1" };
+    (void)state;
+    const char *pattern = "^epoch_([0-9]+)";
+    assert_int_equal(ng_regex_compile(&re, pattern, 0, 4096, "--epoch-range", &err), 0);
+    const struct ng_source_opts o = { .epoch_re = &re, .epoch_pattern = pattern };
+    for (int i = 0; i < 2; i++) {
+        char args[128], name[32];
+        snprintf(args, sizeof args, "--kernels 400 --epochs 4 %s", fmt[i]);
+        snprintf(name, sizeof name, "named%d.sqlite", i);
+        gen(name, args);
+        load(&r[i], name, &o);
+    }
+    ng_profile_init(&run, "job");
+    ng_profile_merge_init(&m, &run, &re);
+    for (int i = 1; i >= 0; i--)
+        assert_int_equal(ng_profile_merge_add(&m, &r[i], (size_t)i, &err), 0);
+    assert_int_equal(ng_profile_merge_finish(&m, &err), 0);
+    assert_int_equal(run.n_epochs, 4);
+    for (size_t e = 0; e < 4; e++) {
+        int first = r[1].epochs[e].first_start < r[0].epochs[e].first_start;
+        assert_string_equal(run.epochs[e].name, r[first].epochs[e].name);
+        assert_int_equal(run.epochs[e].first_start, r[first].epochs[e].first_start);
+        assert_int_equal(run.epochs[e].ns, r[0].epochs[e].ns + r[1].epochs[e].ns);
+    }
+    assert_int_equal(run.n_warnings, 0);
+    ng_profile_merge_release(&m);
+    ng_profile_release(&run);
+    for (int i = 0; i < 2; i++)
+        ng_profile_release(&r[i]);
+    /* the occurrence stays in the key: "step #1" and "step #2" are two epochs */
+    struct ng_regex step;
+    assert_int_equal(ng_regex_compile(&step, "^(step)", 0, 4096, "--epoch-range", &err), 0);
+    for (int i = 0; i < 2; i++) {
+        ng_profile_init(&r[i], i ? "s1" : "s0");
+        r[i].format = NG_FORMAT_SQLITE;
+        r[i].nvtx = 1;
+        ng_profile_add_epoch(&r[i], "step #1", 100 + i, 10, 1);
+        ng_profile_add_epoch(&r[i], "step #2", 200 + i, 20, 1);
+        ng_profile_add_row(&r[i], NG_WORK_KERNEL, "k", 1, 30, 2);
+        assert_int_equal(ng_profile_finish(&r[i], &err), 0);
+    }
+    ng_profile_init(&run, "job");
+    ng_profile_merge_init(&m, &run, &step);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(ng_profile_merge_add(&m, &r[i], (size_t)i, &err), 0);
+    assert_int_equal(ng_profile_merge_finish(&m, &err), 0);
+    assert_int_equal(run.n_epochs, 2);
+    assert_int_equal(run.epochs[1].ns, 40);
+    ng_profile_merge_release(&m);
+    ng_profile_release(&run);
+    for (int i = 0; i < 2; i++)
+        ng_profile_release(&r[i]);
+    ng_regex_release(&step);
     ng_regex_release(&re);
 }
 
@@ -301,7 +368,7 @@ static int fold(struct ng_profile *run, struct ng_profile *r, size_t n, struct n
 {
     struct ng_profile_merge m;
     ng_profile_init(run, "job");
-    ng_profile_merge_init(&m, run);
+    ng_profile_merge_init(&m, run, NULL);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = ng_profile_merge_add(&m, &r[i], n - 1 - i, err);
@@ -371,7 +438,7 @@ static void test_refusals(void **state)
     ng_profile_release(&run);
     ng_profile_init(&run, "job");
     struct ng_profile_merge m;
-    ng_profile_merge_init(&m, &run);
+    ng_profile_merge_init(&m, &run, NULL);
     assert_int_equal(ng_profile_merge_finish(&m, &err), -1);
     assert_string_equal(err.msg, "'job': no rank to read");
     ng_profile_merge_release(&m);
@@ -386,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_nvtx_mode),
         cmocka_unit_test(test_total_mode),
         cmocka_unit_test(test_lacking_epoch),
+        cmocka_unit_test(test_rank_in_epoch_names),
         cmocka_unit_test(test_equal_pids),
         cmocka_unit_test(test_refusals),
     };
