@@ -63,6 +63,8 @@ struct ng_settings {
     char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
+    const char *write_summary;        /* --write-summary (summarize: -o): the current run's
+                                         summary goes there; "-" stdout; NULL none */
     int show_help;
     int show_version;
     /* the reports: outputs[i] is the path of ng_outputs[i] (NULL: not

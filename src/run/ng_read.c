@@ -1,13 +1,20 @@
 #include "run/ng_read.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/ng_nvtx.h"
 #include "sources/ng_source.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
+#include "sources/summary/ng_summary_file.h"
+#include "util/ng_digest.h"
+#include "util/ng_file.h"
+#include "util/ng_gzip.h"
 #include "util/ng_oom.h"
 #include "util/ng_threads.h"
 #include "util/ng_util.h"
@@ -56,6 +63,8 @@ int ng_read_setup(struct ng_read *r, const struct ng_settings *s, struct ng_err 
         .cache = s->cache.dir ? &s->cache : NULL,
         .filter = r->have_filter ? &r->filter : NULL,
         .comm = &r->comm,
+        .comm_text = pol->comm,
+        .n_comm_text = pol->n_comm,
         .base_names = pol->base_names,
         .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
         .sql_only = s->sql_only,
@@ -141,6 +150,60 @@ void ng_read_drop_exports(struct ng_read *r)
 {
     ng_exports_free(r->exports);
     r->exports = NULL;
+}
+
+/* The file p was read from: its name without directories (a summary
+ * says the same wherever it was made), size and XXH3-128. */
+static int origin_of(const struct ng_profile *p, struct ng_profile_origin *o, char **owned,
+                     struct ng_err *err)
+{
+    uint64_t size = 0;
+
+    if (p->origin) {
+        *o = *p->origin;
+        return 0;
+    }
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ng_err_set(err, "unable to open '%s': %s", p->path, strerror(errno));
+    int ret = ng_digest_fd(fd, p->path, o->hash, &size, err);
+    close(fd);
+    const char *slash = strrchr(p->path, '/');
+    o->name = *owned = ng_xstrdup(slash ? slash + 1 : p->path);
+    o->size = (int64_t)size;
+    return ret;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
+                          size_t *bytes, struct ng_err *err)
+{
+    struct ng_profile_origin o;
+    struct ng_buf text = NG_BUF_INIT, gz = NG_BUF_INIT;
+    char *owned = NULL;
+
+    if (origin_of(p, &o, &owned, err) < 0) {
+        free(owned);
+        return -1;
+    }
+    ng_summary_file_write(p, &r->opts, &o, &text);
+    free(owned);
+    const struct ng_buf *out = &text;
+    if (ends_with(path, ".gz")) {
+        ng_gzip_deflate(text.data, text.len, &gz);
+        out = &gz;
+    }
+    int ret = ng_write_file_atomic(path, out->data, out->len, err);
+    if (bytes)
+        *bytes = out->len;
+    ng_buf_release(&text);
+    ng_buf_release(&gz);
+    return ret;
 }
 
 void ng_read_release(struct ng_read *r)
