@@ -14,9 +14,11 @@
 #include "reporters/ng_report.h"
 #include "run/ng_batch.h"
 #include "run/ng_gate.h"
+#include "run/ng_summarize.h"
 #include "sources/ng_source.h"
 #include "util/ng_file.h"
 #include "util/ng_oom.h"
+#include "util/ng_options.h"
 #include "util/ng_progress.h"
 #include "util/ng_signal.h"
 #include "util/ng_text.h"
@@ -264,6 +266,37 @@ static int ranges(int argc, char **argv)
     return ret < 0 ? 2 : 0;
 }
 
+/* `nsys-gate summarize`: the warnings and the one ERROR on stderr, what
+ * was written on stdout (unless the summary itself goes there). */
+static int summarize(int argc, char **argv)
+{
+    struct ng_settings s;
+    struct ng_summarize_result r;
+    struct ng_err err;
+
+    if (ng_cli_summarize_parse(&s, argc, argv, &err) < 0) {
+        print_line("ERROR: ", err.msg);
+        ng_cli_release(&s);
+        return 2;
+    }
+    if (s.show_help) {
+        ng_options_help(stdout, ng_cli_summarize_options());
+        ng_cli_release(&s);
+        return 0;
+    }
+    ng_progress_set_mode(ng_progress_choose(s.quiet));
+    int ret = ng_summarize_run(&s, &r, &err);
+    for (size_t i = 0; i < r.n_warnings; i++)
+        print_line("WARNING: ", r.warnings[i]);
+    if (ret < 0)
+        print_line("ERROR: ", err.msg);
+    else if (r.line)
+        print_cleaned("%s\n", r.line);
+    ng_summarize_result_release(&r);
+    ng_cli_release(&s);
+    return ret < 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     double t0 = ng_monotonic();
@@ -282,6 +315,8 @@ int main(int argc, char **argv)
         return changes(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "ranges") == 0)
         return ranges(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "summarize") == 0)
+        return summarize(argc - 1, argv + 1);
     ok = ng_cli_parse(&s, argc, argv, &err) == 0;
     ng_progress_set_mode(ng_progress_choose(s.quiet));
     if (ok && s.show_help) {

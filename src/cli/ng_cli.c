@@ -9,6 +9,7 @@
 #include "cli/ng_outputs.h"
 #include "cli/ng_values.h"
 #include "core/ng_metric.h"
+#include "util/ng_file.h"
 #include "util/ng_options.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
@@ -196,6 +197,10 @@ static const struct ng_option specs[] = {
       .parse = ng_values_kernel_names, .meta = "full|base",
       .help = "kernel names as demangled (full, default) or without template arguments (base)",
       .scope = NG_CLI_READS, .group = NG_HELP_COUNTED },
+    { .flag = "write-summary", .env = "NSYS_GATE_WRITE_SUMMARY", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_text, .field = S(write_summary), .meta = "FILE",
+      .help = "also write the current run's summary (nsys-gate summarize; gzip when FILE ends "
+              "in .gz)", .scope = NG_CLI_GATE_PATH, .group = NG_HELP_OUTPUTS },
     { .flag = "top", .env = "NSYS_GATE_TOP", .takes = NG_OPTION_VALUE,
       .parse = ng_options_count, .field = S(compare.top), .meta = "N",
       .help = "kernels named in the attribution; default 5", .group = NG_HELP_OUTPUTS },
@@ -367,6 +372,30 @@ static void github_environment(struct ng_settings *s)
     }
 }
 
+/* --write-summary: one run's, never over a profile it gates. */
+static int check_write_summary(const struct ng_settings *s, struct ng_err *err)
+{
+    if (!s->write_summary)
+        return 0;
+    if (s->n_currents != 1 && !s->ranks)
+        return ng_err_set(err, "--write-summary writes one run's summary, and this gate has %zu "
+                          "current runs: summarize each with nsys-gate summarize",
+                          s->n_currents);
+    int same = 0;
+    char *out = strcmp(s->write_summary, "-") == 0 ? NULL : ng_file_key(s->write_summary);
+    for (size_t i = 0; out && !same && i < s->n_baselines + s->n_currents; i++) {
+        const char *path = i < s->n_baselines ? s->baselines[i] : s->currents[i - s->n_baselines];
+        char *in = ng_file_key(path);
+        same = in && strcmp(in, out) == 0;
+        free(in);
+    }
+    free(out);
+    if (same)
+        return ng_err_set(err, "the summary's output '%s' names a profile that is read; write "
+                          "the summary to another file", s->write_summary);
+    return 0;
+}
+
 int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
 {
     s->compare.nvtx = s->epoch_range != NULL;
@@ -384,7 +413,7 @@ int ng_cli_check_gate(struct ng_settings *s, struct ng_err *err)
     if (s->baseline_history && s->n_baselines > 0)
         return ng_err_set(err, "--baseline-history is the baseline: give no baseline profile "
                                "with it");
-    return 0;
+    return check_write_summary(s, err);
 }
 
 enum ng_cli_scope ng_cli_option_scope(const char *flag, int *values)
@@ -471,6 +500,16 @@ static int check_history_sides(struct ng_settings *s, int noperands, int lists,
     return ng_cli_check_gate(s, err);
 }
 
+/* --no-cache, or the export cache's directory when none was given. */
+static void cache_default(struct ng_settings *s)
+{
+    if (s->no_cache) {
+        s->cache.dir = NULL;
+    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir(&s->cache.parent)) != NULL) {
+        s->owned[s->n_owned++] = (char *)s->cache.dir;
+    }
+}
+
 int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
 {
     const struct ng_options *t = ng_cli_options();
@@ -503,11 +542,7 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
     }
     if (applied < 0)
         return -1;
-    if (s->no_cache) {
-        s->cache.dir = NULL;
-    } else if (!s->cache.dir && (s->cache.dir = ng_cache_default_dir(&s->cache.parent)) != NULL) {
-        s->owned[s->n_owned++] = (char *)s->cache.dir;
-    }
+    cache_default(s);
     if (s->show_help || s->show_version)
         return 0;
     if (s->manifest && s->print_profile)
@@ -521,6 +556,8 @@ int ng_cli_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *er
         if (s->ranks)
             return ng_err_set(err, "--print-profile shows each profile on its own: --ranks "
                                    "folds ranks for a gate");
+        if (s->write_summary)
+            return ng_err_set(err, "--print-profile cannot be combined with --write-summary");
         if (noperands == 0 && !lists)
             return ng_err_set(err, "missing operand: --print-profile needs a profile");
         return 0;
@@ -543,6 +580,9 @@ void ng_cli_release(struct ng_settings *s)
     for (size_t i = 0; i < s->n_owned; i++)
         free(s->owned[i]);
     s->n_owned = 0;
+    free(s->operands);
+    s->operands = NULL;
+    s->n_operands = 0;
 }
 
 /* The usage lines: a new command or form is one row. */
@@ -554,6 +594,7 @@ static const char *const help_usage[] = {
     "dashboard [OPTIONS] HISTORY.jsonl...   (see dashboard --help)",
     "changes [OPTIONS] HISTORY.jsonl...     (see changes --help)",
     "ranges [OPTIONS] PROFILE...            (see ranges --help)",
+    "summarize [OPTIONS] [--ranks] -o OUT PROFILE...  (see summarize --help)",
 };
 
 /* Three examples, a command and what it does. */
@@ -580,4 +621,99 @@ void ng_cli_help(FILE *out)
                  "nsys failure); with --manifest, the worst of its gates\n\nexamples:\n");
     for (size_t i = 0; i < sizeof help_examples / sizeof help_examples[0]; i++)
         fprintf(out, "  %s\n      %s\n", help_examples[i][0], help_examples[i][1]);
+}
+
+/* ---- nsys-gate summarize: the gate's rows that change what is read or
+ * how (NG_CLI_READS, NG_CLI_ACCESS), so the two never drift, and -o ---- */
+
+static const struct ng_option summarize_own[] = {
+    { .flag = "ranks", .env = "NSYS_GATE_RANKS", .takes = NG_OPTION_SWITCH,
+      .parse = ng_options_bool, .field = S(ranks),
+      .help = "the PROFILEs are the ranks of one run (globs allowed, expanded by nsys-gate): "
+              "one summary of the run, their epochs added up", .group = NG_HELP_INPUTS },
+    { .flag = "jobs", .short_flag = 'j', .env = "NSYS_GATE_JOBS", .takes = NG_OPTION_VALUE,
+      .parse = ng_options_positive, .field = S(jobs), .meta = "N",
+      .help = "--ranks: ranks read at once (also -j N); default: one per processor",
+      .group = NG_HELP_INPUTS },
+    { .flag = "output", .short_flag = 'o', .takes = NG_OPTION_VALUE, .parse = ng_options_text,
+      .field = S(write_summary), .meta = "OUT",
+      .help = "where the summary goes (gzip when OUT ends in .gz; - for stdout)",
+      .group = NG_HELP_OUTPUTS },
+    { .flag = "quiet", .env = "NSYS_GATE_QUIET", .takes = NG_OPTION_SWITCH,
+      .parse = ng_options_bool, .field = S(quiet),
+      .help = "no line on stdout saying what was written", .group = NG_HELP_OUTPUTS },
+    { .flag = "help", .short_flag = 'h', .takes = NG_OPTION_BARE, .parse = ng_options_bool,
+      .field = S(show_help), .help = "this text", .group = NG_HELP_OTHER },
+};
+#define N_SUMMARIZE_OWN (sizeof summarize_own / sizeof summarize_own[0])
+
+static struct ng_option summarize_rows[NSPECS + N_SUMMARIZE_OWN];
+
+static int take_profile(void *ctx, const char *arg, struct ng_err *err)
+{
+    struct ng_settings *s = ctx;
+
+    if (!*arg)
+        return ng_err_set(err, "an operand is empty (expected a profile path)");
+    if (s->n_currents < NG_MAX_RUNS)
+        s->currents[s->n_currents] = arg;
+    s->n_currents++;   /* counted past the room: the check says how many */
+    s->operands = ng_xgrow(s->operands, s->n_operands, sizeof *s->operands);
+    s->operands[s->n_operands++] = arg;   /* --ranks: every one */
+    return 0;
+}
+
+static struct ng_options summarize_table = {
+    .rows = summarize_rows,
+    .command = "summarize",
+    .prefix = "summarize: ",
+    .usage = "[OPTIONS] -o OUT PROFILE, or [OPTIONS] --ranks -o OUT RANK...",
+    .about = "Writes what the gate reads of PROFILE (any input kind, a summary too) as a "
+             "summary: a small\nversioned file that loads back as an input and gives the "
+             "profile's verdict.  Give the\nreading options the gates on it will give; a gate "
+             "that asks for others refuses it.",
+    .style = NG_OPTIONS_SAY_OPTION,
+    .headings = help_headings,
+    .n_headings = NG_HELP_GROUPS,
+    .operand = take_profile,
+    .keep = keep,
+};
+static pthread_once_t summarize_once = PTHREAD_ONCE_INIT;
+
+static void build_summarize(void)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < NSPECS; i++)
+        if (specs[i].flag && (specs[i].scope & (NG_CLI_READS | NG_CLI_ACCESS)))
+            summarize_rows[n++] = specs[i];
+    for (size_t i = 0; i < N_SUMMARIZE_OWN; i++)
+        summarize_rows[n++] = summarize_own[i];
+    summarize_table.n = n;
+}
+
+const struct ng_options *ng_cli_summarize_options(void)
+{
+    pthread_once(&summarize_once, build_summarize);
+    return &summarize_table;
+}
+
+int ng_cli_summarize_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err)
+{
+    defaults(s);
+    if (ng_options_parse(ng_cli_summarize_options(), s, argc, argv, err) < 0)
+        return -1;
+    cache_default(s);
+    if (s->show_help)
+        return 0;
+    if (s->n_currents == 0)
+        return ng_err_set(err, "summarize: missing operand: expected the PROFILE to summarize");
+    if (s->n_currents > 1 && !s->ranks)
+        return ng_err_set(err, "summarize: %zu profiles given, and a summary holds one run: "
+                          "give --ranks when they are the ranks of one run, or summarize each "
+                          "run on its own", s->n_currents);
+    if (!s->write_summary)
+        return ng_err_set(err, "summarize: missing -o OUT: where the summary goes (- for "
+                          "stdout)");
+    return ng_cli_check_gate(s, err);
 }

@@ -68,4 +68,13 @@ void ng_cli_help(FILE *out);
  * fields and the docs test read it. */
 const struct ng_options *ng_cli_options(void);
 
+/* `nsys-gate summarize` (argv[0] is "summarize"): its options into s
+ * (the gate's reading options, -o into s->write_summary), the profile
+ * into s->currents[0].  -1 with err on bad usage; s->show_help asks for
+ * its --help (ng_options_help() of the table). */
+int ng_cli_summarize_parse(struct ng_settings *s, int argc, char **argv, struct ng_err *err);
+
+/* summarize's table: --help and the docs test read it. */
+const struct ng_options *ng_cli_summarize_options(void);
+
 #endif

@@ -41,6 +41,9 @@ struct ng_settings {
     size_t n_currents;
     int ranks;                        /* --ranks: each side's profiles (globs expanded) are
                                          the ranks of one run, folded into one profile */
+    const char **operands;            /* summarize: every PROFILE operand, past
+                                         NG_MAX_RUNS too (--ranks; freed by ng_cli_release) */
+    size_t n_operands;
     /* --label KEY=VALUE, in order (a later one wins): the run context's
      * labels (ng_context) */
     const char *labels[NG_MAX_RUNS];
@@ -65,6 +68,8 @@ struct ng_settings {
     char *owned[4 * NG_MAX_RUNS + 1]; /* pieces of list variables, the default cache dir */
     size_t n_owned;
     int print_profile;                /* --print-profile: show what is read, no gate */
+    const char *write_summary;        /* --write-summary (summarize: -o): the current run's
+                                         summary goes there; "-" stdout; NULL none */
     int show_help;
     int show_version;
     /* the reports: outputs[i] is the path of ng_outputs[i] (NULL: not

@@ -66,6 +66,9 @@ void ng_profile_release(struct ng_profile *p)
     free(p->graph_mode);
     free(p->gpu);
     free(p->driver);
+    if (p->origin)
+        free(p->origin->name);
+    free(p->origin);
     free(p->path);
     memset(p, 0, sizeof *p);
 }
@@ -574,6 +577,7 @@ static const struct {
     [NG_FORMAT_CSV] = { "nsys-stats", "nsys" },
     [NG_FORMAT_HISTORY] = { "history", NULL },
     [NG_FORMAT_KINETO] = { "kineto", "torch.profiler" },
+    [NG_FORMAT_SUMMARY] = { "summary", NULL },
 };
 _Static_assert(sizeof formats / sizeof formats[0] == NG_FORMATS, "a format without its row");
 

@@ -26,6 +26,7 @@ enum ng_format {
     NG_FORMAT_CSV,
     NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
     NG_FORMAT_KINETO,      /* a torch.profiler (Kineto) Chrome trace, plain or gzip */
+    NG_FORMAT_SUMMARY,     /* an nsys-gate summary: a loaded one takes its profile's format */
     NG_FORMATS             /* not a format: how many there are (each a row of formats[]
                               in ng_profile.c: its name and its tracer) */
 };
@@ -99,8 +100,19 @@ struct ng_nested_range {
     int64_t ns;
 };
 
+/* The file a summary was made from: its name (without directories), size
+ * and XXH3-128 (32 hex digits), as the summary records it. */
+struct ng_profile_origin {
+    char *name;
+    int64_t size;
+    char hash[33];
+};
+
 struct ng_profile {
     char *path;
+    /* read from a summary: the profile it was made from (owned); NULL
+     * when read from the profile itself */
+    struct ng_profile_origin *origin;
     /* every NVTX range, when the source was asked to list them (owned;
      * NULL otherwise, or when the kind has none to list) */
     struct ng_range_list *ranges;

@@ -29,18 +29,6 @@ static int load_all(struct ng_gate *g, long jobs, struct ng_err *err)
     return ret;
 }
 
-/* --ranks: a side's label, its operands as given ("b/rank*.sqlite",
- * "b/r0.sqlite (+7 more)"). */
-static void ranks_label(struct ng_profile *p, const char *const *ops, size_t n)
-{
-    struct ng_buf b = NG_BUF_INIT;
-    ng_buf_adds(&b, n ? ops[0] : "");
-    if (n > 1)
-        ng_buf_addf(&b, " (+%zu more)", n - 1);
-    ng_profile_init(p, b.data);
-    ng_buf_release(&b);
-}
-
 /* --ranks: each side's operands expanded and folded into its one run;
  * the current side's when it is the baseline too (a history's start). */
 static int load_ranks(struct ng_gate *g, const struct ng_settings *s, int current_twice,
@@ -57,7 +45,9 @@ static int load_ranks(struct ng_gate *g, const struct ng_settings *s, int curren
 
     for (size_t i = g->nb ? 0 : 1; i < 2 && ret == 0; i++) {
         ret = ng_read_expand(ops[i], n_ops[i], side_names[i], &paths[i], &n_paths[i], err);
-        sides[n_sides++] = (struct ng_read_side){ runs[i], paths[i], n_paths[i] };
+        /* --write-summary: the current run's, of all its ranks */
+        sides[n_sides++] = (struct ng_read_side){ runs[i], paths[i], n_paths[i],
+                                                  i == 1 && s->write_summary };
     }
     if (ret == 0)
         ret = ng_read_ranks(&g->read, sides, n_sides, s->jobs, err);
@@ -131,8 +121,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         g->nb = g->nb > 0;
         g->nc = 1;
         if (g->nb)
-            ranks_label(&g->baseline[0], s->baselines, s->n_baselines);
-        ranks_label(&g->current[0], s->currents, s->n_currents);
+            ng_read_side_init(&g->baseline[0], s->baselines, s->n_baselines);
+        ng_read_side_init(&g->current[0], s->currents, s->n_currents);
     }
     for (size_t i = 0; i < g->nb && !s->ranks; i++)
         ng_profile_init(&g->baseline[i], s->baselines[i]);
@@ -155,6 +145,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     }
     if (ok)
         ok = (s->ranks ? load_ranks(g, s, starts == 1, &err) : load_all(g, s->jobs, &err)) == 0;
+    if (ok && s->write_summary)
+        ok = ng_read_summary_write(&g->read, &g->current[0], s->write_summary, NULL, &err) == 0;
     if (ok && w && starts == 0) {
         /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)

@@ -1,16 +1,23 @@
 #include "run/ng_read.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/ng_nvtx.h"
 #include "core/ng_profile_merge.h"
 #include "sources/ng_source.h"
 #include "sources/nsysrep/ng_export_slots.h"
 #include "sources/nsysrep/ng_exports.h"
+#include "sources/summary/ng_summary_file.h"
+#include "util/ng_digest.h"
+#include "util/ng_file.h"
+#include "util/ng_gzip.h"
 #include "util/ng_oom.h"
 #include "util/ng_threads.h"
 #include "util/ng_util.h"
@@ -59,6 +66,8 @@ int ng_read_setup(struct ng_read *r, const struct ng_settings *s, struct ng_err 
         .cache = s->cache.dir ? &s->cache : NULL,
         .filter = r->have_filter ? &r->filter : NULL,
         .comm = &r->comm,
+        .comm_text = pol->comm,
+        .n_comm_text = pol->n_comm,
         .base_names = pol->base_names,
         .item_samples = s->compare.nvtx && pol->kernel_threshold > 0,
         .sql_only = s->sql_only,
@@ -145,7 +154,42 @@ int ng_read_profiles(struct ng_read *r, struct ng_profile *const *p, size_t n, l
     return run_loads(r, paths, n, jobs, &opts, load_one, &l, err);
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int origin_of(const struct ng_profile *p, struct ng_profile_origin *o, char **owned,
+                     struct ng_err *err)
+{
+    uint64_t size = 0;
+
+    if (p->origin) {
+        *o = *p->origin;
+        return 0;
+    }
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ng_err_set(err, "unable to open '%s': %s", p->path, strerror(errno));
+    int ret = ng_digest_fd(fd, p->path, o->hash, &size, err);
+    close(fd);
+    o->name = *owned = ng_xstrdup(base_name(p->path));
+    o->size = (int64_t)size;
+    return ret;
+}
+
 /* ---- --ranks ---- */
+
+void ng_read_side_init(struct ng_profile *run, const char *const *operands, size_t n)
+{
+    struct ng_buf b = NG_BUF_INIT;
+    ng_buf_adds(&b, n ? operands[0] : "");
+    if (n > 1)
+        ng_buf_addf(&b, " (+%zu more)", n - 1);
+    ng_profile_init(run, b.data);
+    ng_buf_release(&b);
+}
 
 static int by_path(const void *a, const void *b)
 {
@@ -209,8 +253,50 @@ struct folding {
     size_t n_sides;
     const struct ng_source_opts *opts;
     struct ng_profile_merge *merges;
+    struct ng_profile_origin **origins;   /* per side asking: per rank (its slot) */
     pthread_mutex_t lock;
 };
+
+/* A rank's origin, a copy into its own slot. */
+static int keep_origin(const struct ng_profile *p, struct ng_profile_origin *slot,
+                       struct ng_err *err)
+{
+    struct ng_profile_origin o;
+    char *owned = NULL;
+    int ret = origin_of(p, &o, &owned, err);
+    if (ret == 0) {
+        *slot = o;
+        slot->name = ng_xstrdup(o.name);
+    }
+    free(owned);
+    return ret;
+}
+
+/* The run's origin: its ranks' (name, size, hash) lines hashed together,
+ * named by its first and last rank files (sorted: however the operands
+ * named them). */
+static void run_origin(const struct ng_read_side *side, const struct ng_profile_origin *o)
+{
+    struct ng_profile *run = side->run;
+    struct ng_buf lines = NG_BUF_INIT, name = NG_BUF_INIT;
+    size_t n = side->n;
+    int64_t size = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        ng_buf_addf(&lines, "%s %lld %s\n", o[i].hash, (long long)o[i].size, o[i].name);
+        size += o[i].size;
+    }
+    if (n > 1)
+        ng_buf_addf(&name, "%s .. %s (%zu ranks)", base_name(side->paths[0]),
+                    base_name(side->paths[n - 1]), n);
+    else
+        ng_buf_addf(&name, "%s (1 rank)", n ? base_name(side->paths[0]) : "");
+    run->origin = ng_xcalloc(1, sizeof *run->origin);
+    run->origin->name = ng_buf_detach(&name);
+    run->origin->size = size;
+    ng_digest_bytes(lines.data ? lines.data : "", lines.len, run->origin->hash);
+    ng_buf_release(&lines);
+}
 
 static int fold_one(void *ctx, size_t i, struct ng_err *err)
 {
@@ -221,6 +307,8 @@ static int fold_one(void *ctx, size_t i, struct ng_err *err)
     struct ng_profile p;
     ng_profile_init(&p, f->sides[s].paths[i]);
     int rc = load_named(&p, f->opts, err);
+    if (rc == 0 && f->origins[s])
+        rc = keep_origin(&p, &f->origins[s][i], err);
     if (rc == 0) {
         pthread_mutex_lock(&f->lock);
         rc = ng_profile_merge_add(&f->merges[s], &p, i, err);
@@ -236,12 +324,15 @@ int ng_read_ranks(struct ng_read *r, const struct ng_read_side *sides, size_t n_
     struct ng_source_opts opts = r->opts;
     struct folding f = { sides, n_sides, &opts, ng_xcalloc(n_sides ? n_sides : 1,
                                                            sizeof *f.merges),
-                         PTHREAD_MUTEX_INITIALIZER };
+                         NULL, PTHREAD_MUTEX_INITIALIZER };
     size_t n = 0;
 
+    f.origins = ng_xcalloc(n_sides ? n_sides : 1, sizeof *f.origins);
     for (size_t s = 0; s < n_sides; s++) {
         struct ng_err ignored;
         ng_profile_merge_init(&f.merges[s], sides[s].run, r->opts.epoch_re);
+        if (sides[s].origin)
+            f.origins[s] = ng_xcalloc(sides[s].n ? sides[s].n : 1, sizeof *f.origins[s]);
         if (sides[s].n)   /* the run's kind, should a rank fail */
             (void)ng_source_detect(sides[s].paths[0], &sides[s].run->format, &ignored);
         n += sides[s].n;
@@ -254,8 +345,14 @@ int ng_read_ranks(struct ng_read *r, const struct ng_read_side *sides, size_t n_
     for (size_t s = 0; s < n_sides; s++) {
         if (ret == 0)
             ret = ng_profile_merge_finish(&f.merges[s], err);
+        if (ret == 0 && f.origins[s])
+            run_origin(&sides[s], f.origins[s]);
         ng_profile_merge_release(&f.merges[s]);
+        for (size_t i = 0; f.origins[s] && i < sides[s].n; i++)
+            free(f.origins[s][i].name);
+        free(f.origins[s]);
     }
+    free(f.origins);
     free(f.merges);
     pthread_mutex_destroy(&f.lock);
     return ret;
@@ -275,6 +372,40 @@ void ng_read_drop_exports(struct ng_read *r)
 {
     ng_exports_free(r->exports);
     r->exports = NULL;
+}
+
+/* The file p was read from: its name without directories (a summary
+ * says the same wherever it was made), size and XXH3-128. */
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
+                          size_t *bytes, struct ng_err *err)
+{
+    struct ng_profile_origin o;
+    struct ng_buf text = NG_BUF_INIT, gz = NG_BUF_INIT;
+    char *owned = NULL;
+
+    if (origin_of(p, &o, &owned, err) < 0) {
+        free(owned);
+        return -1;
+    }
+    ng_summary_file_write(p, &r->opts, &o, &text);
+    free(owned);
+    const struct ng_buf *out = &text;
+    if (ends_with(path, ".gz")) {
+        ng_gzip_deflate(text.data, text.len, &gz);
+        out = &gz;
+    }
+    int ret = ng_write_file_atomic(path, out->data, out->len, err);
+    if (bytes)
+        *bytes = out->len;
+    ng_buf_release(&text);
+    ng_buf_release(&gz);
+    return ret;
 }
 
 void ng_read_release(struct ng_read *r)

@@ -4,7 +4,8 @@
  * reader options (struct ng_source_opts) made of them, the export slots,
  * and the profiles loaded side by side on the one pool of workers.  The
  * gate, `nsys-gate summarize` and --write-summary read through here, so a
- * summary is made with exactly what the gate would read.
+ * summary is made with exactly what the gate would read, and written
+ * here.
  *
  * Ownership: a struct ng_read owns its compiled pattern, filter and
  * communication table, which its `opts` points into (so it is never
@@ -66,12 +67,20 @@ int ng_read_slots_setup(long jobs, const char *const *paths, size_t n, int share
 int ng_read_expand(const char *const *operands, size_t n, const char *side, char ***paths,
                    size_t *n_paths, struct ng_err *err);
 
+/* --ranks: initialises a side's run, named by its operands as given
+ * ("b/rank*.sqlite", "b/r0.sqlite (+7 more)"). */
+void ng_read_side_init(struct ng_profile *run, const char *const *operands, size_t n);
+
 /* A side of --ranks: its rank files, folded into `run` (ng_profile_init()ed
- * with the side's label). */
+ * with the side's label).  origin: also give the run an origin for its
+ * summary (ng_read_summary_write()): each rank's file (or, for a summary,
+ * the file it was made from) by name, size and XXH3-128, in rank order,
+ * hashed together; its size their sum. */
 struct ng_read_side {
     struct ng_profile *run;
     char *const *paths;
     size_t n;
+    int origin;
 };
 
 /* Loads the ranks of every side, up to `jobs` at once on the one pool,
@@ -92,6 +101,13 @@ const char *ng_read_note_at(const struct ng_read *r, size_t i);
 
 /* Frees the exports' private files, not needed past the reading. */
 void ng_read_drop_exports(struct ng_read *r);
+
+/* Writes the summary of p (read through r) to path atomically, gzip when
+ * path ends in .gz, stdout for "-" (sources/summary/ng_summary_file.h):
+ * its origin is p's own (read from a summary) or p's file, hashed.  Its
+ * size in bytes into *bytes (may be NULL).  Nothing is written on error. */
+int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
+                          size_t *bytes, struct ng_err *err);
 
 void ng_read_release(struct ng_read *r);
 

@@ -13,17 +13,19 @@
 #include "sources/nsys_stats/ng_source_nsys_stats.h"
 #include "sources/nsysrep/ng_source_nsysrep.h"
 #include "sources/sqlite/ng_source_sqlite.h"
+#include "sources/summary/ng_source_summary.h"
 #include "util/ng_file.h"
 #include "util/ng_gzip.h"
 
 /* Order matters: kinds with magic bytes first, then those told by content
  * (sniff); among kinds with the same first bytes, the one whose claim()
  * tells it apart before the one that takes the rest (Kineto takes any JSON
- * object); the text reader last, as the fallback for anything that is
+ * object, so a summary, told by its first key, comes before it); the text reader last, as the fallback for anything that is
  * neither. */
 static const struct ng_source_kind *const kinds[] = {
     &ng_source_sqlite,
     &ng_source_nsysrep,
+    &ng_source_summary,
     &ng_source_kineto,
     &ng_source_nsys_stats,
     NULL,
@@ -154,9 +156,16 @@ static int refuse_not_a_profile(const char *path, struct ng_err *err)
     memcpy(what, err->msg, wn);
     what[wn] = '\0';
     reads[0] = '\0';
-    for (size_t i = 0; kinds[i]; i++) {
-        const char *sep = i == 0 ? "" : kinds[i + 1] ? ", " : " and ";
-        int n = snprintf(reads + used, sizeof reads - used, "%s%s", sep, kinds[i]->reads);
+    /* the profiles' kinds: a kind without `reads` (summaries, which the
+     * gate writes itself) is not what a user mistook the file for */
+    const char *listed[sizeof kinds / sizeof kinds[0]];
+    size_t n_listed = 0;
+    for (size_t i = 0; kinds[i]; i++)
+        if (kinds[i]->reads)
+            listed[n_listed++] = kinds[i]->reads;
+    for (size_t i = 0; i < n_listed; i++) {
+        const char *sep = i == 0 ? "" : i + 1 < n_listed ? ", " : " and ";
+        int n = snprintf(reads + used, sizeof reads - used, "%s%s", sep, listed[i]);
         if (n < 0 || (size_t)n >= sizeof reads - used)
             break;
         used += (size_t)n;

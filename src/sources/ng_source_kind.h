@@ -35,7 +35,8 @@ struct ng_source_kind {
     int (*load)(struct ng_profile *p, const char *path,
                 const struct ng_source_opts *opts, struct ng_err *err);
     /* what the gate reads of this kind, for the refusal of a file that is
-     * no profile at all ("nsys SQLite exports (.sqlite)") */
+     * no profile at all ("nsys SQLite exports (.sqlite)"); NULL: not
+     * listed there (summaries, which nsys-gate writes itself) */
     const char *reads;
 };
 

@@ -32,6 +32,8 @@ struct ng_source_opts {
     const struct ng_cache *cache;   /* .nsys-rep exports kept here; NULL = none */
     const struct ng_filter *filter;   /* --kernels / --exclude-kernels; NULL: every item */
     const struct ng_comm *comm;       /* which kernels are communication; NULL: none */
+    const char *const *comm_text;     /* --comm-kernels as given (a summary records them) */
+    size_t n_comm_text;
     int base_names;            /* --kernel-names base */
     int item_samples;          /* NVTX mode: keep each item's time per epoch (per-kernel
                                   gates test them) */

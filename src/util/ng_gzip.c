@@ -9,6 +9,7 @@
 
 #include <zlib.h>
 
+#include "util/ng_oom.h"
 #include "util/ng_util.h"
 
 #define READ_CHUNK ((size_t)256 << 10)
@@ -160,4 +161,51 @@ int ng_gzip_head(const char *path, unsigned char *head, size_t cap, size_t *len,
     }
     ng_gzip_close(&in);
     return ret;
+}
+
+int ng_gzip_read_all(const char *path, size_t max, struct ng_buf *out, struct ng_err *err)
+{
+    struct ng_gzip_input in;
+    int ret = ng_gzip_open(&in, path, err);
+
+    while (ret == 0) {
+        ng_buf_add(out, in.buf + in.pos, in.len - in.pos);
+        in.pos = in.len;
+        if (out->len > max) {
+            ret = ng_err_set(err, "'%s' is longer than %zu MiB; refusing to read it", path,
+                             max >> 20);
+            break;
+        }
+        if (in.eof)
+            break;
+        ret = ng_gzip_fill(&in, path, err);
+    }
+    ng_gzip_close(&in);
+    return ret;
+}
+
+void ng_gzip_deflate(const void *data, size_t len, struct ng_buf *out)
+{
+    z_stream z;
+    gz_header h;
+
+    memset(&z, 0, sizeof z);
+    memset(&h, 0, sizeof h);
+    h.os = 3;   /* Unix, whatever zlib was built for: the same bytes everywhere */
+    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        ng_oom_fail();
+    deflateSetHeader(&z, &h);
+    size_t bound = deflateBound(&z, (uLong)len);
+    ng_buf_grow(out, bound);
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out->data + out->len;
+    z.avail_out = (uInt)bound;
+    int rc = deflate(&z, Z_FINISH);
+    if (rc != Z_STREAM_END)
+        ng_oom_fail();
+    out->len += bound - z.avail_out;
+    out->data[out->len] = '\0';
+    deflateEnd(&z);
 }

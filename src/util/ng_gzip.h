@@ -3,7 +3,8 @@
  * gate that talks to zlib).  A reader (the Kineto scanner, the rocprofv3
  * JSON reader, the summary reader) reads buf[pos..len) in place and asks
  * for more when what it reads does not fit; the registry of input kinds
- * peeks at the inflated head to tell JSON kinds apart.
+ * peeks at the inflated head to tell JSON kinds apart; summaries are
+ * read whole and written deflated through here.
  *
  * Ownership: the input owns its descriptor, its window and zlib's state;
  * ng_gzip_close() frees them, also after a failed open (or none,
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "util/ng_err.h"
+#include "util/ng_util.h"
 
 struct ng_gzip_state;   /* zlib's state (ng_gzip.c) */
 
@@ -45,5 +47,14 @@ void ng_gzip_close(struct ng_gzip_input *in);
  * what is wrong. */
 int ng_gzip_head(const char *path, unsigned char *head, size_t cap, size_t *len,
                  struct ng_err *err);
+
+/* The whole text of path (inflated when gzip) appended to out, refusing
+ * one longer than max bytes.  A truncated or corrupt gzip stream is an
+ * error naming the file. */
+int ng_gzip_read_all(const char *path, size_t max, struct ng_buf *out, struct ng_err *err);
+
+/* data[0..len) as one gzip member appended to out: the same bytes for the
+ * same data (no name, no time in the header). */
+void ng_gzip_deflate(const void *data, size_t len, struct ng_buf *out);
 
 #endif

@@ -375,11 +375,17 @@ void ng_options_help(FILE *out, const struct ng_options *t)
             help_row(out, t, &t->rows[i]);
         return;
     }
+    /* a heading without rows (a table made of another's rows) is left out */
     for (size_t g = 0; g < t->n_headings; g++) {
-        fprintf(out, "\n%s:\n", t->headings[g]);
-        for (size_t i = 0; i < t->n; i++)
-            if (t->rows[i].group == (int)g)
-                help_row(out, t, &t->rows[i]);
+        int first = 1;
+        for (size_t i = 0; i < t->n; i++) {
+            if (t->rows[i].group != (int)g)
+                continue;
+            if (first)
+                fprintf(out, "\n%s:\n", t->headings[g]);
+            first = 0;
+            help_row(out, t, &t->rows[i]);
+        }
     }
 }
 

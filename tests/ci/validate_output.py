@@ -7,8 +7,10 @@ By name:
   *.json            JSON Schema 2020-12: schemas/verdict.schema.json, or
                     batch.schema.json (an object with "gates"),
                     changes.schema.json (an object with "changes"),
-                    ranges.schema.json (an object with "profiles"), or
+                    ranges.schema.json (an object with "profiles"),
+                    summary.schema.json (an object with "nsys_gate_summary"), or
                     benchmark.schema.json (an array)
+  *.json.gz         a gzip summary: inflated, then as above
   *.jsonl           JSON Lines: each line a history line
                     (schemas/history.schema.json: a verdict with its rows), at
                     most 65535 bytes, newline-terminated
@@ -56,6 +58,8 @@ def check_json_doc(srcdir, path, doc, line=False):
         s = schema(srcdir, "benchmark.schema.json")
     elif isinstance(doc, dict) and "changes" in doc:
         s = schema(srcdir, "changes.schema.json")
+    elif isinstance(doc, dict) and "nsys_gate_summary" in doc:
+        s = schema(srcdir, "summary.schema.json")
     elif isinstance(doc, dict) and "profiles" in doc:
         s = schema(srcdir, "ranges.schema.json")
     elif isinstance(doc, dict) and "gates" in doc:
@@ -86,6 +90,12 @@ def validator(s, verdict):
 
 def check_json(srcdir, path):
     with open(path, encoding="utf-8") as f:
+        check_json_doc(srcdir, path, json.load(f))
+
+
+def check_json_gz(srcdir, path):
+    import gzip
+    with gzip.open(path, "rt", encoding="utf-8") as f:
         check_json_doc(srcdir, path, json.load(f))
 
 
@@ -245,6 +255,8 @@ def main():
         base = os.path.basename(path)
         if base.endswith(".json"):
             check_json(srcdir, path)
+        elif base.endswith(".json.gz"):
+            check_json_gz(srcdir, path)
         elif base.endswith(".jsonl"):
             check_jsonl(srcdir, path)
         elif base.endswith(".prom") or base == "metrics.txt":

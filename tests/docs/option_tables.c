@@ -27,5 +27,6 @@ int main(void)
     print_table("dashboard", ng_dashboard_options());
     print_table("changes", ng_changes_options());
     print_table("ranges", ng_ranges_options());
+    print_table("summarize", ng_cli_summarize_options());
     return 0;
 }

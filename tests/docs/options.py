@@ -14,7 +14,7 @@ import sys
 
 gate, tables, src = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 # "" is the gate; each command has its own table, --help and man list
-COMMANDS = ["", "dashboard", "changes", "ranges"]
+COMMANDS = ["", "dashboard", "changes", "ranges", "summarize"]
 problems = []
 
 

@@ -139,11 +139,11 @@ checked() {
 validate() {
     local f=$1 needs=
     case $f in
-    *.json | *.jsonl) needs=jsonschema ;;
+    *.json | *.jsonl | *.json.gz) needs=jsonschema ;;
     *.prom | metrics.txt) needs=prometheus_client ;;
     esac
     case $f in
-    *.json | *.jsonl | *.prom | metrics.txt | github_output* | *.md)
+    *.json | *.jsonl | *.json.gz | *.prom | metrics.txt | github_output* | *.md)
         # each checked as its consumer reads it: schemas, OpenMetrics and
         # GitLab's metrics rule, the runner's output-file syntax
         checked "$PYTHON" "$SRCDIR/tests/tools/needs.py" "$needs" \

@@ -198,6 +198,7 @@ static void test_formats(void **state)
         { NG_FORMAT_CSV, "nsys-stats", "nsys" },
         { NG_FORMAT_HISTORY, "history", NULL },
         { NG_FORMAT_KINETO, "kineto", "torch.profiler" },
+        { NG_FORMAT_SUMMARY, "summary", NULL },
     };
     assert_int_equal(sizeof want / sizeof want[0], NG_FORMATS);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -12,14 +12,14 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
 
+#include "util/ng_digest.h"
 #include "util/ng_file.h"
 #include "util/ng_signal.h"
 
 #define SUB "exports"
 #define SUM_FORMAT "nsys-gate cache entry 2"
-#define HASH_HEX 32
+#define HASH_HEX NG_DIGEST_HEX
 #define VERSION_MAX 120
 /* what a crash can leave without a lock to tell (a .fill directory before
  * its lock file is in place, a .sum whose export never came, a temporary
@@ -180,57 +180,13 @@ uint64_t ng_cache_free_bytes(const struct ng_cache *c)
     return free_bytes;
 }
 
-/* XXH3-128 of everything fd holds, from offset 0 (pread: the caller's
- * offset is not moved).  1 MiB at a time: the hash runs at memory speed,
- * so this is the cost of reading the file once. */
-static int hash_fd(int fd, const char *shown, char hex[HASH_HEX + 1], uint64_t *size,
-                   struct ng_err *err)
-{
-    enum { CHUNK = 1 << 20 };
-    XXH3_state_t *st = XXH3_createState();
-    char *buf = ng_xmalloc(CHUNK);
-    uint64_t off = 0;
-    int ret = 0;
-
-    if (!st) {
-        free(buf);
-        return ng_err_set(err, "out of memory hashing '%s'", shown);
-    }
-    XXH3_128bits_reset(st);
-    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    for (;;) {
-        ssize_t n = pread(fd, buf, CHUNK, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            ret = ng_err_set(err, "unable to read '%s': %s", shown, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        XXH3_128bits_update(st, buf, (size_t)n);
-        off += (uint64_t)n;
-    }
-    if (ret == 0) {
-        XXH128_canonical_t canon;
-        XXH128_canonicalFromHash(&canon, XXH3_128bits_digest(st));
-        for (int i = 0; i < 16; i++)
-            snprintf(hex + 2 * i, 3, "%02x", canon.digest[i]);
-        if (size)
-            *size = off;
-    }
-    XXH3_freeState(st);
-    free(buf);
-    return ret;
-}
-
 static int hash_path(const char *path, char hex[HASH_HEX + 1], uint64_t *size)
 {
     struct ng_err ignored;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
-    int ret = hash_fd(fd, path, hex, size, &ignored);
+    int ret = ng_digest_fd(fd, path, hex, size, &ignored);
     ng_file_close(fd);   /* another thread's SQLite may be reading the entry */
     return ret;
 }
@@ -245,7 +201,7 @@ int ng_cache_key(int fd, const char *nsys_version, struct ng_buf *key, struct ng
 {
     char hex[HASH_HEX + 1];
 
-    if (hash_fd(fd, "the report", hex, NULL, err) < 0)
+    if (ng_digest_fd(fd, "the report", hex, NULL, err) < 0)
         return -1;
     ng_buf_adds(key, hex);
     ng_buf_adds(key, "-");
@@ -746,7 +702,7 @@ int ng_cache_store(const struct ng_cache *c, const char *key, const char *export
     entry_path(c, key, ".sqlite", &db);
     entry_path(c, key, ".sum", &sum);
     int fd = open(export_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) < 0 || hash_fd(fd, export_path, hex, &size, err) < 0) {
+    if (fd < 0 || fstat(fd, &st) < 0 || ng_digest_fd(fd, export_path, hex, &size, err) < 0) {
         if (fd >= 0)
             ng_file_close(fd);
         else
