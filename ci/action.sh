@@ -11,7 +11,9 @@
 #                        INPUT_BASELINE, INPUT_CURRENT (a path, or one path a line for
 #                        repeat runs), INPUT_THRESHOLD, INPUT_EPOCHS, INPUT_BASELINE_EPOCHS,
 #                        INPUT_CURRENT_EPOCHS, INPUT_EPOCH_RANGE,
-#                        INPUT_NAME, INPUT_JUNIT, INPUT_JSON, INPUT_ARGS.  An empty input
+#                        INPUT_NAME, INPUT_JUNIT, INPUT_JSON, INPUT_RANKS ("true": --ranks),
+#                        INPUT_WRITE_SUMMARY (--write-summary, and the output
+#                        summary=PATH once written), INPUT_ARGS.  An empty input
 #                        is not set: the gate's NSYS_GATE_* variable or default applies.
 #                        The gate writes the step summary, the outputs (verdict, ratio,
 #                        ...) and the annotations itself; the exit status is the gate's.
@@ -128,9 +130,18 @@ gate() {
     add_if_set --name "${INPUT_NAME:-}"
     add_if_set --junit "${INPUT_JUNIT:-}"
     add_if_set --json "${INPUT_JSON:-}"
+    case ${INPUT_RANKS:-} in
+    '' | false) ;;
+    true) args+=(--ranks) ;;
+    *) die "input 'ranks' is '${INPUT_RANKS}': true, false or empty" ;;
+    esac
+    add_if_set --write-summary "${INPUT_WRITE_SUMMARY:-}"
     add_extra_args "${INPUT_ARGS:-}"
     local rc=0
     "$bin" --github "${args[@]}" || rc=$?
+    if [ -n "${INPUT_WRITE_SUMMARY:-}" ] && [ -f "$INPUT_WRITE_SUMMARY" ] && [ "$rc" -le 1 ]; then
+        echo "summary=$INPUT_WRITE_SUMMARY" >>"${GITHUB_OUTPUT:-/dev/null}"
+    fi
     # 0, 1, 2 are the gate's; anything else (a crash) must not leave the
     # verdict output empty
     if [ "$rc" -gt 2 ]; then

@@ -59,3 +59,43 @@ grep -q 'FAIL' "$work/summary.md" || { echo "not ok - the step summary says no F
 grep -q 'actions/runs/42' "$ws/nsys-gate.xml" ||
     { echo "not ok - no JUnit report naming the run in the workspace"; exit 1; }
 echo "ok - the gate step with the built binary and a runner's variables: FAIL, exit 1"
+
+# A summary as the baseline (kilobytes, e.g. main's), and write-summary: the
+# current run's summary, its path in the outputs, for the next runs to gate
+# against; ranks: true folds the paths as the ranks of one run.
+"$bin" summarize --quiet -o "$ws/base.summary.json.gz" "$ws/kern2023_base.csv" ||
+    { echo "not ok - summarize"; exit 1; }
+step() {  # OUT RANKS CURRENT: the gate step with a summary baseline
+    (cd "$ws" && env -i PATH="$PATH" HOME="$work" CI=true GITHUB_ACTIONS=true \
+        GITHUB_ACTION_PATH="$SRCDIR" GITHUB_WORKSPACE="$ws" RUNNER_TEMP="$work/temp" \
+        GITHUB_OUTPUT="$work/$1" GITHUB_STEP_SUMMARY="$work/summary.md" NSYS_GATE_BIN="$bin" \
+        INPUT_BASELINE=base.summary.json.gz INPUT_CURRENT="$3" INPUT_EPOCHS=10 \
+        INPUT_RANKS="$2" INPUT_WRITE_SUMMARY=pr.summary.json.gz INPUT_THRESHOLD= \
+        INPUT_BASELINE_EPOCHS= INPUT_CURRENT_EPOCHS= INPUT_EPOCH_RANGE= INPUT_NAME= \
+        INPUT_JUNIT= INPUT_JSON= INPUT_ARGS= \
+        bash --noprofile --norc -eo pipefail "$SRCDIR/ci/action.sh" gate >"$work/$1.log" 2>&1)
+}
+: >"$work/out4"
+step out4 '' kern2023_base.csv
+rc=$?
+[ "$rc" = 0 ] || { echo "not ok - summary baseline: exit $rc:"; cat "$work/out4.log"; exit 1; }
+grep -qx 'verdict=pass' "$work/out4" && grep -qx 'summary=pr.summary.json.gz' "$work/out4" ||
+    { echo "not ok - outputs of the summary step:"; cat "$work/out4"; exit 1; }
+gzip -dc "$ws/pr.summary.json.gz" | grep -q '^{"nsys_gate_summary":1,' ||
+    { echo "not ok - pr.summary.json.gz is not a summary"; exit 1; }
+"$bin" --epochs 10 "$ws/base.summary.json.gz" "$ws/pr.summary.json.gz" >/dev/null ||
+    { echo "not ok - the written summary does not gate as the profile"; exit 1; }
+echo "ok - a summary as the baseline, write-summary writes the current run's (output summary)"
+rm -f "$ws/pr.summary.json.gz"
+: >"$work/out5"
+step out5 maybe kern2023_base.csv
+rc=$?
+[ "$rc" = 2 ] && grep -qx 'verdict=error' "$work/out5" && [ ! -e "$ws/pr.summary.json.gz" ] &&
+    grep -q "input 'ranks' is 'maybe'" "$work/out5.log" ||
+    { echo "not ok - ranks: maybe: exit $rc:"; cat "$work/out5.log"; exit 1; }
+: >"$work/out6"
+step out6 true 'kern2023_base*.csv'
+rc=$?
+[ "$rc" = 0 ] && grep -qx 'summary=pr.summary.json.gz' "$work/out6" ||
+    { echo "not ok - ranks: true: exit $rc:"; cat "$work/out6.log"; exit 1; }
+echo "ok - ranks: true passes --ranks (a glob), anything but true/false is refused"
