@@ -22,6 +22,8 @@ NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-junitparser"
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES python3-scipy"
 # the cache suite checks the entries' XXH3-128 sums with xxhash's own xxh128sum
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES xxhash"
+# the ci suite runs the Slurm recipe of docs/summaries.md on a one-node cluster
+NG_TEST_PACKAGES="$NG_TEST_PACKAGES slurm-wlm munge"
 # the docs suite lints the man page with mandoc
 NG_TEST_PACKAGES="$NG_TEST_PACKAGES mandoc"
 # the html suite: Debian's chromium driven from node (playwright-core); npm for the node
