@@ -527,9 +527,17 @@ static void own_list(struct ng_buf *b, const char *const *v, size_t n)
 static int mismatch(struct rd *r, const char *option, const char *made, const char *asked)
 {
     r->bad = 1;
+    if (!*made)
+        return ng_err_set(r->err, "'%s' was made without %s and this gate asks for %s %s; "
+                          "summarize the profile again with these options", r->shown, option,
+                          option, asked);
+    if (!*asked)
+        return ng_err_set(r->err, "'%s' was made with %s %s and this gate gives no %s; "
+                          "summarize the profile again with these options", r->shown, option,
+                          made, option);
     return ng_err_set(r->err, "'%s' was made with %s %s and this gate asks for %s %s; "
-                      "summarize the profile again with these options", r->shown, option,
-                      *made ? made : "none", option, *asked ? asked : "none");
+                      "summarize the profile again with these options", r->shown, option, made,
+                      option, asked);
 }
 
 static int check_list(struct rd *r, const char *k, const char *option, const char *const *v,
