@@ -527,9 +527,17 @@ static void own_list(struct ng_buf *b, const char *const *v, size_t n)
 static int mismatch(struct rd *r, const char *option, const char *made, const char *asked)
 {
     r->bad = 1;
+    if (!*made)
+        return ng_err_set(r->err, "'%s' was made without %s and this gate asks for %s %s; "
+                          "summarize the profile again with these options", r->shown, option,
+                          option, asked);
+    if (!*asked)
+        return ng_err_set(r->err, "'%s' was made with %s %s and this gate gives no %s; "
+                          "summarize the profile again with these options", r->shown, option,
+                          made, option);
     return ng_err_set(r->err, "'%s' was made with %s %s and this gate asks for %s %s; "
-                      "summarize the profile again with these options", r->shown, option,
-                      *made ? made : "none", option, *asked ? asked : "none");
+                      "summarize the profile again with these options", r->shown, option, made,
+                      option, asked);
 }
 
 static int check_list(struct rd *r, const char *k, const char *option, const char *const *v,
@@ -683,6 +691,10 @@ static int rows(struct rd *r, struct ng_profile *p, const char *k, int excluded,
             free(name);
             return -1;
         }
+        if (ns < 0 || n < 0) {
+            free(name);
+            return bad(r, "a negative figure");
+        }
         if (excluded)
             ng_profile_add_excluded(p, kind, name, ns, n);
         else if (ng_profile_add_row(p, kind, name, strlen(name), ns, n) == 1) {
@@ -745,7 +757,9 @@ static int epochs(struct rd *r, struct ng_profile *p)
         if (expect(r, '{') < 0 || text_member(r, "name", 1, 0, &name) < 0)
             return -1;
         if (int_member(r, "first_start", &first) == 0 && int_member(r, "ns", &ns) == 0 &&
-            int_member(r, "kernels", &kernels) == 0)
+            int_member(r, "kernels", &kernels) == 0 && (ns < 0 || kernels < 0))
+            bad(r, "a negative figure");
+        if (!r->bad)
             ng_profile_add_epoch(p, name, first, ns, kernels);
         free(name);
         if (expect(r, '}') < 0)
@@ -879,19 +893,23 @@ static int check_sum(const char *text, size_t len, const char *shown, struct ng_
     return 0;
 }
 
-/* Sorts the rows (the profile's order) and marks it loaded; the figures
- * stay the file's, as the reader that made them left them. */
+/* Sorts the rows (the profile's order), sums them as every reader's
+ * profile is summed, and marks it loaded: the totals the file states must
+ * be those sums. */
 static int finish(struct ng_profile *p, struct ng_err *err)
 {
     struct ng_profile kept = *p;
 
     if (ng_profile_finish(p, err) < 0)
         return -1;
-    p->total_ns = kept.total_ns;
-    p->launches = kept.launches;
+    if (p->total_ns != kept.total_ns || p->launches != kept.launches ||
+        memcmp(p->kind_ns, kept.kind_ns, sizeof p->kind_ns) != 0 ||
+        memcmp(p->kind_launches, kept.kind_launches, sizeof p->kind_launches) != 0) {
+        p->loaded = 0;
+        return ng_err_set(err, "'%s' is not a summary nsys-gate can read (its totals are not "
+                          "the sums of its rows)", p->path);
+    }
     p->measured_ns = kept.measured_ns;
-    memcpy(p->kind_ns, kept.kind_ns, sizeof p->kind_ns);
-    memcpy(p->kind_launches, kept.kind_launches, sizeof p->kind_launches);
     return 0;
 }
 
