@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The measuring half of ci/bench.sh (see there)."""
 import argparse
+import concurrent.futures
 import json
 import os
 import platform
@@ -880,6 +881,71 @@ def decision_markdown(rows, tgts):
     return "\n".join(lines) + "\n"
 
 
+RANK_READ = ["--epoch-range", "auto", "--skip-epochs", "1", "--metric", "gpu-busy"]
+
+
+def rank_summaries(args, side, seed, slow):
+    """1,000 rank summaries of one side (cached): gentrace --rank-base, each
+    summarised on its own, many at once (the scale suite's job)."""
+    d = os.path.join(args.cache, "ranks-1000-%s" % side)
+    if os.path.exists(os.path.join(d, "done")):
+        return d
+    os.makedirs(d, exist_ok=True)
+    log("ranks: generating and summarising 1,000 ranks in %s" % d)
+
+    def one(r):
+        path = os.path.join(d, "rank%04d.sqlite" % r)
+        extra = ["--slow-device", "%d:1.5" % r] if r in slow else []
+        subprocess.run([args.gentrace, "-o", path, "--force", "--rank-base", str(r), "--seed",
+                        str(seed), "--kernels", "48", "--epochs", "12", "--warmup", "1",
+                        "--jitter", "0.05"] + extra, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([args.gate, "summarize", "--quiet"] + RANK_READ
+                       + ["-o", path + ".summary.json.gz", path], check=True)
+        os.remove(path)
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        list(pool.map(one, range(1000)))
+    open(os.path.join(d, "done"), "w").close()
+    return d
+
+
+def run_ranks(args):
+    """The 1,000-rank gate (--ranks on 1,000 rank summaries a side) against
+    10 ranks a side: wall (median) and peak RSS; summarize --ranks of 1,000
+    summaries at -j 1 and -j N."""
+    b = rank_summaries(args, "b", 3, ())
+    c = rank_summaries(args, "c", 4, (17, 603))
+    rows = []
+    for n in (10, 1000):
+        glob = "rank%s*.summary.json.gz" % ("000" if n == 10 else "")
+        argv = [args.gate, "--quiet", "--ranks"] + RANK_READ + [
+            "--baseline", os.path.join(b, glob), "--current", os.path.join(c, glob)]
+        measure(argv)   # warm-up: the files in the page cache
+        runs = [measure(argv) for _ in range(args.runs)]
+        rows.append({"what": "gate --ranks, %d rank summaries a side" % n, "ranks": n,
+                     "wall_s": statistics.median(r[0] for r in runs),
+                     "peak_rss_mib": max(r[1] for r in runs) / 1024.0})
+    for j in (1, os.cpu_count() or 2):
+        out = os.path.join(args.cache, "ranks-job.json.gz")
+        argv = [args.gate, "summarize", "--quiet", "--ranks", "-j", str(j)] + RANK_READ + [
+            "-o", out, os.path.join(c, "*.summary.json.gz")]
+        runs = [measure(argv) for _ in range(args.runs)]
+        rows.append({"what": "summarize --ranks -j %d, 1,000 rank summaries" % j, "ranks": 1000,
+                     "jobs": j, "wall_s": statistics.median(r[0] for r in runs),
+                     "peak_rss_mib": max(r[1] for r in runs) / 1024.0})
+    return rows
+
+
+def ranks_markdown(rows):
+    ten = next(r for r in rows if r["ranks"] == 10)
+    lines = ["", "| many ranks | wall (median) | peak RSS | RSS against 10 ranks |",
+             "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.3f s | %.1f MiB | %.2fx |" % (
+            r["what"], r["wall_s"], r["peak_rss_mib"], r["peak_rss_mib"] / ten["peak_rss_mib"]))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gate", required=True)
@@ -912,6 +978,9 @@ def main():
     ap.add_argument("--no-decision", action="store_true",
                     help="leave out the decision rows (interval and test against a run)")
     ap.add_argument("--decision-only", action="store_true", help="only the decision rows")
+    ap.add_argument("--no-ranks", action="store_true",
+                    help="leave out the many-ranks rows (1,000 rank summaries a side)")
+    ap.add_argument("--ranks-only", action="store_true", help="only the many-ranks rows")
     ap.add_argument("--kineto-mb", type=int, default=256,
                     help="MB of JSON of the trace the MB/s rows read (json.load holds it whole)")
     ap.add_argument("--kineto-rss-mb", type=int, default=1000,
@@ -928,16 +997,19 @@ def main():
     args = ap.parse_args()
     if args.dashboard_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_kineto = args.no_decision = True
+        args.no_kineto = args.no_decision = args.no_ranks = True
     if args.single_core_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_kineto = args.no_decision = True
+        args.no_dashboard = args.no_kineto = args.no_decision = args.no_ranks = True
     if args.kineto_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_decision = True
+        args.no_dashboard = args.no_single_core = args.no_decision = args.no_ranks = True
     if args.decision_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_kineto = True
+        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_ranks = True
+    if args.ranks_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_decision = True
 
     nsys = None
     if not args.no_nsys:
@@ -969,6 +1041,7 @@ def main():
     kerows = [] if args.no_kineto else run_kineto_events(args)
     decrows = [] if args.no_decision else run_decision(args)
     dectgts = decision_targets(decrows)
+    rrows = [] if args.no_ranks else run_ranks(args)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump({"machine": machine, "runs": args.runs, "results": rows,
@@ -977,7 +1050,8 @@ def main():
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts,
                    "kineto": krows, "kineto_targets": ktgts, "kineto_events": kerows,
-                   "decision": decrows, "decision_targets": dectgts}, f, indent=2)
+                   "decision": decrows, "decision_targets": dectgts, "ranks": rrows}, f,
+                  indent=2)
     md = markdown(rows, srows, tgts, machine)
     if crows:
         md += single_core_markdown(crows, ctgts)
@@ -991,6 +1065,8 @@ def main():
         md += kineto_events_markdown(kerows)
     if decrows:
         md += decision_markdown(decrows, dectgts)
+    if rrows:
+        md += ranks_markdown(rrows)
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)

@@ -30,6 +30,10 @@
 #                                             JSON on one core against `zcat FILE.gz` and
 #                                             python3's json.load, peak RSS on a 1 GB trace
 #
+#   ci/bench.sh --ranks-only [--runs N]      only the many-ranks rows: --ranks on 1,000
+#                                             rank summaries a side against 10 (wall, peak
+#                                             RSS), summarize --ranks at -j 1 and -j N
+#
 # Traces and summaries are cached in ${NSYS_GATE_BENCH_DIR:-~/.cache/nsys-gate/bench}.
 # Writes build-bench/bench.json and build-bench/bench.md.
 set -euo pipefail
