@@ -20,6 +20,8 @@
 #include "sources/ng_source.h"
 #include "util/ng_regex.h"
 
+#include "profile_helper.h"
+
 #define RANKS 4
 
 static char dir[128];
@@ -101,110 +103,6 @@ static void merge(struct ng_profile *run, const struct ng_source_opts *o, const 
     ng_profile_merge_release(&m);
 }
 
-/* A row's cells as (epoch, ns) sums by epoch: a profile may give an item
- * one cell an epoch per item id behind its name. */
-static void cells_by_epoch(const struct ng_work_row *r, size_t n_epochs, int64_t *out)
-{
-    memset(out, 0, n_epochs * sizeof *out);
-    for (size_t j = 0; r->cells && j < r->cells->n; j++)
-        if (r->cells->epoch[j] < n_epochs)
-            out[r->cells->epoch[j]] += r->cells->ns[j];
-}
-
-static void same_places(const struct ng_place *a, size_t na, const struct ng_place *b, size_t nb)
-{
-    assert_int_equal(na, nb);
-    for (size_t i = 0; i < na; i++) {
-        assert_int_equal(a[i].id, b[i].id);
-        assert_int_equal(a[i].ns, b[i].ns);
-        assert_int_equal(a[i].launches, b[i].launches);
-        assert_int_equal(a[i].rank, b[i].rank);
-        assert_int_equal(a[i].owner, b[i].owner);
-    }
-}
-
-static void same_breakdown(const struct ng_breakdown *a, const struct ng_breakdown *b)
-{
-    assert_int_equal(a->device, b->device);
-    assert_int_equal(a->compute, b->compute);
-    assert_int_equal(a->comm, b->comm);
-    assert_int_equal(a->exposed, b->exposed);
-    assert_int_equal(a->memory, b->memory);
-    assert_int_equal(a->idle, b->idle);
-}
-
-static void same_rows(const struct ng_work_row *a, const struct ng_work_row *b, size_t n,
-                      size_t n_epochs)
-{
-    int64_t *ca = calloc(n_epochs + 1, sizeof *ca), *cb = calloc(n_epochs + 1, sizeof *cb);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(a[i].name, b[i].name);
-        assert_int_equal(a[i].kind, b[i].kind);
-        assert_int_equal(a[i].total_ns, b[i].total_ns);
-        assert_int_equal(a[i].instances, b[i].instances);
-        assert_int_equal(a[i].cells != NULL, b[i].cells != NULL);
-        cells_by_epoch(&a[i], n_epochs, ca);
-        cells_by_epoch(&b[i], n_epochs, cb);
-        assert_memory_equal(ca, cb, n_epochs * sizeof *ca);
-    }
-    free(ca);
-    free(cb);
-}
-
-/* Every figure a gate reads. */
-static void same_profile(const struct ng_profile *a, const struct ng_profile *b)
-{
-    assert_int_equal(a->loaded, b->loaded);
-    assert_int_equal(a->format, b->format);
-    assert_int_equal(a->total_ns, b->total_ns);
-    assert_int_equal(a->launches, b->launches);
-    assert_int_equal(a->measured, b->measured);
-    assert_int_equal(a->measured_ns, b->measured_ns);
-    assert_memory_equal(a->kind_ns, b->kind_ns, sizeof a->kind_ns);
-    assert_memory_equal(a->kind_launches, b->kind_launches, sizeof a->kind_launches);
-    assert_memory_equal(a->left_out_ns, b->left_out_ns, sizeof a->left_out_ns);
-    assert_memory_equal(a->left_out_launches, b->left_out_launches, sizeof a->left_out_launches);
-    assert_int_equal(a->excluded_ns, b->excluded_ns);
-    assert_int_equal(a->excluded_launches, b->excluded_launches);
-    assert_int_equal(a->n_rows, b->n_rows);
-    same_rows(a->rows, b->rows, a->n_rows, a->n_epochs);
-    assert_int_equal(a->n_excluded, b->n_excluded);
-    same_rows(a->excluded, b->excluded, a->n_excluded, 0);
-    assert_int_equal(a->nvtx, b->nvtx);
-    assert_int_equal(a->n_epochs, b->n_epochs);
-    for (size_t i = 0; i < a->n_epochs; i++) {
-        assert_string_equal(a->epochs[i].name, b->epochs[i].name);
-        assert_int_equal(a->epochs[i].first_start, b->epochs[i].first_start);
-        assert_int_equal(a->epochs[i].ns, b->epochs[i].ns);
-        assert_int_equal(a->epochs[i].kernels, b->epochs[i].kernels);
-    }
-    assert_int_equal(a->skipped_epochs, b->skipped_epochs);
-    assert_int_equal(a->empty_epochs, b->empty_epochs);
-    assert_int_equal(a->has_places, b->has_places);
-    same_places(a->devices, a->n_devices, b->devices, b->n_devices);
-    same_places(a->processes, a->n_processes, b->processes, b->n_processes);
-    assert_int_equal(a->has_breakdown, b->has_breakdown);
-    same_breakdown(&a->breakdown, &b->breakdown);
-    assert_int_equal(a->n_bd_devices, b->n_bd_devices);
-    for (size_t i = 0; i < a->n_bd_devices; i++)
-        same_breakdown(&a->bd_devices[i], &b->bd_devices[i]);
-    assert_int_equal(a->has_nested, b->has_nested);
-    assert_int_equal(a->n_nested, b->n_nested);
-    for (size_t i = 0; i < a->n_nested; i++) {
-        assert_string_equal(a->nested[i].name, b->nested[i].name);
-        assert_int_equal(a->nested[i].ns, b->nested[i].ns);
-    }
-    assert_int_equal(a->graph_mode != NULL, b->graph_mode != NULL);
-    assert_int_equal(a->graph_node_kernels, b->graph_node_kernels);
-    assert_int_equal(a->n_warnings, b->n_warnings);
-    for (size_t i = 0; i < a->n_warnings; i++)
-        assert_string_equal(a->warnings[i], b->warnings[i]);
-    assert_string_equal(a->gpu ? a->gpu : "", b->gpu ? b->gpu : "");
-    assert_string_equal(a->driver ? a->driver : "", b->driver ? b->driver : "");
-    assert_int_equal(a->rank, b->rank);
-    assert_int_equal(a->world_size, b->world_size);
-}
-
 static const int in_order[RANKS] = { 0, 1, 2, 3 }, shuffled[RANKS] = { 2, 0, 3, 1 };
 
 static void check_mode(const struct ng_source_opts *o)
@@ -214,8 +112,8 @@ static void check_mode(const struct ng_source_opts *o)
     merge(&a, o, in_order);
     merge(&b, o, shuffled);
     assert_true(whole.n_rows > 4);
-    same_profile(&whole, &a);
-    same_profile(&a, &b);
+    assert_profiles_equal(&whole, &a, CELLS_BY_EPOCH);
+    assert_profiles_equal(&a, &b, CELLS_BY_EPOCH);
     ng_profile_release(&whole);
     ng_profile_release(&a);
     ng_profile_release(&b);
