@@ -282,24 +282,6 @@ static int peek(struct rd *r, char c)
     return !r->bad && r->p < r->end && *r->p == (unsigned char)c;
 }
 
-static void put_utf8(struct ng_buf *b, unsigned long cp)
-{
-    unsigned char u[4];
-    size_t n;
-    if (cp < 0x80)
-        u[0] = (unsigned char)cp, n = 1;
-    else if (cp < 0x800)
-        u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
-    else if (cp < 0x10000)
-        u[0] = (unsigned char)(0xE0 | cp >> 12), u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
-    else
-        u[0] = (unsigned char)(0xF0 | cp >> 18), u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)), u[3] = (unsigned char)(0x80 | (cp & 0x3F)),
-        n = 4;
-    ng_buf_add(b, u, n);
-}
-
 /* One escape at p (a backslash), decoded into r->s; its length, or -1. */
 static int unescape(struct rd *r, const unsigned char *p)
 {
@@ -321,7 +303,7 @@ static int unescape(struct rd *r, const unsigned char *p)
         cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned long)ng_hex4((const char *)p + 8) - 0xDC00);
     if (cp == 0)
         return -1;   /* a C string would end there */
-    put_utf8(&r->s, cp);
+    ng_buf_add_utf8(&r->s, cp);
     return n;
 }
 
@@ -509,9 +491,11 @@ static int text_list(struct rd *r, const char *k, struct ng_buf *shown)
     if (member(r, k) < 0 || expect(r, '[') < 0)
         return -1;
     for (size_t i = 0; (more = next(r, i)) == 1; i++) {
-        char *t;
-        if (expect(r, '{') < 0 || text_member(r, "text", 1, 0, &t) < 0 || expect(r, '}') < 0)
+        char *t = NULL;
+        if (expect(r, '{') < 0 || text_member(r, "text", 1, 0, &t) < 0 || expect(r, '}') < 0) {
+            free(t);
             return -1;
+        }
         ng_buf_addf(shown, "%s'%s'", i ? ", " : "", t);
         free(t);
     }
