@@ -9,6 +9,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -426,6 +427,49 @@ def nsysrep_markdown(rows, tgts):
     for t in tgts:
         lines.append("| %s | %.3f | <= %s | %s |" % (t["target"], t["value"], t["limit"],
                                                     "yes" if t["met"] else "NO"))
+    return "\n".join(lines) + "\n"
+
+
+# ---- summaries: a profile as the gate read it ----
+
+def summarize_rows(args):
+    """Per size: the export's MB against its summary's KB (plain and gzip, total and NVTX
+    mode), the time to summarize against the time to gate the pair, and the gate on the
+    two summaries."""
+    gate, out = args.gate, []
+    for millions in [int(x) for x in args.summarize_sizes.split()]:
+        b, c = traces(args.gentrace, args.cache, millions)
+        d = tempfile.mkdtemp(prefix="ng-bench-summaries.")
+        for mode, opts in (("total", []), ("NVTX", ["--epoch-range", "auto"])):
+            row = {"millions": millions, "mode": mode, "export_mb": os.path.getsize(b) / 1e6}
+            sb, sc, gz = (os.path.join(d, n) for n in ("b.summary.json", "c.summary.json",
+                                                       "b.summary.json.gz"))
+            cmds = [("summarize", [gate, "summarize", "--quiet", "-o", sb] + opts + [b]),
+                    ("gate the profiles", [gate, "--quiet"] + opts + [b, c]),
+                    ("gate the summaries", [gate, "--quiet"] + opts + [sb, sc])]
+            subprocess.run([gate, "summarize", "--quiet", "-o", sc] + opts + [c], check=True)
+            subprocess.run([gate, "summarize", "--quiet", "-o", gz] + opts + [b], check=True)
+            walls = {name: [] for name, _ in cmds}
+            for i in range(args.runs):
+                log("summaries %dM %s: run %d/%d" % (millions, mode, i + 1, args.runs))
+                for name, argv in cmds:
+                    walls[name].append(measure(argv)[0])
+            row.update({"summary_kb": os.path.getsize(sb) / 1e3,
+                        "summary_gz_kb": os.path.getsize(gz) / 1e3})
+            row.update({name + " s": statistics.median(w) for name, w in walls.items()})
+            out.append(row)
+        shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
+def summarize_markdown(rows):
+    lines = ["", "### Summaries (`nsys-gate summarize`)", "",
+             "| export | mode | export MB | summary KB | gzip KB | summarize s | gate profiles s "
+             "| gate summaries s |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %dM kernels | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |" % (
+            r["millions"], r["mode"], r["export_mb"], r["summary_kb"], r["summary_gz_kb"],
+            r["summarize s"], r["gate the profiles s"], r["gate the summaries s"]))
     return "\n".join(lines) + "\n"
 
 
@@ -975,6 +1019,12 @@ def main():
     ap.add_argument("--no-kineto", action="store_true",
                     help="leave out the Chrome-trace (Kineto) rows")
     ap.add_argument("--kineto-only", action="store_true", help="only the Kineto rows")
+    ap.add_argument("--no-summaries", action="store_true",
+                    help="leave out the summaries rows (nsys-gate summarize)")
+    ap.add_argument("--summaries-only", action="store_true",
+                    help="only the summaries rows")
+    ap.add_argument("--summarize-sizes", default="1 5",
+                    help="millions of kernels of the exports the summaries rows summarize")
     ap.add_argument("--no-decision", action="store_true",
                     help="leave out the decision rows (interval and test against a run)")
     ap.add_argument("--decision-only", action="store_true", help="only the decision rows")
@@ -998,18 +1048,27 @@ def main():
     if args.dashboard_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_kineto = args.no_decision = args.no_ranks = True
+        args.no_summaries = True
     if args.single_core_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_dashboard = args.no_kineto = args.no_decision = args.no_ranks = True
+        args.no_summaries = True
     if args.kineto_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_dashboard = args.no_single_core = args.no_decision = args.no_ranks = True
+        args.no_summaries = True
+    if args.summaries_only:
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_decision = True
+        args.no_ranks = True
     if args.decision_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_dashboard = args.no_single_core = args.no_kineto = args.no_ranks = True
+        args.no_summaries = True
     if args.ranks_only:
         args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
         args.no_dashboard = args.no_single_core = args.no_kineto = args.no_decision = True
+        args.no_summaries = True
 
     nsys = None
     if not args.no_nsys:
@@ -1040,6 +1099,7 @@ def main():
     ktgts = kineto_targets(krows) if krows else []
     kerows = [] if args.no_kineto else run_kineto_events(args)
     decrows = [] if args.no_decision else run_decision(args)
+    sumrows = [] if args.no_summaries else summarize_rows(args)
     dectgts = decision_targets(decrows)
     rrows = [] if args.no_ranks else run_ranks(args)
     os.makedirs(args.out, exist_ok=True)
@@ -1050,8 +1110,8 @@ def main():
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts,
                    "kineto": krows, "kineto_targets": ktgts, "kineto_events": kerows,
-                   "decision": decrows, "decision_targets": dectgts, "ranks": rrows}, f,
-                  indent=2)
+                   "decision": decrows, "decision_targets": dectgts,
+                   "summaries": sumrows, "ranks": rrows}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
     if crows:
         md += single_core_markdown(crows, ctgts)
@@ -1065,6 +1125,8 @@ def main():
         md += kineto_events_markdown(kerows)
     if decrows:
         md += decision_markdown(decrows, dectgts)
+    if sumrows:
+        md += summarize_markdown(sumrows)
     if rrows:
         md += ranks_markdown(rrows)
     with open(os.path.join(args.out, "bench.md"), "w") as f:

@@ -12,7 +12,8 @@
 # the cache key: a cache hit on 1.5 and 2 GB reports (a stand-in nsys; the
 # hit never runs it) against reading the report once; and the dashboard of
 # a generated history of 200 gates x 1000 nights (wall, index.html size); and the
-# Chrome-trace reader on a generated torch.profiler trace, plain and gzip.  Ratios come from one
+# Chrome-trace reader on a generated torch.profiler trace, plain and gzip; and summaries
+# (nsys-gate summarize) of the generated exports.  Ratios come from one
 # run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
@@ -25,6 +26,10 @@
 #   ci/bench.sh --decision-only [--runs N]   only the decision's statistics: the interval
 #                                             and the test at 10,000 and 100,000 epochs
 #                                             a side, alone and against the gate's run
+#   ci/bench.sh --summaries-only [--runs N] [--summarize-sizes "1 5"]
+#                                             only the summaries rows: an export's MB against
+#                                             its summary's KB (plain, gzip; total and NVTX
+#                                             mode), summarize's time against the gate's
 #   ci/bench.sh --kineto-only [--runs N] [--kineto-mb 256] [--kineto-rss-mb 1000]
 #                                             only the torch.profiler (Kineto) rows: MB/s of
 #                                             JSON on one core against `zcat FILE.gz` and

@@ -66,6 +66,9 @@ void ng_profile_release(struct ng_profile *p)
     free(p->graph_mode);
     free(p->gpu);
     free(p->driver);
+    if (p->listing)
+        ng_range_groups_free(p->listing->groups, p->listing->n_groups);
+    free(p->listing);
     if (p->origin)
         free(p->origin->name);
     free(p->origin);

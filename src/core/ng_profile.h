@@ -108,11 +108,25 @@ struct ng_profile_origin {
     char hash[33];
 };
 
+/* What `nsys-gate ranges` lists of a profile, as a summary keeps it: the
+ * count of its NVTX ranges, the kernel time they were listed with, and
+ * their groups (ng_range_groups(), owned). */
+struct ng_profile_listing {
+    int listed;                 /* the profile has a range list (saved stats text has none) */
+    size_t n_ranges;
+    int64_t total_ns;
+    struct ng_range_group *groups;
+    size_t n_groups;
+};
+
 struct ng_profile {
     char *path;
     /* read from a summary: the profile it was made from (owned); NULL
      * when read from the profile itself */
     struct ng_profile_origin *origin;
+    /* read from a summary: what `nsys-gate ranges` lists (owned); NULL
+     * otherwise */
+    struct ng_profile_listing *listing;
     /* every NVTX range, when the source was asked to list them (owned;
      * NULL otherwise, or when the kind has none to list) */
     struct ng_range_list *ranges;

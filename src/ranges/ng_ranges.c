@@ -192,7 +192,17 @@ static int list_one(const struct ng_source_opts *src, const char *path, struct l
     int ret = ng_source_load(&p, src, err);
     l->format = p.format;
     l->listed = p.ranges != NULL;
-    if (ret == 0 && p.ranges) {
+    if (ret == 0 && p.listing) {
+        /* a summary: the groups listed when it was made, moved here */
+        l->listed = p.listing->listed;
+        l->n_ranges = p.listing->n_ranges;
+        l->total_ns = p.listing->total_ns;
+        l->groups = p.listing->groups;
+        l->n_groups = p.listing->n_groups;
+        p.listing->groups = NULL;
+        p.listing->n_groups = 0;
+        l->step = ng_range_groups_step(l->groups, l->n_groups);
+    } else if (ret == 0 && p.ranges) {
         l->n_ranges = p.ranges->n;
         l->total_ns = p.total_ns;
         l->groups = ng_range_groups(p.ranges->r, p.ranges->n, p.total_ns, &l->n_groups);

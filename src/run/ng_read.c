@@ -382,6 +382,33 @@ static int ends_with(const char *s, const char *tail)
     return n > k && strcmp(s + n - k, tail) == 0;
 }
 
+/* What `nsys-gate ranges` lists of p, read as it reads it (total mode,
+ * every option but the access ones at its default), or p's own (a
+ * summary's); NULL when that reading fails: the summary then has none. */
+static struct ng_profile_listing *listing_of(const struct ng_read *r, const struct ng_profile *p)
+{
+    if (p->listing)
+        return NULL;
+    struct ng_source_opts o = { .nsys = r->opts.nsys, .nsys_timeout = r->opts.nsys_timeout,
+                                .cache = r->opts.cache, .sql_only = r->opts.sql_only,
+                                .list_ranges = 1, .exports = r->exports };
+    struct ng_profile q;
+    struct ng_err ignored;
+    struct ng_profile_listing *l = NULL;
+    ng_profile_init(&q, p->path);
+    if (ng_source_load(&q, &o, &ignored) == 0) {
+        l = ng_xcalloc(1, sizeof *l);
+        l->listed = q.ranges != NULL;
+        if (q.ranges) {
+            l->n_ranges = q.ranges->n;
+            l->total_ns = q.total_ns;
+            l->groups = ng_range_groups(q.ranges->r, q.ranges->n, q.total_ns, &l->n_groups);
+        }
+    }
+    ng_profile_release(&q);
+    return l;
+}
+
 int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
                           size_t *bytes, struct ng_err *err)
 {
@@ -393,7 +420,11 @@ int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, c
         free(owned);
         return -1;
     }
-    ng_summary_file_write(p, &r->opts, &o, &text);
+    struct ng_profile_listing *own = listing_of(r, p);
+    ng_summary_file_write(p, &r->opts, &o, p->listing ? p->listing : own, &text);
+    if (own)
+        ng_range_groups_free(own->groups, own->n_groups);
+    free(own);
     free(owned);
     const struct ng_buf *out = &text;
     if (ends_with(path, ".gz")) {

@@ -156,6 +156,24 @@ void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void ng_buf_add_utf8(struct ng_buf *b, unsigned long cp)
+{
+    unsigned char u[4];
+    size_t n;
+    if (cp < 0x80)
+        u[0] = (unsigned char)cp, n = 1;
+    else if (cp < 0x800)
+        u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
+    else if (cp < 0x10000)
+        u[0] = (unsigned char)(0xE0 | cp >> 12), u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
+        u[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
+    else
+        u[0] = (unsigned char)(0xF0 | cp >> 18), u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
+        u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)), u[3] = (unsigned char)(0x80 | (cp & 0x3F)),
+        n = 4;
+    ng_buf_add(b, u, n);
+}
+
 void ng_buf_release(struct ng_buf *b)
 {
     free(b->data);

@@ -48,6 +48,8 @@ void ng_buf_addf(struct ng_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ng_buf_vaddf(struct ng_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* The code point cp (at most U+10FFFF) in UTF-8. */
+void ng_buf_add_utf8(struct ng_buf *b, unsigned long cp);
 void ng_buf_release(struct ng_buf *b);
 /* Hands the bytes to the caller (never NULL) and leaves b empty. */
 char *ng_buf_detach(struct ng_buf *b);

@@ -13,6 +13,7 @@ be the same after the one normalisation docs/summaries.md names (the paths that 
 inputs; the export cache's notes): the JSON verdict, JUnit, the history line, OpenMetrics,
 the GitHub step summary and output file, the HTML page, the human lines on stdout and
 stderr, and the exit status. Also: --print-profile on a summary prints the profile's rows,
+`nsys-gate ranges` (text and --json) lists what it lists of the profile,
 a summary of a summary is the same bytes, and every summary validates against
 schemas/summary.schema.json (when jsonschema is there).
 
@@ -162,6 +163,11 @@ def first_diff(a, b):
     return ""
 
 
+def read(d, name):
+    p = os.path.join(d, name)
+    return open(p, "rb").read() if os.path.exists(p) else b"(none)"
+
+
 def validate(srcdir, path):
     try:
         import jsonschema
@@ -223,6 +229,16 @@ def check_pair(gate, srcdir, env, work, label, base, cur):
             diff = first_diff(want, got)
             report(not diff, what + ": gate(%s) == gate(profiles) (exit %s)"
                    % (blabel, want["exit"].decode()), diff)
+        if vlabel == "total":
+            rp = run([gate, "ranges", "--json", "rp.json", b], env, d)
+            rs = run([gate, "ranges", "--json", "rs.json", sb], env, d)
+            want_r = {"exit": str(rp.returncode).encode(), "stdout": rp.stdout,
+                      "stderr": rp.stderr, "json": read(d, "rp.json")}
+            got_r = {"exit": str(rs.returncode).encode(), "stdout": rs.stdout,
+                     "stderr": rs.stderr, "json": read(d, "rs.json")}
+            want_r, got_r = normalise(want_r, names), normalise(got_r, names)
+            report(want_r == got_r, label + ": ranges (text and --json) of the summary",
+                   first_diff(want_r, got_r))
         pp = normalise({"o": run([gate, "--print-profile"] + reading + [b, c], env, d).stdout},
                        names)
         ps = normalise({"o": run([gate, "--print-profile"] + reading + [sb, sc], env, d).stdout},

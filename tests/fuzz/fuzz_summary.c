@@ -45,10 +45,10 @@ static void read_and_rewrite(const struct ng_buf *text, const struct ng_source_o
     ng_fuzz_check_profile(&p);
     NG_FUZZ_CHECK(p.origin != NULL);
     struct ng_buf once = NG_BUF_INIT, twice = NG_BUF_INIT;
-    ng_summary_file_write(&p, o, p.origin, &once);
+    ng_summary_file_write(&p, o, p.origin, p.listing, &once);
     ng_profile_init(&q, "again.summary.json");
     NG_FUZZ_CHECK(ng_summary_file_read(&q, once.data, once.len, o, &err) == 0);
-    ng_summary_file_write(&q, o, q.origin, &twice);
+    ng_summary_file_write(&q, o, q.origin, q.listing, &twice);
     NG_FUZZ_CHECK(once.len == twice.len && memcmp(once.data, twice.data, once.len) == 0);
     ng_buf_release(&once);
     ng_buf_release(&twice);

@@ -1,5 +1,5 @@
 /* Two loaded profiles compared member by member, every member the
- * decision reads (a summary read back, ranks folded against the one file
+ * decision reads and what `ranges` lists of a summary (a summary read back, ranks folded against the one file
  * that held them).  Epoch cells either as stored (`exact`: the same
  * arrays) or as each epoch's sum (a reader may give an item one cell an
  * epoch per item behind its name; folded ranks give one).  Header only:
@@ -112,6 +112,27 @@ static void assert_profiles_equal(const struct ng_profile *a, const struct ng_pr
     assert_text_equal(a->driver, b->driver);
     assert_int_equal(a->rank, b->rank);
     assert_int_equal(a->world_size, b->world_size);
+    assert_int_equal(a->listing != NULL, b->listing != NULL);
+    if (!a->listing)
+        return;
+    assert_int_equal(a->listing->listed, b->listing->listed);
+    assert_int_equal(a->listing->n_ranges, b->listing->n_ranges);
+    assert_int_equal(a->listing->total_ns, b->listing->total_ns);
+    assert_int_equal(a->listing->n_groups, b->listing->n_groups);
+    for (size_t i = 0; i < a->listing->n_groups; i++) {
+        const struct ng_range_group *x = &a->listing->groups[i], *y = &b->listing->groups[i];
+        assert_string_equal(x->name, y->name);
+        assert_string_equal(x->example, y->example);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->gpu_ns, y->gpu_ns);
+        assert_int_equal(x->threads, y->threads);
+        assert_int_equal(x->min_depth, y->min_depth);
+        assert_int_equal(x->max_depth, y->max_depth);
+        /* the same doubles, bit for bit */
+        assert_memory_equal(&x->mean_ms, &y->mean_ms, sizeof x->mean_ms);
+        assert_memory_equal(&x->cv, &y->cv, sizeof x->cv);
+        assert_memory_equal(&x->share, &y->share, sizeof x->share);
+    }
 }
 
 #endif

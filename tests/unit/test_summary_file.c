@@ -68,6 +68,14 @@ static void build(struct ng_profile *p)
     p->driver = NULL;
     p->rank = 3;
     p->world_size = 8;
+    p->listing = ng_xcalloc(1, sizeof *p->listing);
+    p->listing->listed = 1;
+    p->listing->n_ranges = 12;
+    p->listing->total_ns = INT64_MAX;
+    p->listing->groups = ng_xcalloc(1, sizeof *p->listing->groups);
+    p->listing->n_groups = 1;
+    p->listing->groups[0] = (struct ng_range_group){ ng_xstrdup("step #"), ng_xstrdup("step 3"),
+                                                     12, 345, 2, 0, 3, 0.1 + 0.2, 1.0 / 3, 1e-300 };
 }
 
 static const struct ng_source_opts nvtx_opts = {
@@ -92,7 +100,7 @@ static void test_round_trip(void **state)
     build(&p);
     assert_int_equal(ng_profile_finish(&p, &err), 0);
     assert_int_equal(p.total_ns, INT64_MAX);
-    ng_summary_file_write(&p, &nvtx_opts, &origin, &b);
+    ng_summary_file_write(&p, &nvtx_opts, &origin, p.listing, &b);
     assert_true(ng_summary_file_sniff((const unsigned char *)b.data, b.len));
     assert_non_null(strstr(b.data, "\"name_hex\":\"626164ff806e616d65\""));
     assert_int_equal(read_text(&b, &q, &nvtx_opts, &err), 0);
@@ -102,7 +110,7 @@ static void test_round_trip(void **state)
     assert_int_equal(q.origin->size, 123456789);
     assert_string_equal(q.origin->hash, origin.hash);
     /* written again from what was read: the same bytes */
-    ng_summary_file_write(&q, &nvtx_opts, q.origin, &again);
+    ng_summary_file_write(&q, &nvtx_opts, q.origin, q.listing, &again);
     assert_int_equal(again.len, b.len);
     assert_memory_equal(again.data, b.data, b.len);
     ng_profile_release(&q);
@@ -151,7 +159,7 @@ static void written(struct ng_buf *b)
     build(&p);
     assert_int_equal(ng_profile_finish(&p, &err), 0);
     b->len = 0;
-    ng_summary_file_write(&p, &nvtx_opts, &origin, b);
+    ng_summary_file_write(&p, &nvtx_opts, &origin, p.listing, b);
     ng_profile_release(&p);
 }
 

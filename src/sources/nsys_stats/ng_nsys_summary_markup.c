@@ -57,24 +57,6 @@ static int json_field(struct ng_nsys_summary *ps, const char *line)
     return 0;
 }
 
-static void add_utf8(struct ng_buf *b, unsigned cp)
-{
-    unsigned char u[4];
-    size_t n;
-    if (cp < 0x80)
-        u[0] = (unsigned char)cp, n = 1;
-    else if (cp < 0x800)
-        u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
-    else if (cp < 0x10000)
-        u[0] = (unsigned char)(0xE0 | cp >> 12), u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
-    else
-        u[0] = (unsigned char)(0xF0 | cp >> 18), u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)), u[3] = (unsigned char)(0x80 | (cp & 0x3F)),
-        n = 4;
-    ng_buf_add(b, u, n);
-}
-
 /* \uXXXX, with a surrogate pair as one code point; 0 on a bad escape. */
 static size_t json_unicode(const char *s, size_t n, struct ng_buf *out)
 {
@@ -87,12 +69,12 @@ static size_t json_unicode(const char *s, size_t n, struct ng_buf *out)
         if (second < 0xDC00 || second > 0xDFFF)
             return 0;
         lo = (unsigned)second;
-        add_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+        ng_buf_add_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
         return 12;
     }
     if (cp >= 0xDC00 && cp <= 0xDFFF)
         return 0;
-    add_utf8(out, cp);
+    ng_buf_add_utf8(out, cp);
     return 6;
 }
 
@@ -285,7 +267,7 @@ static int html_decode(struct ng_nsys_summary *ps, const char *s, size_t n, stru
             ng_buf_release(&shown);
             return -1;
         }
-        add_utf8(out, (unsigned)cp);
+        ng_buf_add_utf8(out, (unsigned)cp);
         i += len;
     }
     return 0;

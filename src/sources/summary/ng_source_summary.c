@@ -10,13 +10,14 @@ static int summary_load(struct ng_profile *p, const char *path,
 {
     struct ng_buf text = NG_BUF_INIT;
 
-    if (opts && opts->list_ranges)
-        return ng_err_set(err, "'%s' is a summary: it keeps what a gate reads, not the NVTX "
-                          "ranges `nsys-gate ranges` lists; run it on the profile the summary "
-                          "came from", path);
     int ret = ng_gzip_read_all(path, NG_SUMMARY_FILE_MAX, &text, err);
     if (ret == 0)
         ret = ng_summary_file_read(p, text.data ? text.data : "", text.len, opts, err);
+    if (ret == 0 && opts && opts->list_ranges && !p->listing) {
+        p->loaded = 0;
+        ret = ng_err_set(err, "'%s' is a summary without the NVTX range groups `nsys-gate "
+                         "ranges` lists; run it on the profile the summary came from", path);
+    }
     ng_buf_release(&text);
     return ret;
 }

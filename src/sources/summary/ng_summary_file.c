@@ -221,8 +221,34 @@ static void put_profile(struct ng_buf *b, const struct ng_profile *p, size_t n_i
     ng_buf_adds(b, "]}");
 }
 
+/* What `nsys-gate ranges` lists; its doubles as %.17g, which reads back
+ * to the same double. */
+static void put_listing(struct ng_buf *b, const struct ng_profile_listing *l)
+{
+    ng_buf_addf(b, ",\"ranges\":{\"listed\":%s", l->listed ? "true" : "false");
+    put_int(b, "n", (int64_t)l->n_ranges);
+    put_int(b, "total_ns", l->total_ns);
+    ng_buf_adds(b, ",\"groups\":[");
+    for (size_t i = 0; i < l->n_groups; i++) {
+        const struct ng_range_group *g = &l->groups[i];
+        ng_buf_adds(b, i ? ",\n{" : "\n{");
+        put_text(b, "name", g->name);
+        ng_buf_adds(b, ",");
+        put_text(b, "example", g->example);
+        put_int(b, "count", (int64_t)g->count);
+        put_int(b, "gpu_ns", g->gpu_ns);
+        put_int(b, "threads", (int64_t)g->threads);
+        put_int(b, "min_depth", g->min_depth);
+        put_int(b, "max_depth", g->max_depth);
+        ng_buf_addf(b, ",\"mean_ms\":%.17g,\"cv\":%.17g,\"share\":%.17g}", g->mean_ms, g->cv,
+                    g->share);
+    }
+    ng_buf_adds(b, "]}");
+}
+
 void ng_summary_file_write(const struct ng_profile *p, const struct ng_source_opts *o,
-                           const struct ng_profile_origin *origin, struct ng_buf *out)
+                           const struct ng_profile_origin *origin,
+                           const struct ng_profile_listing *listing, struct ng_buf *out)
 {
     size_t start = out->len;
     char hex[NG_DIGEST_HEX + 1];
@@ -237,6 +263,8 @@ void ng_summary_file_write(const struct ng_profile *p, const struct ng_source_op
                 ng_format_name(p->format));
     put_profile(out, p, o->filter ? o->filter->n_include : 0,
                 o->filter ? o->filter->n_exclude : 0);
+    if (listing)
+        put_listing(out, listing);
     ng_digest_bytes(out->data + start, out->len - start, hex);
     ng_buf_addf(out, CHECKSUM_KEY "%s\"}\n", hex);
 }
@@ -248,6 +276,7 @@ struct rd {
     const char *shown;
     struct ng_err *err;
     int bad;
+    int lenient;       /* for `nsys-gate ranges`: the reading options are not checked */
     struct ng_buf s;   /* the last string read */
 };
 
@@ -282,24 +311,6 @@ static int peek(struct rd *r, char c)
     return !r->bad && r->p < r->end && *r->p == (unsigned char)c;
 }
 
-static void put_utf8(struct ng_buf *b, unsigned long cp)
-{
-    unsigned char u[4];
-    size_t n;
-    if (cp < 0x80)
-        u[0] = (unsigned char)cp, n = 1;
-    else if (cp < 0x800)
-        u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
-    else if (cp < 0x10000)
-        u[0] = (unsigned char)(0xE0 | cp >> 12), u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
-    else
-        u[0] = (unsigned char)(0xF0 | cp >> 18), u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F)),
-        u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)), u[3] = (unsigned char)(0x80 | (cp & 0x3F)),
-        n = 4;
-    ng_buf_add(b, u, n);
-}
-
 /* One escape at p (a backslash), decoded into r->s; its length, or -1. */
 static int unescape(struct rd *r, const unsigned char *p)
 {
@@ -321,7 +332,7 @@ static int unescape(struct rd *r, const unsigned char *p)
         cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned long)ng_hex4((const char *)p + 8) - 0xDC00);
     if (cp == 0)
         return -1;   /* a C string would end there */
-    put_utf8(&r->s, cp);
+    ng_buf_add_utf8(&r->s, cp);
     return n;
 }
 
@@ -509,9 +520,11 @@ static int text_list(struct rd *r, const char *k, struct ng_buf *shown)
     if (member(r, k) < 0 || expect(r, '[') < 0)
         return -1;
     for (size_t i = 0; (more = next(r, i)) == 1; i++) {
-        char *t;
-        if (expect(r, '{') < 0 || text_member(r, "text", 1, 0, &t) < 0 || expect(r, '}') < 0)
+        char *t = NULL;
+        if (expect(r, '{') < 0 || text_member(r, "text", 1, 0, &t) < 0 || expect(r, '}') < 0) {
+            free(t);
             return -1;
+        }
         ng_buf_addf(shown, "%s'%s'", i ? ", " : "", t);
         free(t);
     }
@@ -526,6 +539,8 @@ static void own_list(struct ng_buf *b, const char *const *v, size_t n)
 
 static int mismatch(struct rd *r, const char *option, const char *made, const char *asked)
 {
+    if (r->lenient)
+        return 0;
     r->bad = 1;
     if (!*made)
         return ng_err_set(r->err, "'%s' was made without %s and this gate asks for %s %s; "
@@ -605,7 +620,7 @@ static int check_options(struct rd *r, const struct ng_source_opts *o, int *cell
         check_text(r, "kernel_names", "--kernel-names", o->base_names ? "base" : "full", 0) < 0 ||
         bool_member(r, "item_cells", cells) < 0 || expect(r, '}') < 0)
         return -1;
-    if (o->item_samples && !*cells) {
+    if (o->item_samples && !*cells && !r->lenient) {
         r->bad = 1;
         return ng_err_set(r->err, "'%s' was made without each item's time per epoch, which "
                           "--kernel-threshold needs in NVTX mode; summarize the profile "
@@ -816,23 +831,28 @@ static int warnings(struct rd *r, struct ng_profile *p)
     return more;
 }
 
-static int hits(struct rd *r, const char *k, size_t *v, size_t want)
+/* A pattern's hits, one count a pattern of the options read before. */
+static int hits(struct rd *r, const char *k, size_t *v)
 {
-    int64_t x[NG_FILTER_MAX];
-    if (ints(r, k, x, want) < 0)
+    int more;
+    if (member(r, k) < 0 || expect(r, '[') < 0)
         return -1;
-    for (size_t i = 0; i < want; i++) {
-        if (x[i] < 0)
+    for (size_t i = 0; (more = next(r, i)) == 1; i++) {
+        int64_t x;
+        if (i >= NG_FILTER_MAX)
+            return bad(r, "more hits than patterns");
+        if (int64(r, &x) < 0)
+            return -1;
+        if (x < 0)
             return bad(r, "a negative count");
-        v[i] = (size_t)x[i];
+        v[i] = (size_t)x;
     }
-    return 0;
+    return more;
 }
 
 /* Totals, kinds, left out, excluded: what the rows do not give. */
-static int figures(struct rd *r, struct ng_profile *p, const struct ng_source_opts *o)
+static int figures(struct rd *r, struct ng_profile *p)
 {
-    const struct ng_filter *f = o->filter;
     if (int_member(r, "graph_node_kernels", &p->graph_node_kernels) < 0 ||
         int_member(r, "total_ns", &p->total_ns) < 0 || int_member(r, "launches", &p->launches) < 0 ||
         bool_member(r, "measured", &p->measured) < 0 ||
@@ -843,8 +863,8 @@ static int figures(struct rd *r, struct ng_profile *p, const struct ng_source_op
         ints(r, "left_out_launches", p->left_out_launches, NG_WORK_KINDS) < 0 ||
         int_member(r, "excluded_ns", &p->excluded_ns) < 0 ||
         int_member(r, "excluded_launches", &p->excluded_launches) < 0 ||
-        hits(r, "include_hits", p->include_hits, f ? f->n_include : 0) < 0 ||
-        hits(r, "exclude_hits", p->exclude_hits, f ? f->n_exclude : 0) < 0 ||
+        hits(r, "include_hits", p->include_hits) < 0 ||
+        hits(r, "exclude_hits", p->exclude_hits) < 0 ||
         bool_member(r, "nvtx", &p->nvtx) < 0 || epochs(r, p) < 0 ||
         count_member(r, "skipped_epochs", &p->skipped_epochs) < 0 ||
         count_member(r, "empty_epochs", &p->empty_epochs) < 0)
@@ -858,7 +878,7 @@ static int profile(struct rd *r, struct ng_profile *p, const struct ng_source_op
         string(r) < 0 || format_of(r, &p->format) < 0 ||
         text_member(r, "gpu", 0, 1, &p->gpu) < 0 || text_member(r, "driver", 0, 1, &p->driver) < 0 ||
         int_member(r, "rank", &p->rank) < 0 || int_member(r, "world_size", &p->world_size) < 0 ||
-        text_member(r, "graph_mode", 0, 1, &p->graph_mode) < 0 || figures(r, p, o) < 0)
+        text_member(r, "graph_mode", 0, 1, &p->graph_mode) < 0 || figures(r, p) < 0)
         return -1;
     int64_t excluded_ns = p->excluded_ns, excluded_launches = p->excluded_launches;
     /* cells only where the gate reads them: as the profile itself would be read */
@@ -868,6 +888,61 @@ static int profile(struct rd *r, struct ng_profile *p, const struct ng_source_op
     p->excluded_ns = excluded_ns;
     p->excluded_launches = excluded_launches;
     return 0;
+}
+
+static int number(struct rd *r, double *v)
+{
+    char buf[64];
+    if (r->bad)
+        return -1;
+    r->p = ng_json_space_end(r->p, r->end);
+    const unsigned char *e = ng_json_number_end(r->p, r->end, sizeof buf - 1);
+    if (!e)
+        return bad(r, "a number expected");
+    memcpy(buf, r->p, (size_t)(e - r->p));
+    buf[e - r->p] = '\0';
+    *v = strtod(buf, NULL);
+    r->p = e;
+    return 0;
+}
+
+static int group(struct rd *r, struct ng_range_group *g)
+{
+    int64_t count, threads, lo, hi;
+    if (expect(r, '{') < 0 || text_member(r, "name", 1, 0, &g->name) < 0 ||
+        text_member(r, "example", 0, 0, &g->example) < 0 || int_member(r, "count", &count) < 0 ||
+        int_member(r, "gpu_ns", &g->gpu_ns) < 0 || int_member(r, "threads", &threads) < 0 ||
+        int_member(r, "min_depth", &lo) < 0 || int_member(r, "max_depth", &hi) < 0 ||
+        member(r, "mean_ms") < 0 || number(r, &g->mean_ms) < 0 || member(r, "cv") < 0 ||
+        number(r, &g->cv) < 0 || member(r, "share") < 0 || number(r, &g->share) < 0)
+        return -1;
+    if (count < 0 || threads < 0 || lo < 0 || hi < lo || hi > INT32_MAX)
+        return bad(r, "a bad range group");
+    g->count = (size_t)count;
+    g->threads = (size_t)threads;
+    g->min_depth = (int)lo;
+    g->max_depth = (int)hi;
+    return expect(r, '}');
+}
+
+/* What `nsys-gate ranges` lists, when the summary has it. */
+static int listing(struct rd *r, struct ng_profile *p)
+{
+    int more;
+    if (member(r, "ranges") < 0 || expect(r, '{') < 0)
+        return -1;
+    struct ng_profile_listing *l = p->listing = ng_xcalloc(1, sizeof *l);
+    if (key(r, "listed") < 0 || boolean(r, &l->listed) < 0 ||
+        count_member(r, "n", &l->n_ranges) < 0 || int_member(r, "total_ns", &l->total_ns) < 0 ||
+        member(r, "groups") < 0 || expect(r, '[') < 0)
+        return -1;
+    for (size_t i = 0; (more = next(r, i)) == 1; i++) {
+        l->groups = ng_xgrow(l->groups, l->n_groups, sizeof *l->groups);
+        memset(&l->groups[l->n_groups], 0, sizeof *l->groups);
+        if (group(r, &l->groups[l->n_groups++]) < 0)
+            return -1;
+    }
+    return more < 0 ? -1 : expect(r, '}');
 }
 
 int ng_summary_file_sniff(const unsigned char *head, size_t len)
@@ -918,7 +993,8 @@ int ng_summary_file_read(struct ng_profile *p, const char *text, size_t len,
 {
     static const struct ng_source_opts plain = {0};
     const unsigned char *t = (const unsigned char *)text;
-    struct rd r = { t, t + sizeof MAGIC - 1, t + len - TAIL_LEN, p->path, err, 0, NG_BUF_INIT };
+    struct rd r = { t, t + sizeof MAGIC - 1, t + len - TAIL_LEN, p->path, err, 0,
+                    o && o->list_ranges, NG_BUF_INIT };
     int64_t version;
     int cells = 0, ret = -1;
 
@@ -934,7 +1010,8 @@ int ng_summary_file_read(struct ng_profile *p, const char *text, size_t len,
                           NG_SUMMARY_FILE_VERSION,
                           version > NG_SUMMARY_FILE_VERSION ? ": use a newer nsys-gate" : "");
     if (member(&r, "nsys_gate_version") == 0 && string(&r) == 0 &&
-        check_options(&r, o, &cells) == 0 && origin(&r, p) == 0 && profile(&r, p, o, cells) == 0) {
+        check_options(&r, o, &cells) == 0 && origin(&r, p) == 0 && profile(&r, p, o, cells) == 0 &&
+        (!peek(&r, ',') || listing(&r, p) == 0)) {
         r.p = ng_json_space_end(r.p, r.end);
         ret = r.p == r.end ? finish(p, err) : bad(&r, "text after the profile");
     }

@@ -26,16 +26,21 @@
 /* The most text a summary may inflate to. */
 #define NG_SUMMARY_FILE_MAX ((size_t)1 << 30)
 
-/* Appends the summary of p (loaded with o, from the file origin) to out.
- * The text is the same bytes for the same profile, options and origin. */
+/* Appends the summary of p (loaded with o, from the file origin) to out,
+ * with what `nsys-gate ranges` lists of it when listing is not NULL.  The
+ * text is the same bytes for the same profile, options, origin and
+ * listing. */
 void ng_summary_file_write(const struct ng_profile *p, const struct ng_source_opts *o,
-                           const struct ng_profile_origin *origin, struct ng_buf *out);
+                           const struct ng_profile_origin *origin,
+                           const struct ng_profile_listing *listing, struct ng_buf *out);
 
 /* Reads the summary text[0..len) into p, named `shown` in messages:
  * refuses, each with its own message, text cut short, a checksum that
  * does not match (an edited file), a version past this one's, and a
  * summary made with other reading options than o asks (naming both
- * values).  p->format is then the profile's, p->origin its file. */
+ * values; with o->list_ranges, for `nsys-gate ranges`, they are not
+ * checked).  p->format is then the profile's, p->origin its file, and
+ * p->listing what `ranges` lists, when the summary has it. */
 int ng_summary_file_read(struct ng_profile *p, const char *text, size_t len,
                          const struct ng_source_opts *o, struct ng_err *err);
 
