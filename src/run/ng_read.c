@@ -209,10 +209,13 @@ static int expand_one(const char *op, const char *side, char ***paths, size_t *n
         return 0;
     }
     int rc = glob(op, GLOB_NOSORT | GLOB_ERR, NULL, &g);
-    if (rc != 0) {
-        if (rc != GLOB_NOMATCH)
-            globfree(&g);
+    if (rc == GLOB_NOMATCH)
         return ng_err_set(err, "--ranks: the %s's '%s' matches no file", side, op);
+    if (rc != 0) {
+        globfree(&g);
+        return ng_err_set(err, "--ranks: the %s's '%s' cannot be expanded (%s)", side, op,
+                          rc == GLOB_ABORTED ? "a directory it names cannot be read"
+                                             : "out of memory");
     }
     for (size_t i = 0; i < g.gl_pathc && *n <= NG_READ_MAX_RANKS; i++) {
         *paths = ng_xgrow(*paths, *n, sizeof **paths);
