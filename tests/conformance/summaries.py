@@ -125,7 +125,10 @@ def gate_run(gate, env, cwd, opts, base, cur):
     return out
 
 
-RUN_TO_RUN = [(re.compile(rb'hostname="[^"]*"'), b'hostname="HOST"'),
+# the runs read from a summary name the profile it was made from (docs/summaries.md)
+SUMMARY_OF = re.compile(rb',\s*"summary_of":\s*\{[^{}]*\}')
+RUN_TO_RUN = [(SUMMARY_OF, b""),
+              (re.compile(rb'hostname="[^"]*"'), b'hostname="HOST"'),
               (re.compile(rb'time="[0-9]+\.[0-9]{3}"'), b'time="0.000"'),
               (re.compile(rb'nsys-gate\.[A-Za-z0-9]{6}'), b"nsys-gate.XXXXXX"),
               (re.compile(rb"^(\[[0-9]+/[0-9]+\] |nsys-gate: ([^ ]+: )?(exporting|exported|export of) ).*\n",
