@@ -617,6 +617,10 @@ static const struct ng_option summarize_own[] = {
       .field = S(write_summary), .meta = "OUT",
       .help = "where the summary goes (gzip when OUT ends in .gz; - for stdout)",
       .group = NG_HELP_OUTPUTS },
+    { .flag = "range-groups", .takes = NG_OPTION_SWITCH, .parse = ng_options_bool,
+      .field = S(range_groups),
+      .help = "also keep the NVTX range groups nsys-gate ranges lists (a second reading of the "
+              "profile, several times slower than the first)", .group = NG_HELP_OUTPUTS },
     { .flag = "quiet", .env = "NSYS_GATE_QUIET", .takes = NG_OPTION_SWITCH,
       .parse = ng_options_bool, .field = S(quiet),
       .help = "no line on stdout saying what was written", .group = NG_HELP_OUTPUTS },

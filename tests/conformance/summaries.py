@@ -234,7 +234,10 @@ def check_pair(gate, srcdir, env, work, label, base, cur):
                    % (blabel, want["exit"].decode()), diff)
         if vlabel == "total":
             rp = run([gate, "ranges", "--json", "rp.json", b], env, d)
-            rs = run([gate, "ranges", "--json", "rs.json", sb], env, d)
+            run([gate, "summarize", "--quiet", "--range-groups", "-o", "g.summary.json", b],
+                env, d)
+            names.append(("g.summary.json", b))
+            rs = run([gate, "ranges", "--json", "rs.json", "g.summary.json"], env, d)
             want_r = {"exit": str(rp.returncode).encode(), "stdout": rp.stdout,
                       "stderr": rp.stderr, "json": read(d, "rp.json")}
             got_r = {"exit": str(rs.returncode).encode(), "stdout": rs.stdout,
