@@ -372,6 +372,10 @@ static int check_write_summary(const struct ng_settings *s, struct ng_err *err)
 {
     if (!s->write_summary)
         return 0;
+    /* a gate (it has a baseline; summarize has none) prints its line on stdout */
+    if (strcmp(s->write_summary, "-") == 0 && (s->n_baselines > 0 || s->baseline_history))
+        return ng_err_set(err, "--write-summary -: stdout holds the gate's own line; give a "
+                          "file (nsys-gate summarize -o - writes a summary to stdout)");
     if (s->n_currents != 1)
         return ng_err_set(err, "--write-summary writes one run's summary, and this gate has %zu "
                           "current runs: summarize each with nsys-gate summarize",
