@@ -712,6 +712,12 @@ static int rows(struct rd *r, struct ng_profile *p, const char *k, int excluded,
             free(name);
             return bad(r, "a negative figure");
         }
+        int64_t sum;
+        if (excluded && (__builtin_add_overflow(p->excluded_ns, ns, &sum) ||
+                         __builtin_add_overflow(p->excluded_launches, n, &sum))) {
+            free(name);
+            return bad(r, "excluded items past 64 bits");
+        }
         if (excluded)
             ng_profile_add_excluded(p, kind, name, ns, n);
         else if (ng_profile_add_row(p, kind, name, strlen(name), ns, n) == 1) {
@@ -884,7 +890,10 @@ static int profile(struct rd *r, struct ng_profile *p, const struct ng_source_op
         int_member(r, "rank", &p->rank) < 0 || int_member(r, "world_size", &p->world_size) < 0 ||
         text_member(r, "graph_mode", 0, 1, &p->graph_mode) < 0 || figures(r, p) < 0)
         return -1;
+    /* the stated totals stay; the excluded rows' own sum is only checked
+     * for overflow, starting from 0 */
     int64_t excluded_ns = p->excluded_ns, excluded_launches = p->excluded_launches;
+    p->excluded_ns = p->excluded_launches = 0;
     /* cells only where the gate reads them: as the profile itself would be read */
     if (rows(r, p, "rows", 0, cells && o->item_samples) < 0 || rows(r, p, "excluded", 1, 0) < 0 ||
         where(r, p) < 0 || warnings(r, p) < 0 || expect(r, '}') < 0)
