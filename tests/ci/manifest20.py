@@ -188,7 +188,7 @@ SAMPLES = {"epochs": 3, "baseline_epochs": 4, "current_epochs": 5, "threshold": 
            "fail_on_improvement": True, "kernel_names": "base",
            "label": ["model=resnet50", "gpu=h100"], "baseline_history": "h.jsonl",
            "history_window": 5, "history_match": ["branch=main"], "history_since": "2024-05-01",
-           "accept": ["acks.jsonl"]}
+           "accept": ["acks.jsonl"], "write_summary": "w.summary.json"}
 # fields that need another one beside them (a floor with no gate to floor)
 COMPANIONS = {"kernel_min_delta_ms": {"kernel_threshold": "1.5x"}}
 
