@@ -445,6 +445,8 @@ def summarize_rows(args):
             sb, sc, gz = (os.path.join(d, n) for n in ("b.summary.json", "c.summary.json",
                                                        "b.summary.json.gz"))
             cmds = [("summarize", [gate, "summarize", "--quiet", "-o", sb] + opts + [b]),
+                    ("summarize --range-groups", [gate, "summarize", "--quiet", "--range-groups",
+                                                  "-o", gz + ".groups.json"] + opts + [b]),
                     ("gate the profiles", [gate, "--quiet"] + opts + [b, c]),
                     ("gate the summaries", [gate, "--quiet"] + opts + [sb, sc])]
             subprocess.run([gate, "summarize", "--quiet", "-o", sc] + opts + [c], check=True)
@@ -464,12 +466,13 @@ def summarize_rows(args):
 
 def summarize_markdown(rows):
     lines = ["", "### Summaries (`nsys-gate summarize`)", "",
-             "| export | mode | export MB | summary KB | gzip KB | summarize s | gate profiles s "
-             "| gate summaries s |", "|---|---|---|---|---|---|---|---|"]
+             "| export | mode | export MB | summary KB | gzip KB | summarize s | --range-groups s "
+             "| gate profiles s | gate summaries s |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %dM kernels | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |" % (
+        lines.append("| %dM kernels | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |" % (
             r["millions"], r["mode"], r["export_mb"], r["summary_kb"], r["summary_gz_kb"],
-            r["summarize s"], r["gate the profiles s"], r["gate the summaries s"]))
+            r["summarize s"], r["summarize --range-groups s"], r["gate the profiles s"],
+            r["gate the summaries s"]))
     return "\n".join(lines) + "\n"
 
 

@@ -377,6 +377,10 @@ static int check_write_summary(const struct ng_settings *s, struct ng_err *err)
 {
     if (!s->write_summary)
         return 0;
+    /* a gate (it has a baseline; summarize has none) prints its line on stdout */
+    if (strcmp(s->write_summary, "-") == 0 && (s->n_baselines > 0 || s->baseline_history))
+        return ng_err_set(err, "--write-summary -: stdout holds the gate's own line; give a "
+                          "file (nsys-gate summarize -o - writes a summary to stdout)");
     if (s->n_currents != 1 && !s->ranks)
         return ng_err_set(err, "--write-summary writes one run's summary, and this gate has %zu "
                           "current runs: summarize each with nsys-gate summarize",
@@ -639,6 +643,10 @@ static const struct ng_option summarize_own[] = {
       .field = S(write_summary), .meta = "OUT",
       .help = "where the summary goes (gzip when OUT ends in .gz; - for stdout)",
       .group = NG_HELP_OUTPUTS },
+    { .flag = "range-groups", .takes = NG_OPTION_SWITCH, .parse = ng_options_bool,
+      .field = S(range_groups),
+      .help = "also keep the NVTX range groups nsys-gate ranges lists (a second reading of the "
+              "profile, several times slower than the first)", .group = NG_HELP_OUTPUTS },
     { .flag = "quiet", .env = "NSYS_GATE_QUIET", .takes = NG_OPTION_SWITCH,
       .parse = ng_options_bool, .field = S(quiet),
       .help = "no line on stdout saying what was written", .group = NG_HELP_OUTPUTS },
@@ -708,6 +716,9 @@ int ng_cli_summarize_parse(struct ng_settings *s, int argc, char **argv, struct 
         return 0;
     if (s->n_currents == 0)
         return ng_err_set(err, "summarize: missing operand: expected the PROFILE to summarize");
+    if (s->ranks && s->range_groups)
+        return ng_err_set(err, "summarize: --range-groups lists one profile's NVTX ranges, and "
+                          "the ranks' groups do not add up: summarize a rank with it");
     if (s->n_currents > 1 && !s->ranks)
         return ng_err_set(err, "summarize: %zu profiles given, and a summary holds one run: "
                           "give --ranks when they are the ranks of one run, or summarize each "

@@ -70,6 +70,7 @@ struct ng_settings {
     int print_profile;                /* --print-profile: show what is read, no gate */
     const char *write_summary;        /* --write-summary (summarize: -o): the current run's
                                          summary goes there; "-" stdout; NULL none */
+    int range_groups;                 /* summarize --range-groups: keep what `ranges` lists */
     int show_help;
     int show_version;
     /* the reports: outputs[i] is the path of ng_outputs[i] (NULL: not

@@ -31,9 +31,11 @@ static void side_begin(struct ng_verdict_side *s, const struct ng_profile *p, si
                                p[i].n_bd_devices) < 0 ||
             ng_breakdown_add(&s->breakdown, &p[i].breakdown) < 0)
             s->has_breakdown = 0;   /* beyond 64 bits over the runs: not shown */
+        const struct ng_profile_origin *o = p[i].origin;
         s->runs[i] = (struct ng_verdict_run){ p[i].path, p[i].format, p[i].loaded,
                                               p[i].total_ns, p[i].launches, p[i].rank,
-                                              p[i].world_size };
+                                              p[i].world_size, o ? o->name : NULL,
+                                              o ? o->hash : NULL, o ? o->size : 0 };
         s->loaded &= p[i].loaded;
         s->total_ns += p[i].total_ns;
         s->kernel_count += p[i].launches;

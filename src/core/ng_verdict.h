@@ -59,6 +59,10 @@ struct ng_verdict_run {
     int64_t total_ns;
     int64_t kernel_count;
     int64_t rank, world_size;  /* a distributed job's, -1 unknown */
+    /* read from a summary: the profile it was made from (name, size,
+     * XXH3-128); source_name NULL otherwise */
+    const char *source_name, *source_hash;
+    int64_t source_size;
 };
 
 struct ng_verdict_side {

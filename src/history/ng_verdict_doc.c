@@ -175,6 +175,12 @@ static void read_side(struct ng_verdict_doc *d, struct ng_verdict_side *s, const
         r->kernel_count = whole(num_or_0(it, "kernel_count"));
         r->rank = get_num(it, "rank", &ms) ? whole(ms) : -1;
         r->world_size = get_num(it, "world_size", &ms) ? whole(ms) : -1;
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(it, "summary_of");
+        if (cJSON_IsObject(src)) {
+            r->source_name = keep(d, get_str(src, "name"));
+            r->source_hash = keep(d, get_str(src, "xxh3_128"));
+            r->source_size = whole(num_or_0(src, "size"));
+        }
     }
     /* total mode: each run's epochs, for the headline's "epochs=10/9" */
     s->run_epochs = s->n_runs ? (long)whole(s->epochs_counted / (double)s->n_runs) : 0;

@@ -148,6 +148,13 @@ static cJSON *run_json(const struct ng_verdict_run *r, const struct limits *lim)
         cJSON_AddNumberToObject(o, "rank", (double)r->rank);
     if (r->world_size > 0)
         cJSON_AddNumberToObject(o, "world_size", (double)r->world_size);
+    if (r->source_name) {   /* a summary: the profile it was made from */
+        cJSON *src = cJSON_CreateObject();
+        add_cut(src, "name", r->source_name, lim->text, 0);
+        cJSON_AddNumberToObject(src, "size", (double)r->source_size);
+        cJSON_AddStringToObject(src, "xxh3_128", r->source_hash ? r->source_hash : "");
+        cJSON_AddItemToObject(o, "summary_of", src);
+    }
     return o;
 }
 

@@ -146,7 +146,8 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
     if (ok)
         ok = (s->ranks ? load_ranks(g, s, starts == 1, &err) : load_all(g, s->jobs, &err)) == 0;
     if (ok && s->write_summary)
-        ok = ng_read_summary_write(&g->read, &g->current[0], s->write_summary, NULL, &err) == 0;
+        ok = ng_read_summary_write(&g->read, &g->current[0], s->write_summary, 0, NULL,
+                                   &err) == 0;
     if (ok && w && starts == 0) {
         /* today's rows spelled and folded as the history lines' (ng_work_rates) */
         for (size_t i = 0; i < g->nc; i++)

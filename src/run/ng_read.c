@@ -413,7 +413,7 @@ static struct ng_profile_listing *listing_of(const struct ng_read *r, const stru
 }
 
 int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
-                          size_t *bytes, struct ng_err *err)
+                          int range_groups, size_t *bytes, struct ng_err *err)
 {
     struct ng_profile_origin o;
     struct ng_buf text = NG_BUF_INIT, gz = NG_BUF_INIT;
@@ -423,8 +423,8 @@ int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, c
         free(owned);
         return -1;
     }
-    struct ng_profile_listing *own = listing_of(r, p);
-    ng_summary_file_write(p, &r->opts, &o, p->listing ? p->listing : own, &text);
+    struct ng_profile_listing *own = range_groups ? listing_of(r, p) : NULL;
+    ng_summary_file_write(p, &r->opts, &o, range_groups && p->listing ? p->listing : own, &text);
     if (own)
         ng_range_groups_free(own->groups, own->n_groups);
     free(own);

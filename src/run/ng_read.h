@@ -104,10 +104,12 @@ void ng_read_drop_exports(struct ng_read *r);
 
 /* Writes the summary of p (read through r) to path atomically, gzip when
  * path ends in .gz, stdout for "-" (sources/summary/ng_summary_file.h):
- * its origin is p's own (read from a summary) or p's file, hashed.  Its
- * size in bytes into *bytes (may be NULL).  Nothing is written on error. */
+ * its origin is p's own (read from a summary) or p's file, hashed; with
+ * range_groups, what `nsys-gate ranges` lists of it too (p's own, or a
+ * second reading of the file).  Its size in bytes into *bytes (may be
+ * NULL).  Nothing is written on error. */
 int ng_read_summary_write(const struct ng_read *r, const struct ng_profile *p, const char *path,
-                          size_t *bytes, struct ng_err *err);
+                          int range_groups, size_t *bytes, struct ng_err *err);
 
 void ng_read_release(struct ng_read *r);
 

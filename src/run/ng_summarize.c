@@ -61,7 +61,8 @@ int ng_summarize_run(const struct ng_settings *s, struct ng_summarize_result *re
         ret = s->ranks ? read_ranks(&r, &p, s, err) : ng_read_profiles(&r, &one, 1, s->jobs, err);
     keep_warnings(res, &p, &r);
     if (ret == 0)
-        ret = ng_read_summary_write(&r, &p, s->write_summary, &bytes, err);
+        ret = ng_read_summary_write(&r, &p, s->write_summary, s->range_groups, &bytes,
+                                    err);
     if (ret == 0 && strcmp(s->write_summary, "-") != 0 && !s->quiet)
         res->line = say(s, &p, bytes);
     ng_profile_release(&p);

@@ -125,7 +125,10 @@ def gate_run(gate, env, cwd, opts, base, cur):
     return out
 
 
-RUN_TO_RUN = [(re.compile(rb'hostname="[^"]*"'), b'hostname="HOST"'),
+# the runs read from a summary name the profile it was made from (docs/summaries.md)
+SUMMARY_OF = re.compile(rb',\s*"summary_of":\s*\{[^{}]*\}')
+RUN_TO_RUN = [(SUMMARY_OF, b""),
+              (re.compile(rb'hostname="[^"]*"'), b'hostname="HOST"'),
               (re.compile(rb'time="[0-9]+\.[0-9]{3}"'), b'time="0.000"'),
               (re.compile(rb'nsys-gate\.[A-Za-z0-9]{6}'), b"nsys-gate.XXXXXX"),
               (re.compile(rb"^(\[[0-9]+/[0-9]+\] |nsys-gate: ([^ ]+: )?(exporting|exported|export of) ).*\n",
@@ -231,7 +234,10 @@ def check_pair(gate, srcdir, env, work, label, base, cur):
                    % (blabel, want["exit"].decode()), diff)
         if vlabel == "total":
             rp = run([gate, "ranges", "--json", "rp.json", b], env, d)
-            rs = run([gate, "ranges", "--json", "rs.json", sb], env, d)
+            run([gate, "summarize", "--quiet", "--range-groups", "-o", "g.summary.json", b],
+                env, d)
+            names.append(("g.summary.json", b))
+            rs = run([gate, "ranges", "--json", "rs.json", "g.summary.json"], env, d)
             want_r = {"exit": str(rp.returncode).encode(), "stdout": rp.stdout,
                       "stderr": rp.stderr, "json": read(d, "rp.json")}
             got_r = {"exit": str(rs.returncode).encode(), "stdout": rs.stdout,

@@ -23,7 +23,6 @@ summaries are 2,000 processes), not cached: the test stays self-contained.
 """
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -89,9 +88,15 @@ def summarise(d):
 
 
 def normalised(path):
-    text = open(path).read()
-    text = re.sub(r'"path":\s*"[^"]*"', '"path": "P"', text)
-    return json.loads(text)
+    """The verdict without what names the inputs: paths, and the file a
+    summary was made from (runs[].summary_of)."""
+    def drop(x):
+        if isinstance(x, dict):
+            return {k: "P" if k == "path" else drop(v) for k, v in x.items() if k != "summary_of"}
+        if isinstance(x, list):
+            return [drop(v) for v in x]
+        return x
+    return drop(json.load(open(path)))
 
 
 def main():

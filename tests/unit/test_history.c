@@ -638,7 +638,10 @@ static void test_hostile_sizes(void **state)
     memset(longpath, 'p', sizeof longpath - 1);
     longpath[sizeof longpath - 1] = '\0';
     for (size_t i = 0; i < R; i++)
-        runs[i] = (struct ng_verdict_run){ longpath, NG_FORMAT_SQLITE, 1, 1000, 10, -1, -1 };
+        runs[i] = (struct ng_verdict_run){ .path = longpath, .format = NG_FORMAT_SQLITE,
+                                           .loaded = 1, .total_ns = 1000,
+                                           .kernel_count = 10, .rank = -1,
+                                           .world_size = -1 };
     for (size_t i = 0; i < S; i++)
         samples[i] = 100.0 + (double)(i % 1000) / 1000.0;
     v.kernels = ks;

@@ -21,7 +21,8 @@
 #include "profile_helper.h"
 
 static const struct ng_regex no_regex;   /* only its presence is read: NVTX mode */
-static const struct ng_profile_origin origin = { (char *)"p.sqlite", 123456789, "0123456789abcdef0123456789abcdef" };
+static const struct ng_profile_origin origin = { (char *)"p.sqlite", 123456789,
+                                                  "0123456789abcdef0123456789abcdef" };
 
 static void add_cells(struct ng_profile *p, const char *name, uint32_t e0, int64_t ns0)
 {

@@ -16,7 +16,8 @@ static int summary_load(struct ng_profile *p, const char *path,
     if (ret == 0 && opts && opts->list_ranges && !p->listing) {
         p->loaded = 0;
         ret = ng_err_set(err, "'%s' is a summary without the NVTX range groups `nsys-gate "
-                         "ranges` lists; run it on the profile the summary came from", path);
+                         "ranges` lists: run it on the profile the summary came from, or "
+                         "summarize that with --range-groups", path);
     }
     ng_buf_release(&text);
     return ret;

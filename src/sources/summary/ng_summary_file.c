@@ -80,7 +80,8 @@ static void put_list(struct ng_buf *b, const char *key, const char *const *v, si
     ng_buf_adds(b, "]");
 }
 
-static void put_options(struct ng_buf *b, const struct ng_source_opts *o, const struct ng_profile *p)
+static void put_options(struct ng_buf *b, const struct ng_source_opts *o,
+                        const struct ng_profile *p)
 {
     char work[64];
     const struct ng_filter *f = o->filter;
@@ -329,7 +330,8 @@ static int unescape(struct rd *r, const unsigned char *p)
         return -1;
     unsigned long cp = (unsigned long)ng_hex4((const char *)p + 2);
     if (n == 12)
-        cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned long)ng_hex4((const char *)p + 8) - 0xDC00);
+        cp = 0x10000 + ((cp - 0xD800) << 10) +
+             ((unsigned long)ng_hex4((const char *)p + 8) - 0xDC00);
     if (cp == 0)
         return -1;   /* a C string would end there */
     ng_buf_add_utf8(&r->s, cp);
@@ -710,6 +712,12 @@ static int rows(struct rd *r, struct ng_profile *p, const char *k, int excluded,
             free(name);
             return bad(r, "a negative figure");
         }
+        int64_t sum;
+        if (excluded && (__builtin_add_overflow(p->excluded_ns, ns, &sum) ||
+                         __builtin_add_overflow(p->excluded_launches, n, &sum))) {
+            free(name);
+            return bad(r, "excluded items past 64 bits");
+        }
         if (excluded)
             ng_profile_add_excluded(p, kind, name, ns, n);
         else if (ng_profile_add_row(p, kind, name, strlen(name), ns, n) == 1) {
@@ -854,7 +862,8 @@ static int hits(struct rd *r, const char *k, size_t *v)
 static int figures(struct rd *r, struct ng_profile *p)
 {
     if (int_member(r, "graph_node_kernels", &p->graph_node_kernels) < 0 ||
-        int_member(r, "total_ns", &p->total_ns) < 0 || int_member(r, "launches", &p->launches) < 0 ||
+        int_member(r, "total_ns", &p->total_ns) < 0 ||
+        int_member(r, "launches", &p->launches) < 0 ||
         bool_member(r, "measured", &p->measured) < 0 ||
         int_member(r, "measured_ns", &p->measured_ns) < 0 ||
         ints(r, "kind_ns", p->kind_ns, NG_WORK_KINDS) < 0 ||
@@ -876,11 +885,15 @@ static int profile(struct rd *r, struct ng_profile *p, const struct ng_source_op
 {
     if (member(r, "profile") < 0 || expect(r, '{') < 0 || key(r, "format") < 0 ||
         string(r) < 0 || format_of(r, &p->format) < 0 ||
-        text_member(r, "gpu", 0, 1, &p->gpu) < 0 || text_member(r, "driver", 0, 1, &p->driver) < 0 ||
+        text_member(r, "gpu", 0, 1, &p->gpu) < 0 ||
+        text_member(r, "driver", 0, 1, &p->driver) < 0 ||
         int_member(r, "rank", &p->rank) < 0 || int_member(r, "world_size", &p->world_size) < 0 ||
         text_member(r, "graph_mode", 0, 1, &p->graph_mode) < 0 || figures(r, p) < 0)
         return -1;
+    /* the stated totals stay; the excluded rows' own sum is only checked
+     * for overflow, starting from 0 */
     int64_t excluded_ns = p->excluded_ns, excluded_launches = p->excluded_launches;
+    p->excluded_ns = p->excluded_launches = 0;
     /* cells only where the gate reads them: as the profile itself would be read */
     if (rows(r, p, "rows", 0, cells && o->item_samples) < 0 || rows(r, p, "excluded", 1, 0) < 0 ||
         where(r, p) < 0 || warnings(r, p) < 0 || expect(r, '}') < 0)
@@ -958,7 +971,8 @@ static int check_sum(const char *text, size_t len, const char *shown, struct ng_
     const char *tail = text + len - TAIL_LEN;
 
     if (len < sizeof MAGIC - 1 + TAIL_LEN ||
-        memcmp(tail, CHECKSUM_KEY, sizeof CHECKSUM_KEY - 1) != 0 || memcmp(text + len - 3, "\"}\n", 3) != 0)
+        memcmp(tail, CHECKSUM_KEY, sizeof CHECKSUM_KEY - 1) != 0 ||
+        memcmp(text + len - 3, "\"}\n", 3) != 0)
         return ng_err_set(err, "'%s' is cut short: a summary ends with its checksum, and this "
                           "one does not (a truncated copy?); copy or summarize it again", shown);
     ng_digest_bytes(text, (size_t)(tail - text), hex);
