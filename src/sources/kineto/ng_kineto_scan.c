@@ -119,7 +119,13 @@ static int64_t offset_of(const struct ng_kineto_scan *sc, const unsigned char *a
     return sc->in.base + (int64_t)(at - sc->in.buf);
 }
 
-int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+/* A problem in the event being read that is valid JSON ("a kernel without
+ * \"dur\""): said with the event's number and byte.  Returns -1, for the
+ * event callback to return. */
+static int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
