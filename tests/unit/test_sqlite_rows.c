@@ -206,6 +206,27 @@ static void test_scan_refused(void **state)
     }
 }
 
+/* A JSON member by SQLite's own reader: a text, none, not JSON. */
+static void test_json(void **state)
+{
+    struct ng_source_opts o = { 0 };
+    struct ng_sqlite_rows *db = open_db(db3, &o);
+    struct ng_buf out = NG_BUF_INIT;
+    struct ng_err err;
+    static const char a[] = "{\"message\": \"step \\u0031\"}";
+    (void)state;
+    assert_int_equal(ng_sqlite_rows_json(db, a, sizeof a - 1, "$.message", &out, &err), 1);
+    assert_string_equal(out.data, "step 1");
+    assert_int_equal(ng_sqlite_rows_json(db, "{\"message\": 3}", 14, "$.message", &out, &err),
+                     0);
+    assert_int_equal(ng_sqlite_rows_json(db, "{}", 2, "$.message", &out, &err), 0);
+    assert_int_equal(ng_sqlite_rows_json(db, "{\"message\": ", 12, "$.message", &out, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "JSON"));
+    ng_buf_release(&out);
+    ng_sqlite_rows_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_scan_sql),
         cmocka_unit_test(test_query_values),
         cmocka_unit_test(test_scan_refused),
+        cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests_name("sqlite_rows", tests, setup, teardown);
 }

@@ -20,6 +20,7 @@ struct ng_sqlite_rows {
     int paged;
     const char **suffixes;
     size_t n_suffixes;
+    sqlite3_stmt *json;      /* ng_sqlite_rows_json's, prepared once */
 };
 
 struct ng_sqlite_rows *ng_sqlite_rows_open(const char *path, const char *shown,
@@ -41,6 +42,7 @@ void ng_sqlite_rows_close(struct ng_sqlite_rows *db)
 {
     if (!db)
         return;
+    sqlite3_finalize(db->json);
     ng_sqlite_close(&db->rd);
     free(db->suffixes);
     free(db);
@@ -221,4 +223,30 @@ int ng_sqlite_rows_scan(struct ng_sqlite_rows *db, const char *table, const char
     rc = run_sql(db, sql.data, 1, fn, ctx, err);
     ng_buf_release(&sql);
     return rc;
+}
+
+int ng_sqlite_rows_json(struct ng_sqlite_rows *db, const void *text, size_t len,
+                        const char *path, struct ng_buf *out, struct ng_err *err)
+{
+    int rc = SQLITE_OK, found = 0;
+    if (len > INT32_MAX)
+        return ng_err_set(err, "'%s': a JSON text of %zu bytes", db->rd.shown, len);
+    if (!db->json)
+        rc = sqlite3_prepare_v2(db->rd.db, "SELECT json_extract(?1, ?2)", -1, &db->json, NULL);
+    if (rc != SQLITE_OK)
+        return ng_sqlite_error(&db->rd, err, rc);
+    sqlite3_bind_text(db->json, 1, text, (int)len, SQLITE_STATIC);
+    sqlite3_bind_text(db->json, 2, path, -1, SQLITE_STATIC);
+    rc = sqlite3_step(db->json);
+    if (rc == SQLITE_ROW && sqlite3_column_type(db->json, 0) == SQLITE_TEXT) {
+        out->len = 0;
+        ng_buf_add(out, sqlite3_column_text(db->json, 0),
+                   (size_t)sqlite3_column_bytes(db->json, 0));
+        found = 1;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        ng_err_set(err, "%s", sqlite3_errmsg(db->rd.db));
+    sqlite3_reset(db->json);
+    sqlite3_clear_bindings(db->json);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? found : -1;
 }

@@ -74,6 +74,12 @@ int ng_sqlite_rows_query(struct ng_sqlite_rows *db, const char *sql, ng_sqlite_r
 int ng_sqlite_rows_scan(struct ng_sqlite_rows *db, const char *table, const char *const *cols,
                         size_t n, ng_sqlite_rows_fn fn, void *ctx, struct ng_err *err);
 
+/* The text at path ("$.message") of the JSON text[0..len) into out, by
+ * SQLite's own JSON reader (a member another type holds, or none: 0; a
+ * text: 1); -1 with err when text is not JSON. */
+int ng_sqlite_rows_json(struct ng_sqlite_rows *db, const void *text, size_t len,
+                        const char *path, struct ng_buf *out, struct ng_err *err);
+
 /* Whether the last scan was read by the page reader (1) or by SQL (0). */
 int ng_sqlite_rows_paged(const struct ng_sqlite_rows *db);
 
