@@ -125,29 +125,53 @@ static void text_line(struct ng_buf *b, const char *s, size_t max)
         ng_buf_adds(b, "...");
 }
 
+/* How a format's ranges are named, and what a profile without any needs;
+ * nsys's (NVTX) for a format not listed. */
+static const struct {
+    enum ng_format format;
+    const char *range;
+    const char *mark;       /* how to mark the training step */
+    const char *none;
+} range_words[] = {
+    { NG_FORMAT_KINETO, "range", "torch.profiler's schedule (ProfilerStep#N)",
+      ": no user_annotation or cpu_op events. Gate it in total "
+      "mode (--epochs N), or record with torch.profiler's schedule, whose ProfilerStep#N "
+      "ranges --epoch-range auto reads\n" },
+#define ROCTX_NONE ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each " \
+    "training step with roctxRangePush(\"step N\") and roctxRangePop() and record with " \
+    "rocprofv3 --marker-trace --hip-trace\n"
+    { NG_FORMAT_ROCPD, "ROCTx range", "a ROCTx range", ROCTX_NONE },
+    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", "a ROCTx range", ROCTX_NONE },
+    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", "a ROCTx range", ROCTX_NONE },
+#undef ROCTX_NONE
+    { NG_FORMAT_UNKNOWN, "NVTX range", "an NVTX range", ": no NVTX ranges. Gate it in total mode (--epochs N), "
+      "or mark each training step with torch.cuda.nvtx.range(\"train_step\") and capture "
+      "with nsys profile -t cuda,nvtx\n" },
+};
+
+static size_t words_of(enum ng_format f)
+{
+    size_t i = 0;
+    while (range_words[i].format != f && range_words[i].format != NG_FORMAT_UNKNOWN)
+        i++;
+    return i;
+}
+
 static void list_text(struct ng_buf *b, const struct listed *l, long top)
 {
+    size_t w = words_of(l->format);
     text_line(b, l->path, 200);
-    if (l->listed && l->n_ranges == 0 && l->format == NG_FORMAT_KINETO) {
-        ng_buf_adds(b, ": no user_annotation or cpu_op events. Gate it in total mode "
-                       "(--epochs N), or record with torch.profiler's schedule, whose "
-                       "ProfilerStep#N ranges --epoch-range auto reads\n");
-        return;
-    }
     if (!l->listed) {
         ng_buf_adds(b, ": saved nsys stats text has no NVTX ranges. Gate it in total mode "
                        "(--epochs N), or list the export or the .nsys-rep it came from\n");
         return;
     }
     if (l->n_ranges == 0) {
-        ng_buf_adds(b, ": no NVTX ranges. Gate it in total mode (--epochs N), or mark each "
-                       "training step with torch.cuda.nvtx.range(\"train_step\") and capture "
-                       "with nsys profile -t cuda,nvtx\n");
+        ng_buf_adds(b, range_words[w].none);
         return;
     }
-    int kineto = l->format == NG_FORMAT_KINETO;
     ng_buf_addf(b, ": %zu %s%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
-                kineto ? "range" : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups,
+                range_words[w].range, l->n_ranges == 1 ? "" : "s", l->n_groups,
                 l->n_groups == 1 ? "" : "s", ms(l->total_ns));
     ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
     for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
@@ -169,7 +193,7 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
                        "%.0f%% of the kernel time or more): gate in total mode, or mark the "
                        "training step with %s\n", NG_RANGE_STEP_MIN,
                     NG_RANGE_STEP_SHARE * 100,
-                    kineto ? "torch.profiler's schedule (ProfilerStep#N)" : "an NVTX range");
+                    range_words[w].mark);
         return;
     }
     const struct ng_range_group *g = &l->groups[l->step];
