@@ -27,6 +27,7 @@ display name (a kernel in two code objects).
 import argparse
 import json
 import os
+import random
 import sqlite3
 import struct
 import sys
@@ -115,6 +116,7 @@ class Writer:
         self.u = "_" + self.guid.replace("-", "_")
         self.lz4 = args.schema == "lz4"
         self.v41 = args.schema == "4.1"
+        self.rng = random.Random(args.seed * 1000 + p)
         self.strings = {}
         self.tracks = {}
         self.ids = {}
@@ -186,8 +188,8 @@ class Writer:
         self.nid = self.ins("rocpd_info_node", hash=977 + p, machine_id="m%d" % p,
                             hostname="node%d" % (p // 2), system_name="Linux", extdata=self.ext("{}"))
         self.pid = self.ins("rocpd_info_process", nid=self.nid, ppid=1, pid=self.os_pid,
-                            init=T0 - 1000, fini=T0 + (a.steps + 2) * STEP_NS,
-                            start=T0 - 1000, end=T0 + (a.steps + 2) * STEP_NS,
+                            init=T0 - 1000, fini=T0 + (a.steps + 2) * STEP_NS * a.kernels,
+                            start=T0 - 1000, end=T0 + (a.steps + 2) * STEP_NS * a.kernels,
                             command="python3 train.py", extdata=self.ext("{}"))
         self.threads = [self.ins("rocpd_info_thread", nid=self.nid, ppid=1, pid=self.pid,
                                  tid=self.os_pid + k, name="python3", start=T0, end=T0,
@@ -254,8 +256,11 @@ class Writer:
         corr = 0
         main, worker = self.threads
         slow = a.slow_process.get(p, 1.0)
+        # a step long enough for its GPU work: a queue runs in order, one step after another
+        step_ns = max(STEP_NS, a.kernels * 60_000)
+        gpu_free = 0
         for s in range(a.steps):
-            r0 = T0 + s * STEP_NS + p * 1000
+            r0 = T0 + s * step_ns + p * 1000
             corr += 1          # the range's own correlation id: every API region has one
             marker = corr
             launches = []
@@ -270,16 +275,18 @@ class Writer:
             if a.markers:
                 self.region(marker, main, r0, r1, "roctxRangePushA", "MARKER_CORE_RANGE_API",
                             json.dumps({"message": "step %d" % s}))
-            gpu_free = r0 + 20000
+            gpu_free = max(gpu_free, r0 + 20000)
             copy_h2d = (gpu_free, gpu_free + 4000 + 10 * s)
             gpu_free = copy_h2d[1] + 500
-            self.copy(0, copy_h2d, main)
+            corr += 1
+            self.copy(0, copy_h2d, main, corr, r0 + 1000)
             for n, (c, (sid, (_, _, base)), tid, lt) in enumerate(launches):
                 if a.hip:
                     corr_region = self.region(c, tid, lt, lt + 3000, "hipLaunchKernel",
                                               "HIP_RUNTIME_API_EXT")
                     assert corr_region == c
-                dur = int((base + ((s * 7 + n * 13 + p * 3) % 11) * 37) * slow)
+                dur = (base + ((s * 7 + n * 13 + p * 3) % 11) * 37) * slow
+                dur = int(dur * a.slow_kernel.get(sid, 1.0) * (1 + a.jitter * self.rng.uniform(-1, 1)))
                 start = max(gpu_free, lt + 8000)
                 end = start + dur
                 if a.fault == "end-before-start" and s == a.steps - 1 and n == 1:
@@ -292,7 +299,8 @@ class Writer:
                          region_name_id=self.string(""), event_id=ev, extdata=self.ext("{}"),
                          **self.dispatch_where(tid, gpu))
                 gpu_free = end + 200
-            self.copy(1, (gpu_free, gpu_free + 3000 + 10 * s), main)
+            corr += 1
+            self.copy(1, (gpu_free, gpu_free + 3000 + 10 * s), main, corr, r1 - 1000)
 
     def dispatch_where(self, tid, gpu):
         cols = self.where(tid, gpu)
@@ -300,12 +308,16 @@ class Writer:
             cols.update(queue_id=self.queue, stream_id=self.stream)
         return cols
 
-    def copy(self, which, span, tid):
+    def copy(self, which, span, tid, corr, call_at):
+        """A copy, and with --hip-trace the hipMemcpyAsync call that made it (its region id
+        the copy's event's stack_id, as for a dispatch)."""
         if not self.a.copies:
             return
         name, direction = COPIES[which]
         src, dst = (self.cpus[0], self.gpus[self.p % len(self.gpus)])[::1 if direction == 0 else -1]
-        ev = self.event("MEMORY_COPY", 0)
+        if self.a.hip:
+            self.region(corr, tid, call_at, call_at + 2000, "hipMemcpyAsync", "HIP_RUNTIME_API_EXT")
+        ev = self.event("MEMORY_COPY", corr)
         cols = dict(start=span[0], end=span[1], name_id=self.string(name), src_agent_id=src,
                     dst_agent_id=dst, size=1 << 20, event_id=ev, extdata=self.ext("{}"),
                     **self.where(tid, dst if direction == 0 else src))
@@ -315,6 +327,8 @@ class Writer:
 
     def faults(self):
         f = self.a.fault or ""
+        self.db.commit()      # the pragma is a no-op inside a transaction
+        self.db.execute("PRAGMA foreign_keys = OFF")   # a fault breaks what the keys keep
         if f.startswith("schema-version="):
             self.db.execute("UPDATE %s SET value=? WHERE tag='schema_version'"
                             % self.t("rocpd_metadata"), (f.split("=", 1)[1],))
@@ -357,11 +371,16 @@ def main():
     ap.add_argument("--no-markers", dest="markers", action="store_false")
     ap.add_argument("--no-copies", dest="copies", action="store_false")
     ap.add_argument("--slow-process", action="append", default=[], metavar="P:FACTOR")
+    ap.add_argument("--slow-kernel", action="append", default=[], metavar="SYMBOL:FACTOR",
+                    help="a kernel symbol id (1-6) whose dispatches take FACTOR times as long")
+    ap.add_argument("--jitter", type=float, default=0.0, help="each duration times 1 +- this")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fault", help="missing-symbol | end-before-start | schema-version=V | "
                     "drop-table=STEM")
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     a.slow_process = {int(x.split(":")[0]): float(x.split(":")[1]) for x in a.slow_process}
+    a.slow_kernel = {int(x.split(":")[0]): float(x.split(":")[1]) for x in a.slow_kernel}
     if not os.path.isdir(a.ddl):
         print("genrocpd: no DDL under %s" % a.ddl, file=sys.stderr)
         return 77
@@ -374,6 +393,7 @@ def main():
         w = Writer(db, a, p)
         w.ddl()
         if a.fault == "missing-symbol":
+            db.commit()
             db.execute("PRAGMA foreign_keys = OFF")
         w.run()
         w.faults()
