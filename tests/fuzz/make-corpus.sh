@@ -16,6 +16,9 @@
 #            hand-made ones: missing dur, negative dur, a string ts,
 #            exponents, escapes, no launch calls, 10,000-deep nesting, a
 #            40 MiB name (gzip: 40 KB), two arrays, text after the object
+#   rocpd/   rocprofv3 databases from tests/tools/genrocpd.py (AMD's DDL in
+#            ../shared/reference/rocpd, read in place): schema 3, lz4, 4.1.0,
+#            two table sets, no HIP calls, each refusal, 512-byte pages
 # Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
 # in ../shared are never copied here (tests/fuzz/meson.build replays them
 # in place).
@@ -241,4 +244,24 @@ kin bom $'\xef\xbb\xbf' '  {"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"
 python3 -c "print('{\"traceEvents\": [{\"args\": ' + '[' * 10000 + ']' * 10000 + '}]}', end='')" >"$corpus/kineto/seed-deep.json"
 python3 -c "import sys; sys.stdout.write('{\"traceEvents\": [{\"name\": \"' + 'k' * (40 << 20) + '\"}]}')" |
     gzip -n -9 >"$corpus/kineto/seed-huge_string.json.gz"
-echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto"
+# ---- rocpd: small databases of every variant and fault, vacuumed to 512-byte pages ----
+mkdir -p "$corpus/rocpd"
+rm -f "$corpus"/rocpd/seed-*
+roc() {
+    name=$1
+    shift
+    python3 ../tools/genrocpd.py --steps 2 --kernels 3 "$@" "$work/$name.db" >/dev/null
+    sqlite3 "$work/$name.db" 'PRAGMA page_size = 512; VACUUM;'
+    cp "$work/$name.db" "$corpus/rocpd/seed-$name.db"
+}
+roc schema3
+roc lz4 --schema lz4
+roc v410 --schema 4.1
+roc merged --processes 2 --use-gpus 2
+roc no_hip --no-hip-trace
+roc missing_symbol --fault missing-symbol
+roc end_before_start --fault end-before-start
+roc schema9 --fault schema-version=9
+roc no_symbols --fault drop-table=rocpd_info_kernel_symbol
+
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto, $(ls "$corpus/rocpd" | wc -l) rocpd"

@@ -1,0 +1,93 @@
+/* Fuzz target: the rocpd reader (ng_rocpd_load) on arbitrary database
+ * bytes.  The bytes go to a file in a private temporary directory (SQLite
+ * reads files, not memory), which is claimed, then read in total mode and
+ * with ROCTx steps; the settings come from the input's size so one corpus
+ * covers them all: the default work or every kind, the page reader or SQL
+ * only, a pattern of the reader's or one without a group.  Every input
+ * must load into a consistent profile or be refused with a message. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "fuzz_check.h"
+#include "core/ng_nvtx.h"
+#include "sources/ng_source.h"
+#include "sources/rocprof/ng_rocpd.h"
+#include "util/ng_regex.h"
+#include "util/ng_util.h"
+
+static char dir[4096];
+static char db_path[4096 + 16];
+static struct ng_regex step_re, plain_re;
+
+static void remove_dir(void)
+{
+    unlink(db_path);
+    rmdir(dir);
+}
+
+static void set_up(void)
+{
+    const char *base = getenv("TMPDIR");
+
+    snprintf(dir, sizeof dir, "%s/ng-fuzz-rocpd.XXXXXX", base && *base ? base : "/tmp");
+    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
+    snprintf(db_path, sizeof db_path, "%s/fuzz.db", dir);
+    atexit(remove_dir);
+    struct ng_err err;
+    NG_FUZZ_CHECK(ng_regex_compile(&step_re, "^step ([0-9]+)$", REG_ICASE, NG_NVTX_TEXT_MAX,
+                                   "--epoch-range", &err) == 0);
+    NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^step", REG_ICASE, NG_NVTX_TEXT_MAX,
+                                   "--epoch-range", &err) == 0);
+}
+
+static void write_db(const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(db_path, "wb");
+    NG_FUZZ_CHECK(f != NULL);
+    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
+    NG_FUZZ_CHECK(fclose(f) == 0);
+}
+
+static void read_once(const struct ng_source_opts *opts)
+{
+    struct ng_profile p;
+    struct ng_err err;
+
+    ng_profile_init(&p, db_path);
+    err.msg[0] = '\0';
+    if (ng_rocpd_load(&p, db_path, opts, &err) == 0) {
+        ng_fuzz_check_profile(&p);
+        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
+    } else {
+        ng_fuzz_check_error(&err);
+    }
+    ng_profile_release(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir[0])
+        set_up();
+    write_db(data, size);
+    (void)ng_rocpd_claim(db_path);
+
+    struct ng_source_opts total = {
+        .work = size & 8 ? NG_WORK_ALL : 0,
+        .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
+        .sql_only = (size >> 5) & 1,
+    };
+    read_once(&total);
+
+    struct ng_source_opts steps = {
+        .epoch_re = size & 4 ? &plain_re : &step_re,
+        .epoch_pattern = size & 4 ? "^step" : "^step ([0-9]+)$",
+        .metric = (enum ng_metric)(size % ng_n_metrics),
+        .work = size & 8 ? NG_WORK_ALL : 0,
+        .skip_epochs = (size >> 1) & 1,
+        .sql_only = (size >> 5) & 1,
+    };
+    read_once(&steps);
+    return 0;
+}
