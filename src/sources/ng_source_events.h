@@ -194,6 +194,19 @@ int ng_source_events_work(struct ng_source_events *ev, uint32_t proc, int has_co
 
 int ng_source_events_out_of_order(const struct ng_source_events *ev);
 
+/* One reading of a file into p by a reader (keep_all: init's
+ * NG_SOURCE_EVENTS_KEEP_ALL; *out_of_order: what the sink said). */
+typedef int (*ng_source_events_once)(struct ng_profile *p, const char *path,
+                                     const struct ng_source_opts *opts, int keep_all,
+                                     int *out_of_order, struct ng_err *err);
+
+/* A reader's load: once(), and once more keeping every operation when the
+ * first reading met one further out of order than total mode's window
+ * (what --work left out is counted again from zero). */
+int ng_source_events_load(struct ng_profile *p, const char *path,
+                          const struct ng_source_opts *opts, ng_source_events_once once,
+                          struct ng_err *err);
+
 /* Everything read: the profile made and finished (ng_profile_finish), or
  * -1 with err (nothing counted, no epochs, an overflow). */
 int ng_source_events_finish(struct ng_source_events *ev);

@@ -194,15 +194,7 @@ static int load_once(struct ng_profile *p, const char *path, const struct ng_sou
 static int kineto_load(struct ng_profile *p, const char *path, const struct ng_source_opts *opts,
                        struct ng_err *err)
 {
-    int out_of_order = 0;
-    int ret = load_once(p, path, opts, 0, &out_of_order, err);
-    if (ret < 0 && out_of_order) {
-        /* rare: kept whole and sorted, as NVTX mode does, within the sink's bound */
-        memset(p->left_out_ns, 0, sizeof p->left_out_ns);
-        memset(p->left_out_launches, 0, sizeof p->left_out_launches);
-        ret = load_once(p, path, opts, 1, &out_of_order, err);
-    }
-    return ret;
+    return ng_source_events_load(p, path, opts, load_once, err);
 }
 
 /* gzip's magic, or a JSON object: white space (and a byte-order mark)
