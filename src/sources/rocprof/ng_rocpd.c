@@ -118,6 +118,9 @@ static int need_ints(struct rocpd *rd, const struct ng_sqlite_rows_value *v, siz
 
 /* ---- the set's small tables ---- */
 
+/* The column a row of an info table must hold an integer in; the others may be NULL. */
+static const char *const id_only[] = { "id" };
+
 /* sql = the text with every '@' replaced by the set's suffix. */
 static const char *sql_of(struct rocpd *rd, const char *text)
 {
@@ -137,37 +140,40 @@ static int query(struct rocpd *rd, const char *stem, const char *text, ng_sqlite
     return ng_sqlite_rows_query(rd->db, sql_of(rd, text), fn, rd, rd->err);
 }
 
+/* A row id and the OS id it stands for (a process's pid, a thread's tid). */
+static int take_os_id(struct rocpd *rd, const struct ng_sqlite_rows_value *v, size_t n,
+                      struct ng_idmap *map, const char *col)
+{
+    const char *const cols[] = { "id", col };
+    if (need_ints(rd, v, n, cols) < 0)
+        return -1;
+    ng_idmap_set(map, rd->set, v[0].i, (size_t)v[1].i);
+    return 0;
+}
+
 static int take_process(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                         struct ng_err *err)
 {
-    static const char *const cols[] = { "id", "pid" };
     struct rocpd *rd = ctx;
     (void)err;
-    if (need_ints(rd, v, n, cols) < 0)
-        return -1;
-    ng_idmap_set(&rd->pids, rd->set, v[0].i, (size_t)v[1].i);
-    return 0;
+    return take_os_id(rd, v, n, &rd->pids, "pid");
 }
 
 static int take_thread(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                        struct ng_err *err)
 {
-    static const char *const cols[] = { "id", "tid" };
     struct rocpd *rd = ctx;
     (void)err;
-    if (need_ints(rd, v, n, cols) < 0)
-        return -1;
-    ng_idmap_set(&rd->tids, rd->set, v[0].i, (size_t)v[1].i);
-    return 0;
+    return take_os_id(rd, v, n, &rd->tids, "tid");
 }
 
 static int take_agent(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                       struct ng_err *err)
 {
-    static const char *const cols[] = { "id", NULL, NULL, NULL };
     struct rocpd *rd = ctx;
     (void)err;
-    if (need_ints(rd, v, n, cols) < 0)
+    (void)n;   /* the query names every column */
+    if (need_ints(rd, v, 1, id_only) < 0)
         return -1;
     int gpu = v[1].type == NG_SQLITE_ROWS_TEXT && strcmp((const char *)v[1].s, "GPU") == 0;
     rd->agents = ng_xgrow(rd->agents, rd->n_agents, sizeof *rd->agents);
@@ -182,10 +188,10 @@ static int take_agent(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
 static int take_symbol(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                        struct ng_err *err)
 {
-    static const char *const cols[] = { "id", NULL, NULL };
     struct rocpd *rd = ctx;
     (void)err;
-    if (need_ints(rd, v, n, cols) < 0)
+    (void)n;   /* the query names every column */
+    if (need_ints(rd, v, 1, id_only) < 0)
         return -1;
     /* the display name (demangled, without ".kd"), else the symbol */
     const struct ng_sqlite_rows_value *name = v[1].type == NG_SQLITE_ROWS_TEXT ? &v[1] : &v[2];
@@ -201,10 +207,10 @@ static int take_symbol(void *ctx, const struct ng_sqlite_rows_value *v, size_t n
 static int take_track(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                       struct ng_err *err)
 {
-    static const char *const cols[] = { "id", NULL, NULL, NULL };
     struct rocpd *rd = ctx;
     (void)err;
-    if (need_ints(rd, v, n, cols) < 0)
+    (void)n;   /* the query names every column */
+    if (need_ints(rd, v, 1, id_only) < 0)
         return -1;
     rd->tracks = ng_xgrow(rd->tracks, rd->n_tracks, sizeof *rd->tracks);
     rd->tracks[rd->n_tracks] = (struct rocpd_track){
