@@ -5,10 +5,6 @@
  * covers them all: the default work or every kind, the page reader or SQL
  * only, a pattern of the reader's or one without a group.  Every input
  * must load into a consistent profile or be refused with a message. */
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "fuzz.h"
 #include "fuzz_check.h"
 #include "core/ng_nvtx.h"
@@ -17,37 +13,16 @@
 #include "util/ng_regex.h"
 #include "util/ng_util.h"
 
-static char dir[4096];
-static char db_path[4096 + 16];
+static const char *db_path;
 static struct ng_regex step_re, plain_re;
-
-static void remove_dir(void)
-{
-    unlink(db_path);
-    rmdir(dir);
-}
 
 static void set_up(void)
 {
-    const char *base = getenv("TMPDIR");
-
-    snprintf(dir, sizeof dir, "%s/ng-fuzz-rocpd.XXXXXX", base && *base ? base : "/tmp");
-    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/fuzz.db", dir);
-    atexit(remove_dir);
     struct ng_err err;
     NG_FUZZ_CHECK(ng_regex_compile(&step_re, "^step ([0-9]+)$", REG_ICASE, NG_NVTX_TEXT_MAX,
                                    "--epoch-range", &err) == 0);
     NG_FUZZ_CHECK(ng_regex_compile(&plain_re, "^step", REG_ICASE, NG_NVTX_TEXT_MAX,
                                    "--epoch-range", &err) == 0);
-}
-
-static void write_db(const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(db_path, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
 }
 
 static void read_once(const struct ng_source_opts *opts)
@@ -57,20 +32,15 @@ static void read_once(const struct ng_source_opts *opts)
 
     ng_profile_init(&p, db_path);
     err.msg[0] = '\0';
-    if (ng_rocpd_load(&p, db_path, opts, &err) == 0) {
-        ng_fuzz_check_profile(&p);
-        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
-    } else {
-        ng_fuzz_check_error(&err);
-    }
+    ng_fuzz_check_load(ng_rocpd_load(&p, db_path, opts, &err), &p, &err, opts->epoch_re != NULL);
     ng_profile_release(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!dir[0])
+    if (!db_path)
         set_up();
-    write_db(data, size);
+    db_path = ng_fuzz_scratch("rocpd", "fuzz.db", data, size);
     (void)ng_rocpd_claim(db_path);
 
     struct ng_source_opts total = {
