@@ -18,7 +18,8 @@ here with Python's sqlite3 from the file alone, written from the DDL and the for
   stack_id, in the same table set) on the same thread, or, in a file without HIP regions, to
   the range of its process that holds its GPU start.
 The gate's --print-profile (total, per kernel, memory, per step) and its JSON verdict (per
-device, per process) must equal them to the nanosecond.
+device, per process) must equal them to the nanosecond, and --sqlite-sql-only (SQLite reads the
+dispatch table) must print what the page reader does.
 
 Output: one `ok - ...` or `not ok - ...` line per check, then `N passed, M failed`.
 Exit 0 all passed, 1 any failed, 77 (skipped) without the DDL, except under CI=true.
@@ -33,6 +34,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+import print_profile
 
 SUFFIX = re.compile(r"^rocpd_kernel_dispatch(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}"
                     r"_[0-9a-f]{12})$")
@@ -76,30 +79,27 @@ def lz4_frame(b):
         i = 0
         while i < len(block):
             tok = block[i]
-            i += 1
-            n = tok >> 4
-            if n == 15:
-                while True:
-                    n += block[i]
-                    i += 1
-                    if block[i - 1] != 255:
-                        break
+            n, i = length(block, i + 1, tok >> 4)
             out += block[i:i + n]
             i += n
             if i >= len(block):
                 break
             off = block[i] | block[i + 1] << 8
-            i += 2
-            m = tok & 15
-            if m == 15:
-                while True:
-                    m += block[i]
-                    i += 1
-                    if block[i - 1] != 255:
-                        break
+            m, i = length(block, i + 2, tok & 15)
             for _ in range(m + 4):
                 out.append(out[-off])
     return bytes(out)
+
+
+def length(block, i, n):
+    """A token's length nibble, continued in bytes of 255 when it is 15; (length, next i)."""
+    if n == 15:
+        while True:
+            n += block[i]
+            i += 1
+            if block[i - 1] != 255:
+                break
+    return n, i
 
 
 def extdata(v):
@@ -225,27 +225,16 @@ def step(ref, ranges, calls, stack, pid, start, ns):
 def gate_profile(gate, path, *args):
     r = subprocess.run([gate, "--print-profile", "--work", "all"] + list(args) + [path],
                        capture_output=True, text=True)
+    got = print_profile.read(r.stdout)
     out = {"rc": r.returncode, "stderr": r.stderr, "total": 0, "dispatches": 0, "kernels": {},
-           "memory": {}, "steps": []}
-    section = None
-    for line in r.stdout.splitlines():
-        if line.startswith("epoch_ns\t"):
-            section = "epochs"
-        elif line.startswith("total_ns\t"):
-            section = "rows"
-        elif line.startswith("#"):
-            continue
-        elif section == "epochs":
-            n, launches, name = line.split("\t", 2)
-            out["steps"].append([name, int(n), int(launches)])
-        elif section == "rows":
-            n, inst, kind, name = line.split("\t", 3)
-            if kind == "kernel":
-                out["total"] += int(n)
-                out["dispatches"] += int(inst)
-                out["kernels"][name] = [int(n), int(inst)]
-            else:
-                out["memory"][name] = [int(n), int(inst)]
+           "memory": {}, "steps": got["steps"]}
+    for n, inst, kind, name in got["rows"]:
+        if kind == "kernel":
+            out["total"] += n
+            out["dispatches"] += inst
+            out["kernels"][name] = [n, inst]
+        else:
+            out["memory"][name] = [n, inst]
     return out
 
 
@@ -281,6 +270,9 @@ def check_variant(gate, gen, ddl, name, args, work):
           "gate %s, reference %s" % (got["kernels"], ref["kernels"]))
     check(got["memory"] == ref["memory"], "%s: memory copies by direction" % name,
           "gate %s, reference %s" % (got["memory"], ref["memory"]))
+    sql = gate_profile(gate, path, "--sqlite-sql-only")
+    check(sql == got, "%s: the page reader and --sqlite-sql-only agree" % name,
+          "page reader %s, SQL %s" % (got, sql))
     devices, processes, err = gate_places(gate, path, work)
     check(devices == ref["devices"], "%s: per GPU" % name,
           "gate %s, reference %s %s" % (devices, ref["devices"], err))
