@@ -125,53 +125,61 @@ static void text_line(struct ng_buf *b, const char *s, size_t max)
         ng_buf_adds(b, "...");
 }
 
-/* How a format's ranges are named, and what a profile without any needs;
- * nsys's (NVTX) for a format not listed. */
+/* What a format's ranges are called, what to do when it has none, and
+ * how to mark a step in it (NULL: an nsys format's NVTX words). */
 static const struct {
     enum ng_format format;
-    const char *range;
-    const char *mark;       /* how to mark the training step */
-    const char *none;
+    const char *ranges, *none, *step;
 } range_words[] = {
-    { NG_FORMAT_KINETO, "range", "torch.profiler's schedule (ProfilerStep#N)",
-      ": no user_annotation or cpu_op events. Gate it in total "
-      "mode (--epochs N), or record with torch.profiler's schedule, whose ProfilerStep#N "
-      "ranges --epoch-range auto reads\n" },
-#define ROCTX_NONE ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each " \
-    "training step with roctxRangePush(\"step N\") and roctxRangePop() and record with " \
-    "rocprofv3 --marker-trace --hip-trace\n"
-    { NG_FORMAT_ROCPD, "ROCTx range", "a ROCTx range", ROCTX_NONE },
-    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", "a ROCTx range", ROCTX_NONE },
-    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", "a ROCTx range", ROCTX_NONE },
-#undef ROCTX_NONE
-    { NG_FORMAT_UNKNOWN, "NVTX range", "an NVTX range", ": no NVTX ranges. Gate it in total mode (--epochs N), "
-      "or mark each training step with torch.cuda.nvtx.range(\"train_step\") and capture "
-      "with nsys profile -t cuda,nvtx\n" },
+    { NG_FORMAT_KINETO, "range",
+      ": no user_annotation or cpu_op events. Gate it in total mode (--epochs N), or record "
+      "with torch.profiler's schedule, whose ProfilerStep#N ranges --epoch-range auto reads\n",
+      "torch.profiler's schedule (ProfilerStep#N)" },
+    { NG_FORMAT_ROCPD, "ROCTx range", NULL, NULL },
+    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", NULL, NULL },
+    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", NULL, NULL },
 };
 
-static size_t words_of(enum ng_format f)
+/* The rocprofv3 formats' words, one for the three. */
+static const char rocprof_none[] =
+    ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each training step with "
+    "roctxRangePush(\"step N\") / roctxRangePop() and record with rocprofv3 --marker-trace "
+    "(and --hip-trace, to attribute each kernel to the step that launched it)\n";
+static const char rocprof_step[] = "a ROCTx range (roctxRangePush(\"step N\"))";
+
+static const char *words_of(enum ng_format f, int which)
 {
-    size_t i = 0;
-    while (range_words[i].format != f && range_words[i].format != NG_FORMAT_UNKNOWN)
-        i++;
-    return i;
+    for (size_t i = 0; i < sizeof range_words / sizeof range_words[0]; i++) {
+        if (range_words[i].format != f)
+            continue;
+        const char *w = which == 0 ? range_words[i].ranges
+                        : which == 1 ? range_words[i].none : range_words[i].step;
+        return w ? w : which == 1 ? rocprof_none : rocprof_step;
+    }
+    return NULL;
 }
 
 static void list_text(struct ng_buf *b, const struct listed *l, long top)
 {
-    size_t w = words_of(l->format);
     text_line(b, l->path, 200);
+    if (l->listed && l->n_ranges == 0 && words_of(l->format, 1)) {
+        ng_buf_adds(b, words_of(l->format, 1));
+        return;
+    }
     if (!l->listed) {
         ng_buf_adds(b, ": saved nsys stats text has no NVTX ranges. Gate it in total mode "
                        "(--epochs N), or list the export or the .nsys-rep it came from\n");
         return;
     }
     if (l->n_ranges == 0) {
-        ng_buf_adds(b, range_words[w].none);
+        ng_buf_adds(b, ": no NVTX ranges. Gate it in total mode (--epochs N), or mark each "
+                       "training step with torch.cuda.nvtx.range(\"train_step\") and capture "
+                       "with nsys profile -t cuda,nvtx\n");
         return;
     }
+    const char *ranges = words_of(l->format, 0);
     ng_buf_addf(b, ": %zu %s%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
-                range_words[w].range, l->n_ranges == 1 ? "" : "s", l->n_groups,
+                ranges ? ranges : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups,
                 l->n_groups == 1 ? "" : "s", ms(l->total_ns));
     ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
     for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
@@ -193,7 +201,7 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
                        "%.0f%% of the kernel time or more): gate in total mode, or mark the "
                        "training step with %s\n", NG_RANGE_STEP_MIN,
                     NG_RANGE_STEP_SHARE * 100,
-                    range_words[w].mark);
+                    words_of(l->format, 2) ? words_of(l->format, 2) : "an NVTX range");
         return;
     }
     const struct ng_range_group *g = &l->groups[l->step];
