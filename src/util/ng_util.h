@@ -102,7 +102,8 @@ double ng_thread_cpu(void);
 /* FNV-1a over len bytes: the hash of every table keyed by a name. */
 uint64_t ng_hash(const void *data, size_t len);
 
-/* A string -> index map (open addressing), for grouping by name.
+/* A string -> index map (open addressing), for grouping by name; a key is
+ * any len bytes, NULs included.
  * Ownership: the map copies its keys and frees them in ng_strmap_release(). */
 struct ng_strmap {
     char **keys;
