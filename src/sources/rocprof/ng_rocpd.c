@@ -15,34 +15,13 @@
 #include "sources/ng_source_events.h"
 #include "sources/ng_source_names.h"
 #include "sources/ng_source_opts.h"
+#include "sources/rocprof/ng_rocprof_feed.h"
 #include "sources/sqlite/ng_sqlite_rows.h"
 #include "util/ng_lz4.h"
 #include "util/ng_util.h"
 
 /* A range's extdata, inflated, at most (a ROCTx message is a line). */
 #define TEXT_MAX ((size_t)64 << 10)
-
-static const struct ng_source_events_words words = {
-    .auto_pattern = "^[Ss]tep[ _#]?([0-9]+)$",
-    .auto_shown = " (step N)",
-    .no_ranges = "no ROCTx ranges",
-    .no_ranges_hint = " (record them with rocprofv3 --marker-trace)",
-    .a_range = "ROCTx range",
-    .no_work = "no kernel dispatches: record with rocprofv3 --kernel-trace",
-    .unlaunched = "its launch call is not in the file",
-    .by_time = "record with rocprofv3 --hip-trace --marker-trace to count kernels in the "
-               "step that launched them",
-};
-
-/* rocprofv3's copy operations as the nsys reader names them. */
-static const struct {
-    const char *op, *name;
-} copies[] = {
-    { "MEMORY_COPY_HOST_TO_HOST", "[CUDA memcpy Host-to-Host]" },
-    { "MEMORY_COPY_HOST_TO_DEVICE", "[CUDA memcpy Host-to-Device]" },
-    { "MEMORY_COPY_DEVICE_TO_HOST", "[CUDA memcpy Device-to-Host]" },
-    { "MEMORY_COPY_DEVICE_TO_DEVICE", "[CUDA memcpy Device-to-Device]" },
-};
 
 struct rocpd_agent {
     int gpu;
@@ -298,17 +277,23 @@ static int64_t kernel_item(struct rocpd *rd, const struct rocpd_op *o)
 
 /* ---- the GPU work ---- */
 
+/* A GPU operation's times checked and its process found. */
+static int span_of(struct rocpd *rd, const struct rocpd_op *o, uint32_t *proc)
+{
+    if (o->end < o->start)
+        return row_error(rd, o->id, "end before start (start %" PRId64 ", end %" PRId64 ")",
+                         o->start, o->end);
+    return process_of(rd, o, proc);
+}
+
 static int take_op(struct rocpd *rd, const struct rocpd_op *o, enum ng_work_kind kind,
                    int64_t item, int64_t device)
 {
     uint32_t proc;
-    if (o->end < o->start)
-        return row_error(rd, o->id, "end before start (start %" PRId64 ", end %" PRId64 ")",
-                         o->start, o->end);
+    if (span_of(rd, o, &proc) < 0)
+        return -1;
     if (!ng_source_events_counts(&rd->ev, kind))
         return ng_source_events_leave_out(&rd->ev, kind, o->end - o->start);
-    if (process_of(rd, o, &proc) < 0)
-        return -1;
     return ng_source_events_work(&rd->ev, proc, o->has_corr, o->corr, device, o->start, o->end,
                                  (size_t)item);
 }
@@ -396,17 +381,6 @@ static int read_dispatches(struct rocpd *rd)
         queried_dispatch);
 }
 
-/* A copy's name: its operation's, a device-to-device copy between two
- * agents a peer-to-peer one. */
-static const char *copy_name(const struct ng_sqlite_rows_value *op, int64_t src, int64_t dst)
-{
-    for (size_t i = 0; op->type == NG_SQLITE_ROWS_TEXT && i < sizeof copies / sizeof *copies;
-         i++)
-        if (strcmp((const char *)op->s, copies[i].op) == 0)
-            return i == 3 && src != dst ? "[CUDA memcpy Peer-to-Peer]" : copies[i].name;
-    return "[CUDA memcpy Unknown]";
-}
-
 /* id, the operation's name, src agent, dst agent, pid, start, end, the
  * event's stack_id. */
 static int take_copy(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
@@ -424,11 +398,13 @@ static int take_copy(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                                                                            : NULL;
     if (!dst)
         return -1;
-    const char *name = copy_name(&v[1], v[2].i, v[3].i);
-    int64_t item = ng_source_events_item(&rd->ev, NG_WORK_MEMCPY, name, strlen(name), name, name);
-    if (item < 0)
+    uint32_t proc;
+    if (span_of(rd, &o, &proc) < 0)
         return -1;
-    return take_op(rd, &o, NG_WORK_MEMCPY, item, dst->gpu ? dst->index : src->index);
+    const char *op = v[1].type == NG_SQLITE_ROWS_TEXT ? (const char *)v[1].s : "";
+    return ng_rocprof_feed_copy(&rd->ev, proc, o.corr, dst->gpu ? dst->index : src->index,
+                                o.start, o.end,
+                                ng_source_names_copy_operation(op, v[2].i != v[3].i));
 }
 
 static int read_copies(struct rocpd *rd)
@@ -652,13 +628,11 @@ static int load_once(struct ng_profile *p, const char *path, const struct ng_sou
                      int keep_all, int *out_of_order, struct ng_err *err)
 {
     struct rocpd rd;
-    unsigned flags = NG_SOURCE_EVENTS_THREAD_STEPS | NG_SOURCE_EVENTS_TIME_FALLBACK |
-                     (keep_all ? NG_SOURCE_EVENTS_KEEP_ALL : 0);
 
     memset(&rd, 0, sizeof rd);
     rd.shown = path;
     rd.err = err;
-    int rc = ng_source_events_init(&rd.ev, p, opts, path, &words, flags, err);
+    int rc = ng_rocprof_feed_init_window(&rd.ev, p, opts, path, keep_all, err);
     if (rc == 0)
         rc = (rd.db = ng_sqlite_rows_open(path, path, opts, err)) ? 0 : -1;
     rd.epochs = ng_source_events_wants_ranges(&rd.ev);
@@ -674,7 +648,8 @@ static int load_once(struct ng_profile *p, const char *path, const struct ng_sou
     return rc;
 }
 
-/* A merged file may be read twice: each table set starts its times over. */
+/* Total mode through the sink's window; a merged file, whose table sets
+ * each start their times over, is read again keeping every operation. */
 int ng_rocpd_load(struct ng_profile *p, const char *path, const struct ng_source_opts *opts,
                   struct ng_err *err)
 {

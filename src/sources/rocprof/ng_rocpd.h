@@ -1,5 +1,6 @@
 /* ng_rocpd: rocprofv3's rocpd SQLite database (ROCm 7's default output)
- * read into a profile through the event sink (sources/ng_source_events.h).
+ * read into a profile through the event sink (sources/ng_source_events.h),
+ * set up as for rocprofv3's other formats (ng_rocprof_feed.h).
  * The file is told by its tables (rocpd_metadata_<uuid>), not its name.
  * A file holds one table set per process, its tables named with a uuid
  * suffix (a merged database holds several); every set is read, its ids

@@ -27,8 +27,16 @@ int ng_rocprof_feed_init(struct ng_source_events *ev, struct ng_profile *p,
 {
     /* every operation kept: the readers hold a process's records anyway,
      * and nothing is read twice */
+    return ng_rocprof_feed_init_window(ev, p, opts, shown, 1, err);
+}
+
+int ng_rocprof_feed_init_window(struct ng_source_events *ev, struct ng_profile *p,
+                                const struct ng_source_opts *opts, const char *shown,
+                                int keep_all, struct ng_err *err)
+{
     return ng_source_events_init(ev, p, opts, shown, &words,
-                                 NG_SOURCE_EVENTS_KEEP_ALL | NG_SOURCE_EVENTS_THREAD_STEPS |
+                                 (keep_all ? NG_SOURCE_EVENTS_KEEP_ALL : 0) |
+                                     NG_SOURCE_EVENTS_THREAD_STEPS |
                                      NG_SOURCE_EVENTS_TIME_FALLBACK,
                                  err);
 }

@@ -17,6 +17,14 @@ int ng_rocprof_feed_init(struct ng_source_events *ev, struct ng_profile *p,
                          const struct ng_source_opts *opts, const char *shown,
                          struct ng_err *err);
 
+/* The same with total mode's window of operations unless keep_all: for a
+ * reader that can read its file again when the window does not hold an
+ * operation (ng_source_events_load()), rocpd's, whose big table then
+ * costs no memory per row. */
+int ng_rocprof_feed_init_window(struct ng_source_events *ev, struct ng_profile *p,
+                                const struct ng_source_opts *opts, const char *shown,
+                                int keep_all, struct ng_err *err);
+
 /* One kernel dispatch of process proc: its launching thread and internal
  * correlation id, its GPU (the ordinal among the node's GPUs), its times
  * (end >= start: the reader checked) and its names: full (the demangled,
