@@ -219,10 +219,12 @@ static int choose_item(struct ng_source_events *ev, size_t i)
     it->merged = ng_strmap_get(&ev->shown_index, key.data, key.len, i, &added);
     if (added) {
         if (name != item_name(ev, it)) {   /* the merged item is named by its base */
-            /* from the key: name may point into the names it is added to */
-            it->name_at = ev->names.len;
-            ng_buf_add(&ev->names, key.data + 1, key.len - 1);
-            ng_buf_add(&ev->names, "", 1);
+            /* a base name given by the reader lies in ev->names, which may move */
+            char *copy = ng_xstrdup(name);
+            size_t at = ev->names.len;
+            ng_buf_add(&ev->names, copy, strlen(copy) + 1);
+            ev->items[i].name_at = at;
+            free(copy);
         }
         int sel = ng_filter_empty(ev->opts->filter)
                       ? 1 : ng_filter_selects(ev->opts->filter, item_name(ev, it), &ev->account);
