@@ -1,7 +1,8 @@
 /* fuzz_check: invariants shared by the source targets: what a profile that
- * loaded must look like, and what an error must look like.
+ * loaded must look like, and what an error must look like; and the input
+ * written to a file and loaded by one kind, checked so.
  *
- * Ownership: both functions only read what they are given. */
+ * Ownership: the functions only read what they are given. */
 #ifndef NG_FUZZ_CHECK_H
 #define NG_FUZZ_CHECK_H
 
@@ -10,6 +11,8 @@
 #include "fuzz.h"
 #include "util/ng_err.h"
 #include "core/ng_profile.h"
+#include "sources/ng_source_kind.h"
+#include "sources/ng_source_opts.h"
 
 /* A load that succeeded: the totals are the exact sums of the rows (no
  * wrap-around), nothing is negative, rows are sorted as documented. */
@@ -41,6 +44,34 @@ static inline void ng_fuzz_check_error(const struct ng_err *err)
     size_t n = strnlen(err->msg, sizeof err->msg);
 
     NG_FUZZ_CHECK(n > 0 && n < sizeof err->msg);
+}
+
+/* The input bytes as the file at path. */
+static inline void ng_fuzz_write(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    NG_FUZZ_CHECK(f != NULL);
+    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
+    NG_FUZZ_CHECK(fclose(f) == 0);
+}
+
+/* path read by kind k with opts: a consistent profile (with epochs when
+ * they were asked for) or a refusal with a message. */
+static inline void ng_fuzz_load(const struct ng_source_kind *k, const char *path,
+                                const struct ng_source_opts *opts)
+{
+    struct ng_profile p;
+    struct ng_err err;
+
+    ng_profile_init(&p, path);
+    err.msg[0] = '\0';
+    if (k->load(&p, path, opts, &err) == 0) {
+        ng_fuzz_check_profile(&p);
+        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
+    } else {
+        ng_fuzz_check_error(&err);
+    }
+    ng_profile_release(&p);
 }
 
 #endif

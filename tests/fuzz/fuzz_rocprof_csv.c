@@ -37,14 +37,6 @@ static void remove_all(void)
     rmdir(dir);
 }
 
-static void write_file(const char *p, const void *data, size_t size)
-{
-    FILE *f = fopen(p, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
-}
-
 static void set_up(void)
 {
     const char *base = getenv("TMPDIR");
@@ -69,27 +61,11 @@ static void set_up(void)
     snprintf(run_kernels, sizeof run_kernels, "%s/7_kernel_trace.csv", run);
     snprintf(run_markers, sizeof run_markers, "%s/7_marker_api_trace.csv", run);
     snprintf(run_calls, sizeof run_calls, "%s/7_hip_api_trace.csv", run);
-    write_file(run_markers, markers, sizeof markers - 1);
-    write_file(run_calls, calls, sizeof calls - 1);
+    ng_fuzz_write(run_markers, markers, sizeof markers - 1);
+    ng_fuzz_write(run_calls, calls, sizeof calls - 1);
     atexit(remove_all);
     NG_FUZZ_CHECK(ng_regex_compile(&step_re, "^step [0-9]+$", 0, NG_NVTX_TEXT_MAX,
                                    "--epoch-range", &err) == 0);
-}
-
-static void read_once(const char *p, const struct ng_source_opts *opts)
-{
-    struct ng_profile prof;
-    struct ng_err err;
-
-    ng_profile_init(&prof, p);
-    err.msg[0] = '\0';
-    if (ng_source_rocprof_csv.load(&prof, p, opts, &err) == 0) {
-        ng_fuzz_check_profile(&prof);
-        NG_FUZZ_CHECK(!opts->epoch_re || (prof.nvtx && prof.n_epochs > 0));
-    } else {
-        ng_fuzz_check_error(&err);
-    }
-    ng_profile_release(&prof);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!dir[0])
         set_up();
     const char *one = paths[size % 4];
-    write_file(one, data, size);
-    write_file(run_kernels, data, size);
+    ng_fuzz_write(one, data, size);
+    ng_fuzz_write(run_kernels, data, size);
 
     struct ng_source_opts total = {
         .work = size & 8 ? NG_WORK_ALL : 0,
@@ -112,10 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .item_samples = (size >> 5) & 1,
         .list_ranges = (size >> 6) & 1,
     };
-    read_once(one, &total);
-    read_once(one, &epochs);
-    read_once(run, &total);
-    read_once(run, &epochs);
+    ng_fuzz_load(&ng_source_rocprof_csv, one, &total);
+    ng_fuzz_load(&ng_source_rocprof_csv, one, &epochs);
+    ng_fuzz_load(&ng_source_rocprof_csv, run, &total);
+    ng_fuzz_load(&ng_source_rocprof_csv, run, &epochs);
     unlink(one);
     return 0;
 }

@@ -40,37 +40,18 @@ static void set_up(void)
                                    "--epoch-range", &err) == 0);
 }
 
-static void read_once(const struct ng_source_opts *opts)
-{
-    struct ng_profile p;
-    struct ng_err err;
-
-    ng_profile_init(&p, path);
-    err.msg[0] = '\0';
-    if (ng_source_rocprof_json.load(&p, path, opts, &err) == 0) {
-        ng_fuzz_check_profile(&p);
-        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
-    } else {
-        ng_fuzz_check_error(&err);
-    }
-    ng_profile_release(&p);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!dir[0])
         set_up();
-    FILE *f = fopen(path, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
+    ng_fuzz_write(path, data, size);
 
     struct ng_source_opts total = {
         .work = size & 8 ? NG_WORK_ALL : 0,
         .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
         .base_names = (size >> 6) & 1,
     };
-    read_once(&total);
+    ng_fuzz_load(&ng_source_rocprof_json, path, &total);
 
     struct ng_source_opts epochs = {
         .epoch_re = &any_re,
@@ -82,6 +63,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .base_names = (size >> 6) & 1,
         .list_ranges = (size >> 7) & 1,
     };
-    read_once(&epochs);
+    ng_fuzz_load(&ng_source_rocprof_json, path, &epochs);
     return 0;
 }

@@ -112,15 +112,22 @@ static void test_total_rows_and_places(void **state)
     ng_profile_release(&p);
 }
 
-static void test_steps_by_launch_on_the_thread(void **state)
+/* The events of feed() read with --epoch-range auto ("step N"). */
+static void load_steps(struct ng_profile *p, int calls)
 {
     struct ng_regex re;
     struct ng_err err = { { 0 } };
-    struct ng_profile p;
-    (void)state;
     assert_int_equal(ng_regex_compile(&re, "^step", 0, NG_NVTX_TEXT_MAX, "--epoch-range", &err), 0);
     struct ng_source_opts o = { .epoch_re = &re, .epoch_pattern = "auto" };
-    assert_int_equal(load(&p, &o, 1, &err), 0);
+    assert_int_equal(load(p, &o, calls, &err), 0);
+    ng_regex_release(&re);
+}
+
+static void test_steps_by_launch_on_the_thread(void **state)
+{
+    struct ng_profile p;
+    (void)state;
+    load_steps(&p, 1);
     /* A(int) launched at 900 in step 0 ran at 1200: step 0; B's call is on
      * thread 8, in no range */
     assert_int_equal(epoch(&p, "step 0"), 100);
@@ -128,18 +135,13 @@ static void test_steps_by_launch_on_the_thread(void **state)
     assert_int_equal(p.n_warnings, 1);   /* process 200's kernel has no call */
     assert_non_null(strstr(p.warnings[0], "no launch call"));
     ng_profile_release(&p);
-    ng_regex_release(&re);
 }
 
 static void test_steps_by_time_without_calls(void **state)
 {
-    struct ng_regex re;
-    struct ng_err err = { { 0 } };
     struct ng_profile p;
     (void)state;
-    assert_int_equal(ng_regex_compile(&re, "^step", 0, NG_NVTX_TEXT_MAX, "--epoch-range", &err), 0);
-    struct ng_source_opts o = { .epoch_re = &re, .epoch_pattern = "auto" };
-    assert_int_equal(load(&p, &o, 0, &err), 0);
+    load_steps(&p, 0);
     /* by GPU start: B at 150 in step 0, both A of process 100 in step 1 */
     assert_int_equal(epoch(&p, "step 0"), 20);
     assert_int_equal(epoch(&p, "step 1"), 150);
@@ -147,7 +149,6 @@ static void test_steps_by_time_without_calls(void **state)
     assert_non_null(strstr(p.warnings[0], "by the time it started on the GPU"));
     assert_non_null(strstr(p.warnings[0], "rocprofv3 --hip-trace --marker-trace"));
     ng_profile_release(&p);
-    ng_regex_release(&re);
 }
 
 static void test_refusals(void **state)
