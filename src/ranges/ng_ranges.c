@@ -126,7 +126,12 @@ static void text_line(struct ng_buf *b, const char *s, size_t max)
 }
 
 /* What a format's ranges are called, what to do when it has none, and
- * how to mark a step in it (NULL: an nsys format's NVTX words). */
+ * how to mark a step in it (a format not listed: NVTX's words). */
+#define ROCPROF_NONE                                                                         \
+    ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each training step with " \
+    "roctxRangePush(\"step N\") / roctxRangePop() and record with rocprofv3 --marker-trace "   \
+    "(and --hip-trace, to attribute each kernel to the step that launched it)\n"
+#define ROCPROF_STEP "a ROCTx range (roctxRangePush(\"step N\"))"
 static const struct {
     enum ng_format format;
     const char *ranges, *none, *step;
@@ -135,27 +140,18 @@ static const struct {
       ": no user_annotation or cpu_op events. Gate it in total mode (--epochs N), or record "
       "with torch.profiler's schedule, whose ProfilerStep#N ranges --epoch-range auto reads\n",
       "torch.profiler's schedule (ProfilerStep#N)" },
-    { NG_FORMAT_ROCPD, "ROCTx range", NULL, NULL },
-    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", NULL, NULL },
-    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", NULL, NULL },
+    { NG_FORMAT_ROCPD, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
+    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
+    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
 };
 
-/* The rocprofv3 formats' words, one for the three. */
-static const char rocprof_none[] =
-    ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each training step with "
-    "roctxRangePush(\"step N\") / roctxRangePop() and record with rocprofv3 --marker-trace "
-    "(and --hip-trace, to attribute each kernel to the step that launched it)\n";
-static const char rocprof_step[] = "a ROCTx range (roctxRangePush(\"step N\"))";
-
+/* Word `which` (0 the ranges, 1 none, 2 a step) of a format; NULL: NVTX's. */
 static const char *words_of(enum ng_format f, int which)
 {
-    for (size_t i = 0; i < sizeof range_words / sizeof range_words[0]; i++) {
-        if (range_words[i].format != f)
-            continue;
-        const char *w = which == 0 ? range_words[i].ranges
-                        : which == 1 ? range_words[i].none : range_words[i].step;
-        return w ? w : which == 1 ? rocprof_none : rocprof_step;
-    }
+    for (size_t i = 0; i < sizeof range_words / sizeof range_words[0]; i++)
+        if (range_words[i].format == f)
+            return which == 0 ? range_words[i].ranges
+                   : which == 1 ? range_words[i].none : range_words[i].step;
     return NULL;
 }
 

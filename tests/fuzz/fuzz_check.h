@@ -1,6 +1,6 @@
 /* fuzz_check: what the source targets share: what a profile that loaded
- * must look like, what an error must look like, and the file an input is
- * written to (the readers read files, not memory).
+ * must look like, what an error must look like, the file an input is
+ * written to (the readers read files, not memory), and one load checked.
  *
  * Ownership: the checks only read what they are given; the scratch file
  * and its directory are the target's, removed at exit. */
@@ -14,6 +14,8 @@
 #include "fuzz.h"
 #include "util/ng_err.h"
 #include "core/ng_profile.h"
+#include "sources/ng_source_kind.h"
+#include "sources/ng_source_opts.h"
 
 /* A load that succeeded: the totals are the exact sums of the rows (no
  * wrap-around), nothing is negative, rows are sorted as documented. */
@@ -60,6 +62,28 @@ static inline void ng_fuzz_check_load(int rc, const struct ng_profile *p,
     }
 }
 
+/* The input bytes as the file at path. */
+static inline void ng_fuzz_write(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    NG_FUZZ_CHECK(f != NULL);
+    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
+    NG_FUZZ_CHECK(fclose(f) == 0);
+}
+
+/* path read by kind k with opts, checked by ng_fuzz_check_load(). */
+static inline void ng_fuzz_load(const struct ng_source_kind *k, const char *path,
+                                const struct ng_source_opts *opts)
+{
+    struct ng_profile p;
+    struct ng_err err;
+
+    ng_profile_init(&p, path);
+    err.msg[0] = '\0';
+    ng_fuzz_check_load(k->load(&p, path, opts, &err), &p, &err, opts->epoch_re != NULL);
+    ng_profile_release(&p);
+}
+
 static char ng_fuzz_scratch_dir[4096];
 static char ng_fuzz_scratch_path[4096 + 64];
 
@@ -83,10 +107,7 @@ static inline const char *ng_fuzz_scratch(const char *tag, const char *name,
                  ng_fuzz_scratch_dir, name);
         atexit(ng_fuzz_scratch_remove);
     }
-    FILE *f = fopen(ng_fuzz_scratch_path, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
+    ng_fuzz_write(ng_fuzz_scratch_path, data, size);
     return ng_fuzz_scratch_path;
 }
 

@@ -10,6 +10,7 @@
 #include "core/ng_nvtx.h"
 #include "sources/ng_source.h"
 #include "sources/rocprof/ng_rocpd.h"
+#include "sources/rocprof/ng_source_rocprof.h"
 #include "util/ng_regex.h"
 #include "util/ng_util.h"
 
@@ -25,17 +26,6 @@ static void set_up(void)
                                    "--epoch-range", &err) == 0);
 }
 
-static void read_once(const struct ng_source_opts *opts)
-{
-    struct ng_profile p;
-    struct ng_err err;
-
-    ng_profile_init(&p, db_path);
-    err.msg[0] = '\0';
-    ng_fuzz_check_load(ng_rocpd_load(&p, db_path, opts, &err), &p, &err, opts->epoch_re != NULL);
-    ng_profile_release(&p);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!db_path)
@@ -48,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .metric = size & 16 ? NG_METRIC_GPU_BUSY : NG_METRIC_KERNEL_SUM,
         .sql_only = (size >> 5) & 1,
     };
-    read_once(&total);
+    ng_fuzz_load(&ng_source_rocprof_rocpd, db_path, &total);
 
     struct ng_source_opts steps = {
         .epoch_re = size & 4 ? &plain_re : &step_re,
@@ -58,6 +48,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .skip_epochs = (size >> 1) & 1,
         .sql_only = (size >> 5) & 1,
     };
-    read_once(&steps);
+    ng_fuzz_load(&ng_source_rocprof_rocpd, db_path, &steps);
     return 0;
 }

@@ -30,6 +30,7 @@
 
 #include "sources/ng_source_names.h"
 #include "sources/rocprof/ng_rocprof_feed.h"
+#include "util/ng_file.h"
 #include "util/ng_gzip.h"
 #include "util/ng_text.h"
 #include "util/ng_util.h"
@@ -372,11 +373,18 @@ static int read_table(struct reader *rd, const char *path, size_t t)
     c.shown = path;
     c.err = rd->err;
     c.next_line = 1;
-    int ret = ng_gzip_open(&c.in, path, rd->err);
+    struct stat before, after;
+    int ret = stat(path, &before) < 0 ? ng_err_set(rd->err, "unable to stat '%s': %s", path,
+                                                   strerror(errno))
+                                      : ng_gzip_open(&c.in, path, rd->err);
     if (ret == 0)
         ret = read_header(rd, &c, t);
     if (ret == 0)
         ret = read_rows(rd, &c, t);
+    /* the registry checks the operand (a directory); each file is checked here */
+    if (ret == 0 && (stat(path, &after) < 0 || ng_file_stat_changed(&before, &after)))
+        ret = ng_err_set(rd->err, "'%s' changed while it was being read (is something still "
+                         "writing it?); gate it once it is complete", path);
     ng_gzip_close(&c.in);
     ng_buf_release(&c.data);
     free(c.at);

@@ -47,9 +47,10 @@ static int feed(struct ng_source_events *ev, enum ng_work_kind kind, uint32_t pr
 {
     if (!ng_source_events_counts(ev, kind))
         return ng_source_events_leave_out(ev, kind, end - start);
+    /* the full name's length first: two names in one key, unambiguous and
+     * without a NUL */
     struct ng_buf key = NG_BUF_INIT;
-    ng_buf_adds(&key, full);
-    ng_buf_add(&key, "", 1);
+    ng_buf_addf(&key, "%zu:%s", strlen(full), full);
     if (base)
         ng_buf_adds(&key, base);
     int64_t item = ng_source_events_item(ev, kind, key.data, key.len, full, base);
