@@ -100,6 +100,17 @@ static int need_ints(struct rocpd *rd, const struct ng_sqlite_rows_value *v, siz
 /* The column a row of an info table must hold an integer in; the others may be NULL. */
 static const char *const id_only[] = { "id" };
 
+/* An info table's row (the query names every column): its reader, or NULL
+ * with err set when the row's id is no integer. */
+static struct rocpd *info_row(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
+                              struct ng_err *err)
+{
+    struct rocpd *rd = ctx;
+    (void)n;
+    (void)err;
+    return need_ints(rd, v, 1, id_only) < 0 ? NULL : rd;
+}
+
 /* sql = the text with every '@' replaced by the set's suffix. */
 static const char *sql_of(struct rocpd *rd, const char *text)
 {
@@ -149,10 +160,8 @@ static int take_thread(void *ctx, const struct ng_sqlite_rows_value *v, size_t n
 static int take_agent(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                       struct ng_err *err)
 {
-    struct rocpd *rd = ctx;
-    (void)err;
-    (void)n;   /* the query names every column */
-    if (need_ints(rd, v, 1, id_only) < 0)
+    struct rocpd *rd = info_row(ctx, v, n, err);
+    if (!rd)
         return -1;
     int gpu = v[1].type == NG_SQLITE_ROWS_TEXT && strcmp((const char *)v[1].s, "GPU") == 0;
     rd->agents = ng_xgrow(rd->agents, rd->n_agents, sizeof *rd->agents);
@@ -167,10 +176,8 @@ static int take_agent(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
 static int take_symbol(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                        struct ng_err *err)
 {
-    struct rocpd *rd = ctx;
-    (void)err;
-    (void)n;   /* the query names every column */
-    if (need_ints(rd, v, 1, id_only) < 0)
+    struct rocpd *rd = info_row(ctx, v, n, err);
+    if (!rd)
         return -1;
     /* the display name (demangled, without ".kd"), else the symbol */
     const struct ng_sqlite_rows_value *name = v[1].type == NG_SQLITE_ROWS_TEXT ? &v[1] : &v[2];
@@ -186,10 +193,8 @@ static int take_symbol(void *ctx, const struct ng_sqlite_rows_value *v, size_t n
 static int take_track(void *ctx, const struct ng_sqlite_rows_value *v, size_t n,
                       struct ng_err *err)
 {
-    struct rocpd *rd = ctx;
-    (void)err;
-    (void)n;   /* the query names every column */
-    if (need_ints(rd, v, 1, id_only) < 0)
+    struct rocpd *rd = info_row(ctx, v, n, err);
+    if (!rd)
         return -1;
     rd->tracks = ng_xgrow(rd->tracks, rd->n_tracks, sizeof *rd->tracks);
     rd->tracks[rd->n_tracks] = (struct rocpd_track){
