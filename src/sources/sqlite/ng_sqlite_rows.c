@@ -85,7 +85,8 @@ void ng_sqlite_rows_suffixes(const struct ng_sqlite_rows *db, const char *stem,
         w->suffixes = ng_xgrow(w->suffixes, w->n_suffixes, sizeof *w->suffixes);
         w->suffixes[w->n_suffixes++] = o->shown + len;
     }
-    qsort(w->suffixes, w->n_suffixes, sizeof *w->suffixes, by_text);
+    if (w->n_suffixes > 1)   /* qsort's array may not be NULL, even of none */
+        qsort(w->suffixes, w->n_suffixes, sizeof *w->suffixes, by_text);
     *out = w->suffixes;
     *n = w->n_suffixes;
 }
