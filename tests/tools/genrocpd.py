@@ -332,6 +332,13 @@ class Writer:
         if f.startswith("schema-version="):
             self.db.execute("UPDATE %s SET value=? WHERE tag='schema_version'"
                             % self.t("rocpd_metadata"), (f.split("=", 1)[1],))
+        if f == "lz4-length":     # every LZ4F blob's header one byte longer than its text
+            ev = self.t("rocpd_event")
+            for eid, ext in self.db.execute("SELECT id, extdata FROM %s WHERE substr(extdata, 1, 4) "
+                                            "= X'4C5A3446'" % ev).fetchall():
+                n = struct.unpack_from("<I", ext, 4)[0]
+                self.db.execute("UPDATE %s SET extdata = ? WHERE id = ?" % ev,
+                                (ext[:4] + struct.pack("<I", n + 1) + ext[8:], eid))
         if f.startswith("drop-table="):
             self.db.execute("DROP TABLE %s" % self.t(f.split("=", 1)[1]))
 
@@ -376,7 +383,7 @@ def main():
     ap.add_argument("--jitter", type=float, default=0.0, help="each duration times 1 +- this")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fault", help="missing-symbol | end-before-start | schema-version=V | "
-                    "drop-table=STEM")
+                    "drop-table=STEM | lz4-length")
     ap.add_argument("--summary", action="store_true")
     a = ap.parse_args()
     a.slow_process = {int(x.split(":")[0]): float(x.split(":")[1]) for x in a.slow_process}

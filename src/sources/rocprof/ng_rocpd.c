@@ -444,10 +444,11 @@ static int range_text(struct rocpd *rd, int64_t id, const struct ng_sqlite_rows_
                              "%zu", want, TEXT_MAX);
         if (!rd->inflated)
             rd->inflated = ng_xmalloc(TEXT_MAX);
-        if (ng_lz4_frame(json + 8, len - 8, rd->inflated, want, &got, &why) < 0 || got != want)
-            return row_error(rd, id, "its event's extdata is a damaged LZ4 blob (%s)",
-                             got != want && why.msg[0] == 0 ? "a length that is not its own"
-                                                            : why.msg);
+        if (ng_lz4_frame(json + 8, len - 8, rd->inflated, want, &got, &why) < 0)
+            return row_error(rd, id, "its event's extdata is a damaged LZ4 blob (%s)", why.msg);
+        if (got != want)
+            return row_error(rd, id, "its event's extdata inflates to %zu bytes, not the %zu "
+                             "its LZ4F header says", got, want);
         json = rd->inflated;
         len = got;
     }
