@@ -292,5 +292,6 @@ roc missing_symbol --fault missing-symbol
 roc end_before_start --fault end-before-start
 roc schema9 --fault schema-version=9
 roc no_symbols --fault drop-table=rocpd_info_kernel_symbol
+roc lz4_length --schema lz4 --fault lz4-length
 
 echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto, $(ls "$corpus/rocprof_json" | wc -l) rocprof_json, $(ls "$corpus/rocprof_csv" | wc -l) rocprof_csv, $(ls "$corpus/rocpd" | wc -l) rocpd"
