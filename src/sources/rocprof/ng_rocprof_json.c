@@ -470,6 +470,8 @@ static int take_record(struct reader *rd, const unsigned char *a, const unsigned
     if (t == COPY && (need_int(rd, a, b, "src_agent_id.handle", what, &r.a) < 0 ||
                       need_int(rd, a, b, "dst_agent_id.handle", what, &r.b) < 0))
         return -1;
+    if ((t == CALL || t == MARKER) && !ng_source_events_wants_ranges(rd->ev))
+        return 0;   /* total mode: the host's records are checked, not kept */
     rd->records[t] = ng_xgrow(rd->records[t], rd->n_records[t], sizeof *rd->records[t]);
     rd->records[t][rd->n_records[t]++] = r;
     return 0;
