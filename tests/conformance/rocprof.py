@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+import print_profile
+
 D = decimal.Decimal
 COPY = {"MEMORY_COPY_HOST_TO_HOST": "Host-to-Host", "MEMORY_COPY_HOST_TO_DEVICE": "Host-to-Device",
         "MEMORY_COPY_DEVICE_TO_HOST": "Device-to-Host",
@@ -167,27 +169,16 @@ def csv_reference(directory):
 def gate_profile(gate, path, *args):
     r = subprocess.run([gate, "--print-profile"] + list(args) + [path], capture_output=True,
                        text=True)
+    got = print_profile.read(r.stdout)
     out = {"rc": r.returncode, "stderr": r.stderr, "total": 0, "launches": 0, "rows": {},
-           "memory": {}, "steps": {}}
-    section = None
-    for line in r.stdout.splitlines():
-        if line.startswith("epoch_ns\t"):
-            section = "epochs"
-        elif line.startswith("total_ns\t"):
-            section = "rows"
-        elif line.startswith("#"):
-            continue
-        elif section == "epochs":
-            n, launches, name = line.split("\t", 2)
-            out["steps"][name] = int(n)
-        elif section == "rows":
-            n, inst, kind, name = line.split("\t", 3)
-            if kind == "kernel":
-                out["total"] += int(n)
-                out["launches"] += int(inst)
-                out["rows"][name] = int(n)
-            else:
-                out["memory"][name] = int(n)
+           "memory": {}, "steps": {name: n for name, n, _ in got["steps"]}}
+    for n, inst, kind, name in got["rows"]:
+        if kind == "kernel":
+            out["total"] += n
+            out["launches"] += inst
+            out["rows"][name] = n
+        else:
+            out["memory"][name] = n
     return out
 
 
