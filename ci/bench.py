@@ -269,12 +269,17 @@ def single_core_markdown(rows, tgts):
     for r in rows:
         lines.append("| %s | %.3f s | %.3f s | %.1f MiB |" % (
             r["command"], r["cpu_per_file_s"], r["wall_s"], r["peak_rss_mib"]))
-    lines += ["", "| target | measured | limit | met |", "|---|---|---|---|"]
+    return "\n".join(lines + targets_lines(tgts)) + "\n"
+
+
+def targets_lines(tgts):
+    """A table of targets (at most their limit), as markdown lines."""
+    lines = ["", "| target | measured | limit | met |", "|---|---|---|---|"]
     for t in tgts:
         v = "n/a" if t["value"] is None else "%.2f" % t["value"]
         met = "n/a" if t["met"] is None else ("yes" if t["met"] else "NO")
         lines.append("| %s | %s | <= %s | %s |" % (t["target"], v, t["limit"], met))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # ---- the .nsys-rep path: parallel exports and the cache key ----
@@ -863,6 +868,68 @@ def kineto_markdown(rows, tgts):
     return "\n".join(lines) + "\n"
 
 
+# ---- the rocpd reader against sqlite3 summing the dispatch table ----
+
+ROCPD_VERSION = 1   # bump when tests/tools/genrocpd.py's output changes
+
+
+def rocpd_db(args, n):
+    """A cached rocpd database of about n dispatches (genrocpd.py, schema 3, no ranges: the
+    total mode a CI gate runs), and its dispatch table's name."""
+    path = os.path.join(args.cache, "rocpd-%d-v%d.db" % (n, ROCPD_VERSION))
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.exists(path):
+        log("generating %s" % path)
+        os.makedirs(args.cache, exist_ok=True)
+        steps = max(1, n // 1000)
+        subprocess.run([sys.executable, os.path.join(here, "..", "tests", "tools", "genrocpd.py"),
+                        "--ddl", os.path.join(here, "..", "..", "shared", "reference", "rocpd"),
+                        "--steps", str(steps), "--kernels", "1000", "--no-markers",
+                        "--no-copies", "--no-hip-trace", path + ".tmp"], check=True)
+        os.rename(path + ".tmp", path)
+    r = subprocess.run(["sqlite3", path, "SELECT name FROM sqlite_master WHERE type = 'table' "
+                        "AND name LIKE 'rocpd\\_kernel\\_dispatch\\_%' ESCAPE '\\'"],
+                       capture_output=True, text=True, check=True)
+    return path, r.stdout.split()[0]
+
+
+def run_rocpd(args):
+    """One core: the gate's total mode on the database against sqlite3's
+    SUM("end" - start) over its dispatch table (CPU of each process, median of --runs)."""
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    n = int(float(args.rocpd_dispatches))
+    path, table = rocpd_db(args, n)
+    cmds = [("gate total mode", [os.path.abspath(args.gate), "--quiet", "--print-profile", path]),
+            ("sqlite3 SUM(end - start)", ["sqlite3", path,
+                                          'SELECT SUM("end" - start) FROM "%s"' % table])]
+    res = {name: [] for name, _ in cmds}
+    for name, argv in cmds:
+        measure_cpu(pin + argv, stdout=subprocess.DEVNULL)
+    for i in range(args.runs):
+        log("rocpd %d dispatches: run %d/%d" % (n, i + 1, args.runs))
+        for name, argv in cmds:
+            res[name].append(measure_cpu(pin + argv, stdout=subprocess.DEVNULL)[2])
+    return [{"command": name, "dispatches": n, "db_mb": os.path.getsize(path) / 1e6,
+             "cpu_s": statistics.median(res[name])} for name, _ in cmds]
+
+
+def rocpd_targets(rows):
+    get = {r["command"]: r for r in rows}
+    gate, floor = get.get("gate total mode"), get.get("sqlite3 SUM(end - start)")
+    value = gate and floor and gate["cpu_s"] / floor["cpu_s"]
+    return [{"target": "one core: rocpd reader CPU / sqlite3 SUM CPU", "value": value,
+             "limit": 1.5, "met": None if value is None else value <= 1.5}]
+
+
+def rocpd_markdown(rows, tgts):
+    lines = ["", "| rocpd database, one core (taskset -c 0) | dispatches | file | CPU (median) |",
+             "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %d | %.0f MB | %.3f s |" % (r["command"], r["dispatches"],
+                                                      r["db_mb"], r["cpu_s"]))
+    return "\n".join(lines + targets_lines(tgts)) + "\n"
+
+
 # ---- the decision's statistics: the interval and the test against a whole run ----
 
 def run_decision(args):
@@ -993,6 +1060,23 @@ def ranks_markdown(rows):
     return "\n".join(lines) + "\n"
 
 
+# The sections a --X-only flag keeps alone: each turns every other one off
+# (the nsys rows by their own flags and sizes).  --dashboard-only has always
+# kept the one-core rows.
+SECTIONS = ["dashboard", "single_core", "kineto", "rocpd", "decision", "summaries", "ranks"]
+ONLY_KEEPS = {"dashboard": {"single_core"}}
+
+
+def only_one_section(args):
+    for section in SECTIONS:
+        if not getattr(args, section + "_only"):
+            continue
+        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
+        for other in SECTIONS:
+            if other != section and other not in ONLY_KEEPS.get(section, ()):
+                setattr(args, "no_" + other, True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gate", required=True)
@@ -1028,6 +1112,11 @@ def main():
                     help="only the summaries rows")
     ap.add_argument("--summarize-sizes", default="1 5",
                     help="millions of kernels of the exports the summaries rows summarize")
+    ap.add_argument("--no-rocpd", action="store_true",
+                    help="leave out the rocpd row (the reader against sqlite3's SUM)")
+    ap.add_argument("--rocpd-only", action="store_true", help="only the rocpd row")
+    ap.add_argument("--rocpd-dispatches", default="1e6",
+                    help="dispatches of the database the rocpd row reads")
     ap.add_argument("--no-decision", action="store_true",
                     help="leave out the decision rows (interval and test against a run)")
     ap.add_argument("--decision-only", action="store_true", help="only the decision rows")
@@ -1048,30 +1137,7 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "seed",
         "compare-nsys-profiles.py"))
     args = ap.parse_args()
-    if args.dashboard_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_kineto = args.no_decision = args.no_ranks = True
-        args.no_summaries = True
-    if args.single_core_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_kineto = args.no_decision = args.no_ranks = True
-        args.no_summaries = True
-    if args.kineto_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_decision = args.no_ranks = True
-        args.no_summaries = True
-    if args.summaries_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_decision = True
-        args.no_ranks = True
-    if args.decision_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_ranks = True
-        args.no_summaries = True
-    if args.ranks_only:
-        args.sizes, args.no_nsys, args.no_summary, args.no_nsysrep = "", True, True, True
-        args.no_dashboard = args.no_single_core = args.no_kineto = args.no_decision = True
-        args.no_summaries = True
+    only_one_section(args)
 
     nsys = None
     if not args.no_nsys:
@@ -1101,6 +1167,8 @@ def main():
     krows = [] if args.no_kineto else run_kineto(args)
     ktgts = kineto_targets(krows) if krows else []
     kerows = [] if args.no_kineto else run_kineto_events(args)
+    rocrows = [] if args.no_rocpd else run_rocpd(args)
+    roctgts = rocpd_targets(rocrows) if rocrows else []
     decrows = [] if args.no_decision else run_decision(args)
     sumrows = [] if args.no_summaries else summarize_rows(args)
     dectgts = decision_targets(decrows)
@@ -1113,6 +1181,7 @@ def main():
                    "nsysrep": rep_rows, "nsysrep_targets": rep_tgts,
                    "dashboard": drows, "dashboard_targets": dtgts,
                    "kineto": krows, "kineto_targets": ktgts, "kineto_events": kerows,
+                   "rocpd": rocrows, "rocpd_targets": roctgts,
                    "decision": decrows, "decision_targets": dectgts,
                    "summaries": sumrows, "ranks": rrows}, f, indent=2)
     md = markdown(rows, srows, tgts, machine)
@@ -1126,6 +1195,8 @@ def main():
         md += kineto_markdown(krows, ktgts)
     if kerows:
         md += kineto_events_markdown(kerows)
+    if rocrows:
+        md += rocpd_markdown(rocrows, roctgts)
     if decrows:
         md += decision_markdown(decrows, dectgts)
     if sumrows:
@@ -1135,7 +1206,8 @@ def main():
     with open(os.path.join(args.out, "bench.md"), "w") as f:
         f.write(md)
     sys.stdout.write(md)
-    return 0
+    # the rocpd reader's bound is the issue's figure: a slower reader fails the bench
+    return 1 if any(t["met"] is False for t in roctgts) else 0
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@
 # the cache key: a cache hit on 1.5 and 2 GB reports (a stand-in nsys; the
 # hit never runs it) against reading the report once; and the dashboard of
 # a generated history of 200 gates x 1000 nights (wall, index.html size); and the
-# Chrome-trace reader on a generated torch.profiler trace, plain and gzip; and summaries
-# (nsys-gate summarize) of the generated exports.  Ratios come from one
+# Chrome-trace reader on a generated torch.profiler trace, plain and gzip; the rocpd
+# reader on a generated rocprofv3 database; and summaries (nsys-gate summarize) of the
+# generated exports.  Ratios come from one
 # run of this script, commands alternated, median of N runs after a warm-up.
 #
 #   ci/bench.sh [--runs N] [--sizes "1 5 10"] [--no-nsys] [--no-summary]
@@ -34,6 +35,10 @@
 #                                             only the torch.profiler (Kineto) rows: MB/s of
 #                                             JSON on one core against `zcat FILE.gz` and
 #                                             python3's json.load, peak RSS on a 1 GB trace
+#   ci/bench.sh --rocpd-only [--runs N] [--rocpd-dispatches 1e6]
+#                                             only the rocpd row: the reader's CPU on one core
+#                                             against sqlite3's SUM("end" - start) over the
+#                                             dispatch table (a ratio above 1.5 fails)
 #
 #   ci/bench.sh --ranks-only [--runs N]      only the many-ranks rows: --ranks on 1,000
 #                                             rank summaries a side against 10 (wall, peak

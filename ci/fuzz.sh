@@ -3,7 +3,8 @@
 # build-fuzz/ and runs each for SECONDS (default 60), one after another.
 #
 #   ci/fuzz.sh [SECONDS]          fuzz every target
-#   ci/fuzz.sh SECONDS TARGET...  only these (csv, sqlite, sqlite_diff, cli, manifest, history, kineto, summary)
+#   ci/fuzz.sh SECONDS TARGET...  only these (csv, sqlite, sqlite_diff, cli, manifest, history, kineto,
+#                                 rocprof_json, rocprof_csv, rocpd, summary)
 #   ci/fuzz.sh --merge ...        afterwards, add the new inputs that reach
 #                                 new code to tests/fuzz/corpus/ (review
 #                                 and commit them)
@@ -25,7 +26,7 @@ fi
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv sqlite sqlite_diff cli manifest history kineto summary)
+[ ${#targets[@]} -gt 0 ] || targets=(csv sqlite sqlite_diff cli manifest history kineto rocprof_json rocprof_csv rocpd summary)
 case $seconds in
 '' | *[!0-9]*) echo "usage: ci/fuzz.sh [--merge] [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
@@ -47,9 +48,12 @@ max_len() {
     case $1 in
     csv) echo 4096 ;;
     sqlite | sqlite_diff) echo 16384 ;;
+    rocpd) echo 98304 ;;
     cli) echo 1024 ;;
     manifest) echo 4096 ;;
     history) echo 16384 ;;
+    rocprof_csv) echo 4096 ;;
+    rocprof_json) echo 65536 ;;
     esac
 }
 

@@ -580,6 +580,9 @@ static const struct {
     [NG_FORMAT_CSV] = { "nsys-stats", "nsys" },
     [NG_FORMAT_HISTORY] = { "history", NULL },
     [NG_FORMAT_KINETO] = { "kineto", "torch.profiler" },
+    [NG_FORMAT_ROCPD] = { "rocpd", "rocprofv3" },
+    [NG_FORMAT_ROCPROF_JSON] = { "rocprof-json", "rocprofv3" },
+    [NG_FORMAT_ROCPROF_CSV] = { "rocprof-csv", "rocprofv3" },
     [NG_FORMAT_SUMMARY] = { "summary", NULL },
 };
 _Static_assert(sizeof formats / sizeof formats[0] == NG_FORMATS, "a format without its row");

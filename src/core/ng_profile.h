@@ -26,6 +26,9 @@ enum ng_format {
     NG_FORMAT_CSV,
     NG_FORMAT_HISTORY,     /* a past run read back from a --history line (ng_history_baseline) */
     NG_FORMAT_KINETO,      /* a torch.profiler (Kineto) Chrome trace, plain or gzip */
+    NG_FORMAT_ROCPD,       /* a rocprofv3 rocpd SQLite database */
+    NG_FORMAT_ROCPROF_JSON,   /* rocprofv3 JSON, plain or gzip */
+    NG_FORMAT_ROCPROF_CSV,    /* rocprofv3 CSV files, or their directory */
     NG_FORMAT_SUMMARY,     /* an nsys-gate summary: a loaded one takes its profile's format */
     NG_FORMATS             /* not a format: how many there are (each a row of formats[]
                               in ng_profile.c: its name and its tracer) */

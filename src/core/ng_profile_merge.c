@@ -528,19 +528,21 @@ static int by_rank_order(const void *a, const void *b)
 
 static int by_string(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* A set's names, sorted and ", "-joined; NULL when empty. */
 static char *joined(const struct ng_strmap *set)
 {
-    char **names = ng_xcalloc(set->used ? set->used : 1, sizeof *names);
+    const char **names = ng_xcalloc(set->used ? set->used : 1, sizeof *names);
     size_t n = 0;
     struct ng_buf b = NG_BUF_INIT;
 
-    for (size_t i = 0; i < set->cap; i++)
-        if (set->keys[i])
-            names[n++] = set->keys[i];
+    for (size_t i = 0; i < set->cap; i++) {
+        const char *name = ng_strmap_key(set, i, NULL);
+        if (name)
+            names[n++] = name;
+    }
     ng_sort(names, n, sizeof *names, by_string);
     for (size_t i = 0; i < n; i++)
         ng_buf_addf(&b, "%s%s", i ? ", " : "", names[i]);

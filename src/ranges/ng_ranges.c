@@ -125,13 +125,41 @@ static void text_line(struct ng_buf *b, const char *s, size_t max)
         ng_buf_adds(b, "...");
 }
 
+/* What a format's ranges are called, what to do when it has none, and
+ * how to mark a step in it (a format not listed: NVTX's words). */
+#define ROCPROF_NONE                                                                         \
+    ": no ROCTx ranges. Gate it in total mode (--epochs N), or mark each training step with " \
+    "roctxRangePush(\"step N\") / roctxRangePop() and record with rocprofv3 --marker-trace "   \
+    "(and --hip-trace, to attribute each kernel to the step that launched it)\n"
+#define ROCPROF_STEP "a ROCTx range (roctxRangePush(\"step N\"))"
+static const struct {
+    enum ng_format format;
+    const char *ranges, *none, *step;
+} range_words[] = {
+    { NG_FORMAT_KINETO, "range",
+      ": no user_annotation or cpu_op events. Gate it in total mode (--epochs N), or record "
+      "with torch.profiler's schedule, whose ProfilerStep#N ranges --epoch-range auto reads\n",
+      "torch.profiler's schedule (ProfilerStep#N)" },
+    { NG_FORMAT_ROCPD, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
+    { NG_FORMAT_ROCPROF_JSON, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
+    { NG_FORMAT_ROCPROF_CSV, "ROCTx range", ROCPROF_NONE, ROCPROF_STEP },
+};
+
+/* Word `which` (0 the ranges, 1 none, 2 a step) of a format; NULL: NVTX's. */
+static const char *words_of(enum ng_format f, int which)
+{
+    for (size_t i = 0; i < sizeof range_words / sizeof range_words[0]; i++)
+        if (range_words[i].format == f)
+            return which == 0 ? range_words[i].ranges
+                   : which == 1 ? range_words[i].none : range_words[i].step;
+    return NULL;
+}
+
 static void list_text(struct ng_buf *b, const struct listed *l, long top)
 {
     text_line(b, l->path, 200);
-    if (l->listed && l->n_ranges == 0 && l->format == NG_FORMAT_KINETO) {
-        ng_buf_adds(b, ": no user_annotation or cpu_op events. Gate it in total mode "
-                       "(--epochs N), or record with torch.profiler's schedule, whose "
-                       "ProfilerStep#N ranges --epoch-range auto reads\n");
+    if (l->listed && l->n_ranges == 0 && words_of(l->format, 1)) {
+        ng_buf_adds(b, words_of(l->format, 1));
         return;
     }
     if (!l->listed) {
@@ -145,9 +173,9 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
                        "with nsys profile -t cuda,nvtx\n");
         return;
     }
-    int kineto = l->format == NG_FORMAT_KINETO;
+    const char *ranges = words_of(l->format, 0);
     ng_buf_addf(b, ": %zu %s%s in %zu group%s, %.3f ms of kernel time\n", l->n_ranges,
-                kineto ? "range" : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups,
+                ranges ? ranges : "NVTX range", l->n_ranges == 1 ? "" : "s", l->n_groups,
                 l->n_groups == 1 ? "" : "s", ms(l->total_ns));
     ng_buf_adds(b, "   ranges   kernel ms   share     ms each     cv  threads  depth  group\n");
     for (size_t i = 0; i < l->n_groups && i < (size_t)top; i++) {
@@ -169,7 +197,7 @@ static void list_text(struct ng_buf *b, const struct listed *l, long top)
                        "%.0f%% of the kernel time or more): gate in total mode, or mark the "
                        "training step with %s\n", NG_RANGE_STEP_MIN,
                     NG_RANGE_STEP_SHARE * 100,
-                    kineto ? "torch.profiler's schedule (ProfilerStep#N)" : "an NVTX range");
+                    words_of(l->format, 2) ? words_of(l->format, 2) : "an NVTX range");
         return;
     }
     const struct ng_range_group *g = &l->groups[l->step];

@@ -12,6 +12,7 @@
 #include "sources/ng_source_kind.h"
 #include "sources/nsys_stats/ng_source_nsys_stats.h"
 #include "sources/nsysrep/ng_source_nsysrep.h"
+#include "sources/rocprof/ng_source_rocprof.h"
 #include "sources/sqlite/ng_source_sqlite.h"
 #include "sources/summary/ng_source_summary.h"
 #include "util/ng_file.h"
@@ -19,14 +20,18 @@
 
 /* Order matters: kinds with magic bytes first, then those told by content
  * (sniff); among kinds with the same first bytes, the one whose claim()
- * tells it apart before the one that takes the rest (Kineto takes any JSON
- * object, so a summary, told by its first key, comes before it); the text reader last, as the fallback for anything that is
- * neither. */
+ * or sniff tells it apart before the one that takes the rest (a rocpd
+ * database before any SQLite, rocprofv3 JSON and nsys-gate summaries before
+ * Kineto, which takes any JSON object); the text reader last, as the fallback for anything
+ * that is neither. */
 static const struct ng_source_kind *const kinds[] = {
+    &ng_source_rocprof_rocpd,
     &ng_source_sqlite,
     &ng_source_nsysrep,
+    &ng_source_rocprof_json,
     &ng_source_summary,
     &ng_source_kineto,
+    &ng_source_rocprof_csv,
     &ng_source_nsys_stats,
     NULL,
 };
@@ -38,6 +43,7 @@ static const struct ng_source_kind *const kinds[] = {
 struct head {
     unsigned char raw[PROBE_LEN], text[PROBE_LEN];
     size_t raw_len, text_len;
+    int dir;   /* a directory: no bytes */
 };
 
 /* A gzip file's inflated head, for the sniffers; when it does not inflate,
@@ -54,12 +60,14 @@ static void inflated_head(const char *path, struct head *h)
 }
 
 /* Opens without blocking (a FIFO must not hang the gate) and refuses what is
- * not a regular file before anything reads it.  st is what was opened. */
+ * neither a regular file nor a directory before anything reads it.  st is
+ * what was opened. */
 static int probe(const char *path, struct head *h, struct stat *stp, struct ng_err *err)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
+    h->dir = 0;
     if (fd < 0)
         return ng_err_set(err, "unable to open '%s': %s", path, strerror(errno));
     if (fstat(fd, &st) < 0) {
@@ -67,9 +75,12 @@ static int probe(const char *path, struct head *h, struct stat *stp, struct ng_e
         ng_file_close(fd);   /* another thread's SQLite may lock this file */
         return ng_err_set(err, "unable to stat '%s': %s", path, strerror(e));
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {   /* for the kinds that read one (pick_dir()) */
         ng_file_close(fd);
-        return ng_err_set(err, "'%s' is a directory, not a profile", path);
+        h->raw_len = h->text_len = 0;
+        h->dir = 1;
+        *stp = st;
+        return 0;
     }
     if (!S_ISREG(st.st_mode)) {
         ng_file_close(fd);
@@ -110,7 +121,17 @@ static int claims(const struct ng_source_kind *k, const char *path)
     return !k->claim || k->claim(path);
 }
 
-static const struct ng_source_kind *pick(const char *path, const struct head *h)
+/* A directory: the first kind that reads directories and claims it. */
+static const struct ng_source_kind *pick_dir(const char *path, struct ng_err *err)
+{
+    for (size_t i = 0; kinds[i]; i++)
+        if (kinds[i]->dirs && claims(kinds[i], path))
+            return kinds[i];
+    ng_err_set(err, "'%s' is a directory, not a profile", path);
+    return NULL;
+}
+
+static const struct ng_source_kind *pick_file(const char *path, const struct head *h)
 {
     for (size_t i = 0; kinds[i]; i++) {
         const struct ng_source_kind *k = kinds[i];
@@ -132,14 +153,23 @@ static const struct ng_source_kind *pick(const char *path, const struct head *h)
     return &ng_source_nsys_stats;
 }
 
+/* The kind of what probe() found; NULL with err for a directory no kind
+ * reads. */
+static const struct ng_source_kind *pick(const char *path, const struct head *h,
+                                         struct ng_err *err)
+{
+    return h->dir ? pick_dir(path, err) : pick_file(path, h);
+}
+
 int ng_source_detect(const char *path, enum ng_format *format, struct ng_err *err)
 {
     struct head h;
     struct stat st;
+    const struct ng_source_kind *k;
 
-    if (probe(path, &h, &st, err) < 0)
+    if (probe(path, &h, &st, err) < 0 || !(k = pick(path, &h, err)))
         return -1;
-    *format = pick(path, &h)->format;
+    *format = k->format;
     return 0;
 }
 
@@ -156,16 +186,15 @@ static int refuse_not_a_profile(const char *path, struct ng_err *err)
     memcpy(what, err->msg, wn);
     what[wn] = '\0';
     reads[0] = '\0';
-    /* the profiles' kinds: a kind without `reads` (summaries, which the
-     * gate writes itself) is not what a user mistook the file for */
-    const char *listed[sizeof kinds / sizeof kinds[0]];
-    size_t n_listed = 0;
+    size_t listed = 0, n_listed = 0;
     for (size_t i = 0; kinds[i]; i++)
-        if (kinds[i]->reads)
-            listed[n_listed++] = kinds[i]->reads;
-    for (size_t i = 0; i < n_listed; i++) {
-        const char *sep = i == 0 ? "" : i + 1 < n_listed ? ", " : " and ";
-        int n = snprintf(reads + used, sizeof reads - used, "%s%s", sep, listed[i]);
+        n_listed += kinds[i]->reads != NULL;
+    for (size_t i = 0; kinds[i]; i++) {
+        if (!kinds[i]->reads)
+            continue;
+        listed++;
+        const char *sep = listed == 1 ? "" : listed < n_listed ? ", " : " and ";
+        int n = snprintf(reads + used, sizeof reads - used, "%s%s", sep, kinds[i]->reads);
         if (n < 0 || (size_t)n >= sizeof reads - used)
             break;
         used += (size_t)n;
@@ -189,9 +218,8 @@ int ng_source_load(struct ng_profile *p, const struct ng_source_opts *opts,
     const struct ng_source_kind *k;
     struct stat before, after;
 
-    if (probe(p->path, &h, &before, err) < 0)
+    if (probe(p->path, &h, &before, err) < 0 || !(k = pick(p->path, &h, err)))
         return -1;
-    k = pick(p->path, &h);
     p->format = k->format;
     int ret = k->load(p, p->path, opts, err);
     /* A file replaced or rewritten while it was read can yield a total of

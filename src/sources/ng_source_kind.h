@@ -1,7 +1,7 @@
 /* ng_source_kind: what one input backend implements.  Each kind is a
  * folder (sqlite/, nsysrep/, nsys_stats/, kineto/) whose header declares
- * its struct ng_source_kind, and a row of the registry that ng_source.c
- * walks.
+ * its struct ng_source_kind (rocprof/ declares three, for one tool's
+ * three formats), and a row of the registry that ng_source.c walks.
  *
  * Ownership: as in ng_source.h.  Backends fill the profile they are given
  * and finish it with ng_profile_finish(). */
@@ -31,6 +31,10 @@ struct ng_source_kind {
      * open the file, only for that; a file it cannot read is not claimed,
      * so the kind after it says what is wrong.  NULL: the match is enough. */
     int (*claim)(const char *path);
+    /* 1: a directory may be this kind's (files that belong together, as
+     * rocprofv3's CSV files); claim() is given it and decides.  A
+     * directory no such kind claims is refused. */
+    int dirs;
     const char *const *extensions;      /* NULL-terminated, lower case, with dot */
     int (*load)(struct ng_profile *p, const char *path,
                 const struct ng_source_opts *opts, struct ng_err *err);

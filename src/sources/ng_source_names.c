@@ -32,3 +32,22 @@ const char *ng_source_names_memcpy(const char *name, size_t len)
             return memcpy_names[i].now;
     return NULL;
 }
+
+/* rocprofiler-sdk's memory copy operations (rocprofiler_memory_copy_operation_t),
+ * by the names its JSON strings, CSV and rocpd tables give them. */
+static const struct { const char *op, *now; } copy_operations[] = {
+    { "MEMORY_COPY_HOST_TO_HOST", "[CUDA memcpy Host-to-Host]" },
+    { "MEMORY_COPY_HOST_TO_DEVICE", "[CUDA memcpy Host-to-Device]" },
+    { "MEMORY_COPY_DEVICE_TO_HOST", "[CUDA memcpy Device-to-Host]" },
+    { "MEMORY_COPY_DEVICE_TO_DEVICE", "[CUDA memcpy Device-to-Device]" },
+    { NULL, NULL },
+};
+
+const char *ng_source_names_copy_operation(const char *op, int peer)
+{
+    for (int i = 0; copy_operations[i].op; i++)
+        if (strcmp(op, copy_operations[i].op) == 0)
+            return peer && strcmp(op, "MEMORY_COPY_DEVICE_TO_DEVICE") == 0
+                       ? "[CUDA memcpy Peer-to-Peer]" : copy_operations[i].now;
+    return "[CUDA memcpy Unknown]";
+}

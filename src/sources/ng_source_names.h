@@ -14,4 +14,10 @@
  * NULL when name (len bytes) is none of them. */
 const char *ng_source_names_memcpy(const char *name, size_t len);
 
+/* The name of a copy that rocprofv3 names by its operation
+ * ("MEMORY_COPY_HOST_TO_DEVICE" -> "[CUDA memcpy Host-to-Device]"); a copy
+ * between two devices is Peer-to-Peer (peer 1), as nsys names one.  An
+ * operation it does not know is "[CUDA memcpy Unknown]". */
+const char *ng_source_names_copy_operation(const char *op, int peer);
+
 #endif

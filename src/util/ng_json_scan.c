@@ -220,3 +220,62 @@ void ng_json_after_show(struct ng_buf *out, const char *p, const char *end)
     ng_text_clean(out, p, n > SHOWN ? SHOWN : n, NG_TEXT_ESCAPE_CONTROLS);
     ng_buf_adds(out, n > SHOWN ? "...\"" : "\"");
 }
+
+void ng_json_text(const unsigned char *at, size_t len, int escaped, struct ng_buf *out)
+{
+    out->len = 0;
+    if (!escaped) {
+        for (size_t i = 0; i < len; i++)
+            if (at[i] == 0)
+                goto slow;
+        ng_buf_add(out, at, len);
+        return;
+    }
+slow:
+    ng_buf_add(out, "", 0);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = at[i];
+        if (ch != '\\') {
+            if (ch == 0)
+                ng_buf_adds(out, "\\x00");
+            else
+                ng_buf_add(out, &ch, 1);
+            continue;
+        }
+        if (at[i + 1] != 'u') {
+            ch = ng_json_unescaped[at[++i]];
+            ng_buf_add(out, &ch, 1);
+            continue;
+        }
+        unsigned long cp = (unsigned long)ng_hex4((const char *)at + i + 2);
+        i += 5;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {   /* checked by the scanner: a pair */
+            cp = 0x10000 + ((cp - 0xD800) << 10) +
+                 ((unsigned long)ng_hex4((const char *)at + i + 3) - 0xDC00);
+            i += 6;
+        }
+        unsigned char u[4];
+        size_t n;
+        if (cp == 0) {
+            ng_buf_adds(out, "\\x00");
+            continue;
+        } else if (cp < 0x80) {
+            u[0] = (unsigned char)cp, n = 1;
+        } else if (cp < 0x800) {
+            u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+            n = 2;
+        } else if (cp < 0x10000) {
+            u[0] = (unsigned char)(0xE0 | cp >> 12);
+            u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+            u[2] = (unsigned char)(0x80 | (cp & 0x3F));
+            n = 3;
+        } else {
+            u[0] = (unsigned char)(0xF0 | cp >> 18);
+            u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+            u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+            u[3] = (unsigned char)(0x80 | (cp & 0x3F));
+            n = 4;
+        }
+        ng_buf_add(out, u, n);
+    }
+}

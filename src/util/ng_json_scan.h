@@ -207,6 +207,11 @@ static inline const unsigned char *ng_json_literal_end(const unsigned char *p,
     return NULL;
 }
 
+/* The value of the string whose bytes between the quotes are at[0..len),
+ * checked by ng_json_string_end() (escaped: it holds a backslash), into
+ * out with a NUL: escapes undone, a NUL shown as \x00. */
+void ng_json_text(const unsigned char *at, size_t len, int escaped, struct ng_buf *out);
+
 /* Skips the value at *p whole, checking it: *p is then past it.  depth:
  * the containers it lies in; more than depth_max (at most
  * NG_JSON_DEPTH_MAX) is NG_JSON_BAD, so is a number longer than

@@ -202,6 +202,15 @@ uint64_t ng_hash(const void *data, size_t len)
     return h;
 }
 
+/* A stored key: its length, then its bytes and a NUL (keys may hold NULs:
+ * a reader's key of several names). */
+static size_t key_len(const char *k)
+{
+    size_t len;
+    memcpy(&len, k, sizeof len);
+    return len;
+}
+
 static void strmap_grow(struct ng_strmap *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 64;
@@ -210,7 +219,7 @@ static void strmap_grow(struct ng_strmap *m)
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->keys[i])
             continue;
-        size_t j = ng_hash(m->keys[i], strlen(m->keys[i])) & (ncap - 1);
+        size_t j = ng_hash(m->keys[i] + sizeof(size_t), key_len(m->keys[i])) & (ncap - 1);
         while (nk[j])
             j = (j + 1) & (ncap - 1);
         nk[j] = m->keys[i];
@@ -223,6 +232,15 @@ static void strmap_grow(struct ng_strmap *m)
     m->cap = ncap;
 }
 
+const char *ng_strmap_key(const struct ng_strmap *m, size_t i, size_t *len)
+{
+    if (!m->keys[i])
+        return NULL;
+    if (len)
+        *len = key_len(m->keys[i]);
+    return m->keys[i] + sizeof(size_t);
+}
+
 size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t next_val,
                      int *added)
 {
@@ -230,14 +248,18 @@ size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t ne
         strmap_grow(m);
     size_t j = ng_hash(key, len) & (m->cap - 1);
     while (m->keys[j]) {
-        if (strncmp(m->keys[j], key, len) == 0 && m->keys[j][len] == '\0') {
+        if (key_len(m->keys[j]) == len && memcmp(m->keys[j] + sizeof(size_t), key, len) == 0) {
             if (added)
                 *added = 0;
             return m->vals[j];
         }
         j = (j + 1) & (m->cap - 1);
     }
-    m->keys[j] = ng_xstrndup(key, len);
+    char *k = ng_xmalloc(sizeof len + len + 1);
+    memcpy(k, &len, sizeof len);
+    memcpy(k + sizeof len, key, len);
+    k[sizeof len + len] = '\0';
+    m->keys[j] = k;
     m->vals[j] = next_val;
     m->used++;
     if (added)

@@ -104,10 +104,11 @@ double ng_thread_cpu(void);
 /* FNV-1a over len bytes: the hash of every table keyed by a name. */
 uint64_t ng_hash(const void *data, size_t len);
 
-/* A string -> index map (open addressing), for grouping by name.
+/* A string -> index map (open addressing), for grouping by name; a key is
+ * any len bytes, NULs included.
  * Ownership: the map copies its keys and frees them in ng_strmap_release(). */
 struct ng_strmap {
-    char **keys;
+    char **keys;     /* slots, NULL when free; read through ng_strmap_key() */
     size_t *vals;
     size_t cap;      /* power of two */
     size_t used;
@@ -120,6 +121,10 @@ struct ng_strmap {
 size_t ng_strmap_get(struct ng_strmap *m, const char *key, size_t len, size_t next_val,
                      int *added);
 void ng_strmap_release(struct ng_strmap *m);
+
+/* The key in slot i (0 <= i < cap), NUL-terminated after its *len bytes,
+ * or NULL when the slot is free: the set's names, in no order. */
+const char *ng_strmap_key(const struct ng_strmap *m, size_t i, size_t *len);
 
 /* A map from a pair of 64-bit integers to an index (open addressing): for
  * grouping by ids, e.g. (kind, name id), (process, correlation id),

@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+import print_profile
+
 D = decimal.Decimal
 STEP = re.compile(r"^ProfilerStep#([0-9]+)$")
 RANGE_CATS = ("user_annotation", "cpu_op", "operator")
@@ -137,26 +139,15 @@ def gate_ranges(gate, path, work):
 def gate_profile(gate, path, *args):
     r = subprocess.run([gate, "--print-profile", "--work", "all"] + list(args) + [path],
                        capture_output=True, text=True)
+    got = print_profile.read(r.stdout)
     out = {"rc": r.returncode, "stderr": r.stderr, "kernel_ns": 0, "kernels": 0, "memory": {},
-           "steps": []}
-    section = None
-    for line in r.stdout.splitlines():
-        if line.startswith("epoch_ns\t"):
-            section = "epochs"
-        elif line.startswith("total_ns\t"):
-            section = "rows"
-        elif line.startswith("#"):
-            continue
-        elif section == "epochs":
-            n, launches, name = line.split("\t", 2)
-            out["steps"].append([name, int(n), int(launches)])
-        elif section == "rows":
-            n, inst, kind, name = line.split("\t", 3)
-            if kind == "kernel":
-                out["kernel_ns"] += int(n)
-                out["kernels"] += int(inst)
-            else:
-                out["memory"][name] = [int(n), int(inst)]
+           "steps": got["steps"]}
+    for n, inst, kind, name in got["rows"]:
+        if kind == "kernel":
+            out["kernel_ns"] += n
+            out["kernels"] += inst
+        else:
+            out["memory"][name] = [n, inst]
     return out
 
 

@@ -18,25 +18,13 @@
 #include "sources/kineto/ng_source_kineto.h"
 #include "util/ng_regex.h"
 
-static char dir[4096];
-static char trace_path[4096 + 16];
+static const char *trace_path;
 static struct ng_regex op_re;
-
-static void remove_dir(void)
-{
-    unlink(trace_path);
-    rmdir(dir);
-}
 
 static void set_up(void)
 {
-    const char *base = getenv("TMPDIR");
     struct ng_err err;
 
-    snprintf(dir, sizeof dir, "%s/ng-fuzz-kineto.XXXXXX", base && *base ? base : "/tmp");
-    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
-    snprintf(trace_path, sizeof trace_path, "%s/fuzz.json", dir);
-    atexit(remove_dir);
     NG_FUZZ_CHECK(ng_regex_compile(&op_re, "^(aten::mm|ProfilerStep#[0-9]+)$", 0,
                                    NG_NVTX_TEXT_MAX, "--epoch-range", &err) == 0);
 }
@@ -61,12 +49,9 @@ static void read_once(const struct ng_source_opts *opts)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!dir[0])
+    if (!trace_path)
         set_up();
-    FILE *f = fopen(trace_path, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
+    trace_path = ng_fuzz_scratch("kineto", "fuzz.json", data, size);
 
     struct ng_source_opts total = {
         .work = size & 8 ? NG_WORK_ALL : 0,

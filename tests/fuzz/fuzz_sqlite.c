@@ -19,24 +19,11 @@
 #include "sources/sqlite/ng_source_sqlite.h"
 #include "util/ng_util.h"
 
-static char dir[4096];
-static char db_path[4096 + 16];
+static const char *db_path;
 static struct ng_regex auto_re, plain_re;
-
-static void remove_dir(void)
-{
-    unlink(db_path);
-    rmdir(dir);
-}
 
 static void set_up(void)
 {
-    const char *base = getenv("TMPDIR");
-
-    snprintf(dir, sizeof dir, "%s/ng-fuzz-sqlite.XXXXXX", base && *base ? base : "/tmp");
-    NG_FUZZ_CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/fuzz.sqlite", dir);
-    atexit(remove_dir);
     /* the gate's --epoch-range auto, and a pattern without a group (the
      * whole range text is then the epoch key) */
     struct ng_err err;
@@ -46,14 +33,6 @@ static void set_up(void)
                                    "--epoch-range", &err) == 0);
 }
 
-static void write_db(const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(db_path, "wb");
-    NG_FUZZ_CHECK(f != NULL);
-    NG_FUZZ_CHECK(fwrite(data, 1, size, f) == size);
-    NG_FUZZ_CHECK(fclose(f) == 0);
-}
-
 static void read_once(const struct ng_source_opts *opts)
 {
     struct ng_profile p;
@@ -61,20 +40,15 @@ static void read_once(const struct ng_source_opts *opts)
 
     ng_profile_init(&p, db_path);
     err.msg[0] = '\0';
-    if (ng_source_sqlite_read(&p, db_path, "fuzz.sqlite", opts, &err) == 0) {
-        ng_fuzz_check_profile(&p);
-        NG_FUZZ_CHECK(!opts->epoch_re || (p.nvtx && p.n_epochs > 0));
-    } else {
-        ng_fuzz_check_error(&err);
-    }
+    ng_fuzz_check_load(ng_source_sqlite_read(&p, db_path, "fuzz.sqlite", opts, &err), &p, &err, opts->epoch_re != NULL);
     ng_profile_release(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!dir[0])
+    if (!db_path)
         set_up();
-    write_db(data, size);
+    db_path = ng_fuzz_scratch("sqlite", "fuzz.sqlite", data, size);
 
     /* total mode: the default work and metric, or every kind and gpu-busy */
     struct ng_source_opts total = {

@@ -12,10 +12,16 @@
 #   manifest/ batch manifests: every field, bad values, wrong types, escapes
 #   history/ --history files: the golden cases' lines, torn, glued, blank,
 #            CRLF, old-version and unknown-field lines, garbage
+#   rocprof_json/, rocprof_csv/  rocprofv3 JSON and CSV from genrocprof.py
+#            (every fault it writes) and hand-made: NUL and .kd in names,
+#            int64-sized times, a negative time, BOM, quotes, CRLF
 #   kineto/  Chrome traces from the generator (plain, gzip, cut short) and
 #            hand-made ones: missing dur, negative dur, a string ts,
 #            exponents, escapes, no launch calls, 10,000-deep nesting, a
 #            40 MiB name (gzip: 40 KB), two arrays, text after the object
+#   rocpd/   rocprofv3 databases from tests/tools/genrocpd.py (AMD's DDL in
+#            ../shared/reference/rocpd, read in place): schema 3, lz4, 4.1.0,
+#            two table sets, no HIP calls, each refusal, 512-byte pages
 # Files ci/fuzz.sh adds (crash-*, regression-*) are kept.  The real samples
 # in ../shared are never copied here (tests/fuzz/meson.build replays them
 # in place).
@@ -241,4 +247,51 @@ kin bom $'\xef\xbb\xbf' '  {"traceEvents": [' "$step, $call, $ev, \"ts\": 10, \"
 python3 -c "print('{\"traceEvents\": [{\"args\": ' + '[' * 10000 + ']' * 10000 + '}]}', end='')" >"$corpus/kineto/seed-deep.json"
 python3 -c "import sys; sys.stdout.write('{\"traceEvents\": [{\"name\": \"' + 'k' * (40 << 20) + '\"}]}')" |
     gzip -n -9 >"$corpus/kineto/seed-huge_string.json.gz"
-echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto"
+# ---- rocprof_json, rocprof_csv: rocprofv3 output from genrocprof.py ----
+genrocprof=$(realpath ../tools/genrocprof.py)
+mkdir -p "$corpus/rocprof_json" "$corpus/rocprof_csv"
+rm -f "$corpus"/rocprof_json/seed-* "$corpus"/rocprof_csv/seed-*
+rj() { local name=$1; shift; python3 "$genrocprof" -o "$corpus/rocprof_json/seed-$name.json" --processes 1 --gpus 2 --steps 2 --kernels 4 "$@"; }
+rj gen
+rj two_processes --processes 2
+rj no_hip_trace --no-hip-trace
+rj no_markers --no-markers
+rj missing_symbol --fault missing-symbol
+rj end_before_start --fault end-before-start
+rj no_buffer_records --fault no-buffer-records
+rj truncated --fault truncated
+python3 "$genrocprof" -o "$corpus/rocprof_json/seed-gen.json.gz" --gzip --processes 1 --steps 2 --kernels 4
+printf '%s' '{"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}, "agents": [{"id": {"handle": 5}, "type": "GPU", "logical_node_type_id": 0, "product_name": "X"}], "kernel_symbols": [{"kernel_id": 1, "kernel_name": "k\u0000.kd"}], "buffer_records": {"kernel_dispatch": [{"kind": 11, "correlation_id": {"internal": 1}, "start_timestamp": 1, "end_timestamp": 9223372036854775807, "dispatch_info": {"agent_id": {"handle": 5}, "kernel_id": 1}}, {"kind": 11, "correlation_id": {"internal": 2}, "start_timestamp": 0, "end_timestamp": 1, "dispatch_info": {"agent_id": {"handle": 5}, "kernel_id": 1}}]}}]}' >"$corpus/rocprof_json/seed-overflow.json"
+printf '%s' '{"rocprofiler-sdk-tool": [{"buffer_records": {"kernel_dispatch": [{"start_timestamp": -1}]}}]} x' >"$corpus/rocprof_json/seed-negative.json"
+rc() { local name=$1; shift; python3 "$genrocprof" -o "$work/csv-$name" --format csv --processes 2 --steps 2 --kernels 4 "$@"; cat "$work/csv-$name"/*kernel_trace.csv >"$corpus/rocprof_csv/seed-$name.csv"; }
+rc gen
+rc missing_column --fault csv-missing-column
+rc bad_timestamp --fault csv-bad-timestamp
+rc unterminated_quote --fault csv-unterminated-quote
+for f in "$work"/csv-gen/*.csv; do cp "$f" "$corpus/rocprof_csv/seed-$(basename "$f")"; done
+cp "$work"/csv-gen/*marker_api_trace.csv "$corpus/rocprof_csv/seed-crlf_markers.csv"
+sed -i 's/$/\r/' "$corpus/rocprof_csv/seed-crlf_markers.csv"
+printf '%s\n' $'\xef\xbb\xbf"Kind","Agent_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"' '"KERNEL_DISPATCH","Agent 4","a ""quoted""
+name",1,10,20' 'KERNEL_DISPATCH,GPU 99999999999999999999,b,2,0,18446744073709551615' ',,,,,' >"$corpus/rocprof_csv/seed-quotes.csv"
+# ---- rocpd: small databases of every variant and fault, vacuumed to 512-byte pages ----
+mkdir -p "$corpus/rocpd"
+rm -f "$corpus"/rocpd/seed-*
+roc() {
+    name=$1
+    shift
+    python3 ../tools/genrocpd.py --steps 2 --kernels 3 "$@" "$work/$name.db" >/dev/null
+    sqlite3 "$work/$name.db" 'PRAGMA page_size = 512; VACUUM;'
+    cp "$work/$name.db" "$corpus/rocpd/seed-$name.db"
+}
+roc schema3
+roc lz4 --schema lz4
+roc v410 --schema 4.1
+roc merged --processes 2 --use-gpus 2
+roc no_hip --no-hip-trace
+roc missing_symbol --fault missing-symbol
+roc end_before_start --fault end-before-start
+roc schema9 --fault schema-version=9
+roc no_symbols --fault drop-table=rocpd_info_kernel_symbol
+roc lz4_length --schema lz4 --fault lz4-length
+
+echo "corpus: $(ls "$corpus/csv" | wc -l) csv, $(ls "$corpus/sqlite" | wc -l) sqlite, $(ls "$corpus/cli" | wc -l) cli, $(ls "$corpus/manifest" | wc -l) manifest, $(ls "$corpus/history" | wc -l) history, $(ls "$corpus/kineto" | wc -l) kineto, $(ls "$corpus/rocprof_json" | wc -l) rocprof_json, $(ls "$corpus/rocprof_csv" | wc -l) rocprof_csv, $(ls "$corpus/rocpd" | wc -l) rocpd"

@@ -198,6 +198,9 @@ static void test_formats(void **state)
         { NG_FORMAT_CSV, "nsys-stats", "nsys" },
         { NG_FORMAT_HISTORY, "history", NULL },
         { NG_FORMAT_KINETO, "kineto", "torch.profiler" },
+        { NG_FORMAT_ROCPD, "rocpd", "rocprofv3" },
+        { NG_FORMAT_ROCPROF_JSON, "rocprof-json", "rocprofv3" },
+        { NG_FORMAT_ROCPROF_CSV, "rocprof-csv", "rocprofv3" },
         { NG_FORMAT_SUMMARY, "summary", NULL },
     };
     assert_int_equal(sizeof want / sizeof want[0], NG_FORMATS);

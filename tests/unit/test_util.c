@@ -387,6 +387,32 @@ static void test_parse_utc(void **state)
     assert_true(t == 1234567890);
 }
 
+/* Keys are any bytes: two that differ after a NUL are two keys, and a
+ * prefix up to the NUL is a third. */
+static void test_strmap_bytes(void **state)
+{
+    struct ng_strmap m = NG_STRMAP_INIT;
+    int added;
+    (void)state;
+    assert_int_equal(ng_strmap_get(&m, "a\0b", 3, 0, &added), 0);
+    assert_true(added);
+    assert_int_equal(ng_strmap_get(&m, "a\0c", 3, 1, &added), 1);
+    assert_true(added);
+    assert_int_equal(ng_strmap_get(&m, "a", 1, 2, &added), 2);
+    assert_true(added);
+    assert_int_equal(ng_strmap_get(&m, "a\0b", 3, 9, &added), 0);
+    assert_false(added);
+    for (int i = 0; i < 200; i++) {   /* past a few growths */
+        char key[16] = "k\0";
+        snprintf(key + 2, sizeof key - 2, "%d", i);
+        assert_int_equal(ng_strmap_get(&m, key, 2 + strlen(key + 2), 3 + (size_t)i, NULL),
+                         3 + (size_t)i);
+    }
+    assert_int_equal(ng_strmap_get(&m, "a\0c", 3, 9, &added), 1);
+    assert_false(added);
+    ng_strmap_release(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_xgrow),
         cmocka_unit_test(test_text_cut),
         cmocka_unit_test(test_parse_utc),
+        cmocka_unit_test(test_strmap_bytes),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -119,7 +119,13 @@ static int64_t offset_of(const struct ng_kineto_scan *sc, const unsigned char *a
     return sc->in.base + (int64_t)(at - sc->in.buf);
 }
 
-int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+/* A problem in the event being read that is valid JSON ("a kernel without
+ * \"dur\""): said with the event's number and byte.  Returns -1, for the
+ * event callback to return. */
+static int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -194,61 +200,7 @@ static int int_member(struct cur *c, int64_t *v, int *has, int depth)
  * out with a NUL. */
 void ng_kineto_scan_text(const struct ng_kineto_span *s, struct ng_buf *out)
 {
-    out->len = 0;
-    if (!s->escaped) {
-        for (size_t i = 0; i < s->len; i++)
-            if (s->at[i] == 0)
-                goto slow;
-        ng_buf_add(out, s->at, s->len);
-        return;
-    }
-slow:
-    ng_buf_add(out, "", 0);
-    for (size_t i = 0; i < s->len; i++) {
-        unsigned char ch = s->at[i];
-        if (ch != '\\') {
-            if (ch == 0)
-                ng_buf_adds(out, "\\x00");
-            else
-                ng_buf_add(out, &ch, 1);
-            continue;
-        }
-        if (s->at[i + 1] != 'u') {
-            ch = ng_json_unescaped[s->at[++i]];
-            ng_buf_add(out, &ch, 1);
-            continue;
-        }
-        unsigned long cp = (unsigned long)ng_hex4((const char *)s->at + i + 2);
-        i += 5;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {   /* checked by the scanner: a pair */
-            cp = 0x10000 + ((cp - 0xD800) << 10) +
-                 ((unsigned long)ng_hex4((const char *)s->at + i + 3) - 0xDC00);
-            i += 6;
-        }
-        unsigned char u[4];
-        size_t n;
-        if (cp == 0) {
-            ng_buf_adds(out, "\\x00");
-            continue;
-        } else if (cp < 0x80) {
-            u[0] = (unsigned char)cp, n = 1;
-        } else if (cp < 0x800) {
-            u[0] = (unsigned char)(0xC0 | cp >> 6), u[1] = (unsigned char)(0x80 | (cp & 0x3F));
-            n = 2;
-        } else if (cp < 0x10000) {
-            u[0] = (unsigned char)(0xE0 | cp >> 12);
-            u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-            u[2] = (unsigned char)(0x80 | (cp & 0x3F));
-            n = 3;
-        } else {
-            u[0] = (unsigned char)(0xF0 | cp >> 18);
-            u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-            u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-            u[3] = (unsigned char)(0x80 | (cp & 0x3F));
-            n = 4;
-        }
-        ng_buf_add(out, u, n);
-    }
+    ng_json_text(s->at, s->len, s->escaped, out);
 }
 
 static int span_is(const struct ng_kineto_span *s, const char *word)

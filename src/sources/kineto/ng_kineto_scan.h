@@ -7,7 +7,7 @@
  * Use: ng_kineto_scan_init, ng_kineto_scan_read (the file, through
  * util/ng_gzip.h), ng_kineto_scan_release.  What is wrong is said once
  * in err: a syntax error with its byte (and event), a truncated file, or
- * a problem the reader finds in an event (ng_kineto_scan_semantic()).
+ * a problem in an event's times.
  *
  * Ownership: the scanner owns its input and buffers; the event callback's
  * ctx is the caller's. */
@@ -57,7 +57,7 @@ struct ng_kineto_scan {
     struct ng_err *err;
     struct ng_gzip_input in;
     /* each event of traceEvents, read whole: 0, or -1 after
-     * ng_kineto_scan_semantic() (or with err set and fatal) */
+     * ng_kineto_scan_times() refused it (or with err set and fatal) */
     int (*event)(void *ctx, const struct ng_kineto_event *e);
     void *ctx;
     const char *why;          /* the semantic problem of the unit being read */
@@ -81,14 +81,8 @@ int ng_kineto_scan_read(struct ng_kineto_scan *sc, const char *path);
 
 void ng_kineto_scan_release(struct ng_kineto_scan *sc);
 
-/* A problem in the event being read that is valid JSON ("a kernel without
- * \"dur\""): said with the event's number and byte.  Returns -1, for the
- * event callback to return. */
-int ng_kineto_scan_semantic(struct ng_kineto_scan *sc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* An event's ts and dur in ns, *end = ts + dur; -1 (said with
- * ng_kineto_scan_semantic()) when either is missing, negative, or past 64
+/* An event's ts and dur in ns, *end = ts + dur; -1 (said with the
+ * event's number and byte) when either is missing, negative, or past 64
  * bits. */
 int ng_kineto_scan_times(struct ng_kineto_scan *sc, const struct ng_kineto_event *e,
                          int64_t *start, int64_t *end);
