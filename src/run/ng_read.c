@@ -1,5 +1,6 @@
 #include "run/ng_read.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -160,6 +161,69 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* One file's digest; without blocking (a FIFO put in its place must not
+ * hang the gate) and only of a regular file. */
+static int digest_file(int dirfd, const char *name, const char *shown,
+                       char hex[NG_DIGEST_HEX + 1], uint64_t *size, struct ng_err *err)
+{
+    struct stat st;
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+    if (fd < 0)
+        return ng_err_set(err, "unable to open '%s': %s", shown, strerror(errno));
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ng_err_set(err, "'%s' is not a regular file", shown);
+    }
+    int ret = ng_digest_fd(fd, shown, hex, size, err);
+    close(fd);
+    return ret;
+}
+
+/* A profile's digest: a file's bytes, or for a directory (rocprofv3's CSV
+ * files) each regular file's name and digest in name order, and *size the
+ * bytes of them all. */
+static int digest_path(const char *path, char hex[NG_DIGEST_HEX + 1], uint64_t *size,
+                       struct ng_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+        return digest_file(AT_FDCWD, path, path, hex, size, err);
+
+    struct dirent **names = NULL;
+    int n = scandir(path, &names, NULL, alphasort);
+    if (n < 0)
+        return ng_err_set(err, "unable to read the directory '%s': %s", path, strerror(errno));
+    int dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct ng_buf all = NG_BUF_INIT;
+    int ret = dirfd < 0 ? ng_err_set(err, "unable to open '%s': %s", path, strerror(errno)) : 0;
+    *size = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat fst;
+        const char *name = names[i]->d_name;
+        if (ret == 0 && name[0] != '.' &&
+            fstatat(dirfd, name, &fst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(fst.st_mode)) {
+            char one[NG_DIGEST_HEX + 1];
+            struct ng_buf shown = NG_BUF_INIT;
+            uint64_t bytes = 0;
+            ng_buf_addf(&shown, "%s/%s", path, name);
+            ret = digest_file(dirfd, name, shown.data, one, &bytes, err);
+            ng_buf_release(&shown);
+            *size += bytes;
+            ng_buf_add(&all, name, strlen(name) + 1);
+            ng_buf_add(&all, one, NG_DIGEST_HEX);
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (ret == 0)
+        ng_digest_bytes(all.data ? all.data : "", all.len, hex);
+    ng_buf_release(&all);
+    return ret;
+}
+
 static int origin_of(const struct ng_profile *p, struct ng_profile_origin *o, char **owned,
                      struct ng_err *err)
 {
@@ -169,12 +233,8 @@ static int origin_of(const struct ng_profile *p, struct ng_profile_origin *o, ch
         *o = *p->origin;
         return 0;
     }
-    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ng_err_set(err, "unable to open '%s': %s", p->path, strerror(errno));
-    int ret = ng_digest_fd(fd, p->path, o->hash, &size, err);
-    close(fd);
     o->name = *owned = ng_xstrdup(base_name(p->path));
+    int ret = digest_path(p->path, o->hash, &size, err);
     o->size = (int64_t)size;
     return ret;
 }
