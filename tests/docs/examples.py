@@ -6,7 +6,7 @@ lines out, never change one).
 
 Which examples: in README.md every fenced block without a language whose
 first line is a verdict (PASS:, FAIL:, INCONCLUSIVE:, ERROR:), a metric
-(nsys_gate_...) or a `ranges` table, and every inline code span that starts
+(nsys_gate_...), a `ranges` table or what `summarize` says it wrote, and every inline code span that starts
 with a verdict or ERROR:; in docs/nsys-gate.1 every literal display
 (.Bd -literal) and .Dl line that starts with a verdict.  Shortened examples
 (with "...") are left out.  An example no producer below makes fails the
@@ -71,6 +71,14 @@ def first_night(d):
                "nightly.jsonl", "tonight.csv")
 
 
+def summarize(d):
+    """`nsys-gate summarize` of a generated export of 6 kernels over 12 epochs."""
+    subprocess.run([gentrace, "-o", "main.sqlite", "--kernels", "2000", "--names", "6",
+                    "--epochs", "12"], cwd=d, check=True, capture_output=True)
+    return run(d, "summarize", "--epoch-range", "auto", "-o", "main.summary.json.gz",
+               "main.sqlite")
+
+
 def man_pass(d):
     """10 ms an epoch over 10 epochs on both sides."""
     kernel_csv(os.path.join(d, "a.csv"), 100000000)
@@ -85,6 +93,7 @@ PRODUCERS = [
     ("did you mean '--threshold'", unknown_option),
     ("no baseline yet: this run starts the history of 'resnet50'", first_night),
     ("baseline=10.0ms/epoch current=10.0ms/epoch ratio=1.000x (epochs=10)", man_pass),
+    ("from 'main.sqlite' (sqlite)", summarize),
 ]
 cache = {}
 
@@ -140,7 +149,8 @@ found = 0
 for line, lang, block in fenced_blocks(readme):
     first = block.splitlines()[0] if block.strip() else ""
     if lang or "..." in block or not (VERDICT.match(first) or first.startswith("nsys_gate_")
-                                      or re.match(r"^\S+: \d+ NVTX ranges in", first)):
+                                      or re.match(r"^\S+: \d+ NVTX ranges in", first)
+                                      or re.match(r"^\S+\.summary\.json(\.gz)?: \d+ items", first)):
         continue
     found += 1
     check_lines(f"README.md line {line}", block)
