@@ -1,8 +1,9 @@
 /* ng_summary_file: a profile written and read back is the same struct,
  * field by field, at the int64 extremes and with names that are not
  * UTF-8; what is refused (a checksum that does not match, a cut text, a
- * later version, a figure past 64 bits, rows whose sum overflows, other
- * reading options). */
+ * later version, a figure past 64 bits, rows whose sum overflows, totals
+ * that are not the rows' sums, text after the profile, a negative count,
+ * a NUL in a name, odd hex, other reading options). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,6 +194,29 @@ static void test_refusals(void **state)
             "\"kind\":\"memset\",\"name\":\"\xe2\x82\xac euro\",\"ns\":9223372036854775807");
     resum(&b);
     refused(&b, &nvtx_opts, "overflows 64 bits");
+    /* a total that is not the sum of the rows it stands for */
+    written(&b);
+    replace(&b, "\"total_ns\":9223372036854775807,\"launches\"",
+            "\"total_ns\":9223372036854775806,\"launches\"");
+    resum(&b);
+    refused(&b, &nvtx_opts, "its totals are not the sums of its rows");
+    written(&b);
+    replace(&b, ",\"checksum\":", " 1,\"checksum\":");
+    resum(&b);
+    refused(&b, &nvtx_opts, "text after the profile");
+    written(&b);
+    replace(&b, "\"listed\":true,\"n\":12", "\"listed\":true,\"n\":-12");
+    resum(&b);
+    refused(&b, &nvtx_opts, "a negative count");
+    /* a NUL would end the name in C: refused, not cut short */
+    written(&b);
+    replace(&b, "\"name\":\"big\"", "\"name\":\"b\\u0000g\"");
+    resum(&b);
+    refused(&b, &nvtx_opts, "a bad string");
+    written(&b);
+    replace(&b, "\"626164ff806e616d65\"", "\"626164ff806e616d6\"");
+    resum(&b);
+    refused(&b, &nvtx_opts, "bad hex");
     /* other reading options */
     struct ng_source_opts o = nvtx_opts;
     written(&b);
