@@ -224,6 +224,8 @@ static int digest_path(const char *path, char hex[NG_DIGEST_HEX + 1], uint64_t *
     return ret;
 }
 
+/* The file p was read from: its name without directories (a summary
+ * says the same wherever it was made), size and XXH3-128. */
 static int origin_of(const struct ng_profile *p, struct ng_profile_origin *o, char **owned,
                      struct ng_err *err)
 {
@@ -437,8 +439,6 @@ void ng_read_drop_exports(struct ng_read *r)
     r->exports = NULL;
 }
 
-/* The file p was read from: its name without directories (a summary
- * says the same wherever it was made), size and XXH3-128. */
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), k = strlen(tail);
