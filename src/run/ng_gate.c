@@ -123,11 +123,12 @@ void ng_gate_run(struct ng_gate *g, const struct ng_settings *s, const struct ng
         if (g->nb)
             ng_read_side_init(&g->baseline[0], s->baselines, s->n_baselines);
         ng_read_side_init(&g->current[0], s->currents, s->n_currents);
+    } else {
+        for (size_t i = 0; i < g->nb; i++)
+            ng_profile_init(&g->baseline[i], s->baselines[i]);
+        for (size_t i = 0; i < g->nc; i++)
+            ng_profile_init(&g->current[i], s->currents[i]);
     }
-    for (size_t i = 0; i < g->nb && !s->ranks; i++)
-        ng_profile_init(&g->baseline[i], s->baselines[i]);
-    for (size_t i = 0; i < g->nc && !s->ranks; i++)
-        ng_profile_init(&g->current[i], s->currents[i]);
     if (ok)
         ok = ng_read_setup(&g->read, s, &err) == 0;
     memset(&own, 0, sizeof own);
