@@ -165,6 +165,15 @@ static void written(struct ng_buf *b)
     ng_profile_release(&p);
 }
 
+/* The summary written afresh, edited (from -> to), re-summed: refused. */
+static void refused_edit(struct ng_buf *b, const char *from, const char *to, const char *says)
+{
+    written(b);
+    replace(b, from, to);
+    resum(b);
+    refused(b, &nvtx_opts, says);
+}
+
 static void test_refusals(void **state)
 {
     struct ng_buf b = NG_BUF_INIT;
@@ -176,47 +185,25 @@ static void test_refusals(void **state)
     written(&b);
     b.len -= 2;
     refused(&b, &nvtx_opts, "is cut short");
-    written(&b);
-    replace(&b, "{\"nsys_gate_summary\":1", "{\"nsys_gate_summary\":2");
-    resum(&b);
-    refused(&b, &nvtx_opts, "is a summary of version 2");
-    written(&b);
-    replace(&b, "\"graph_node_kernels\":4", "\"graph_node_kernels\":9223372036854775808");
-    resum(&b);
-    refused(&b, &nvtx_opts, "an integer past 64 bits");
-    written(&b);
-    replace(&b, "\"n\":1,", "\"n\":1e0,");
-    resum(&b);
-    refused(&b, &nvtx_opts, "not a summary nsys-gate can read");
+    refused_edit(&b, "{\"nsys_gate_summary\":1", "{\"nsys_gate_summary\":2",
+                 "is a summary of version 2");
+    refused_edit(&b, "\"graph_node_kernels\":4", "\"graph_node_kernels\":9223372036854775808",
+                 "an integer past 64 bits");
+    refused_edit(&b, "\"n\":1,", "\"n\":1e0,", "not a summary nsys-gate can read");
     /* two rows that each fit and together do not: the profile's own refusal */
-    written(&b);
-    replace(&b, "\"kind\":\"memset\",\"name\":\"\xe2\x82\xac euro\",\"ns\":1",
-            "\"kind\":\"memset\",\"name\":\"\xe2\x82\xac euro\",\"ns\":9223372036854775807");
-    resum(&b);
-    refused(&b, &nvtx_opts, "overflows 64 bits");
+    refused_edit(&b, "\"kind\":\"memset\",\"name\":\"\xe2\x82\xac euro\",\"ns\":1",
+                 "\"kind\":\"memset\",\"name\":\"\xe2\x82\xac euro\",\"ns\":9223372036854775807",
+                 "overflows 64 bits");
     /* a total that is not the sum of the rows it stands for */
-    written(&b);
-    replace(&b, "\"total_ns\":9223372036854775807,\"launches\"",
-            "\"total_ns\":9223372036854775806,\"launches\"");
-    resum(&b);
-    refused(&b, &nvtx_opts, "its totals are not the sums of its rows");
-    written(&b);
-    replace(&b, ",\"checksum\":", " 1,\"checksum\":");
-    resum(&b);
-    refused(&b, &nvtx_opts, "text after the profile");
-    written(&b);
-    replace(&b, "\"listed\":true,\"n\":12", "\"listed\":true,\"n\":-12");
-    resum(&b);
-    refused(&b, &nvtx_opts, "a negative count");
+    refused_edit(&b, "\"total_ns\":9223372036854775807,\"launches\"",
+                 "\"total_ns\":9223372036854775806,\"launches\"",
+                 "its totals are not the sums of its rows");
+    refused_edit(&b, ",\"checksum\":", " 1,\"checksum\":", "text after the profile");
+    refused_edit(&b, "\"listed\":true,\"n\":12", "\"listed\":true,\"n\":-12",
+                 "a negative count");
     /* a NUL would end the name in C: refused, not cut short */
-    written(&b);
-    replace(&b, "\"name\":\"big\"", "\"name\":\"b\\u0000g\"");
-    resum(&b);
-    refused(&b, &nvtx_opts, "a bad string");
-    written(&b);
-    replace(&b, "\"626164ff806e616d65\"", "\"626164ff806e616d6\"");
-    resum(&b);
-    refused(&b, &nvtx_opts, "bad hex");
+    refused_edit(&b, "\"name\":\"big\"", "\"name\":\"b\\u0000g\"", "a bad string");
+    refused_edit(&b, "\"626164ff806e616d65\"", "\"626164ff806e616d6\"", "bad hex");
     /* other reading options */
     struct ng_source_opts o = nvtx_opts;
     written(&b);
