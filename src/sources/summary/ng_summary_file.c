@@ -593,7 +593,7 @@ static int check_options(struct rd *r, const struct ng_source_opts *o, int *cell
 {
     static const char *const none[1];
     const struct ng_filter *f = o->filter;
-    char work[64], num[32];
+    char work[64];
     int64_t skip;
 
     if (member(r, "options") < 0 || expect(r, '{') < 0 || key(r, "mode") < 0 || string(r) < 0)
@@ -604,10 +604,10 @@ static int check_options(struct rd *r, const struct ng_source_opts *o, int *cell
     if (check_text(r, "epoch_range", "--epoch-range", o->epoch_re ? o->epoch_pattern : NULL,
                    1) < 0 || int_member(r, "skip_epochs", &skip) < 0)
         return -1;
-    snprintf(num, sizeof num, "%ld", o->skip_epochs);
     if (skip != o->skip_epochs) {
-        char m[32];
+        char m[32], num[32];
         snprintf(m, sizeof m, "%" PRId64, skip);
+        snprintf(num, sizeof num, "%ld", o->skip_epochs);
         return mismatch(r, "--skip-epochs", m, num);
     }
     if (check_text(r, "work", "--work", ng_work_format(o->work ? o->work : NG_WORK_DEFAULT, work,
