@@ -270,10 +270,9 @@ static int64_t kernel_item(struct rocpd *rd, const struct rocpd_op *o)
     if (at == SIZE_MAX)
         return row_error(rd, o->id, "names kernel %" PRId64 ", which "
                          "rocpd_info_kernel_symbol%s does not have", o->what, rd->u);
-    /* the key as text: the sink's map compares keys as strings */
-    char key[48];
-    int len = snprintf(key, sizeof key, "%" PRId64 ":%" PRId64, rd->set, o->what);
-    int64_t item = ng_source_events_item(&rd->ev, NG_WORK_KERNEL, key, (size_t)len,
+    /* the ids themselves as the key: the sink's map takes any bytes */
+    const int64_t key[2] = { rd->set, o->what };
+    int64_t item = ng_source_events_item(&rd->ev, NG_WORK_KERNEL, key, sizeof key,
                                          rd->names.data + at, NULL);
     if (item >= 0)
         ng_idmap_set(&rd->item_of, rd->set, o->what, (size_t)item);

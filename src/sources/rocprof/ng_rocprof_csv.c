@@ -392,11 +392,9 @@ static int read_table(struct reader *rd, const char *path, size_t t)
 }
 
 /* The pid a file name's `<pid>_` prefix names (a prefix of its table's
- * suffix_len last bytes), or -1. */
-static int64_t name_pid(const char *name, size_t suffix_len)
+ * suffix_len last bytes), or -1.  base: the name without its directory. */
+static int64_t name_pid(const char *base, size_t suffix_len)
 {
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
     size_t n = strlen(base) - suffix_len;
     if (n < 2 || base[n - 1] != '_')
         return -1;
@@ -409,16 +407,16 @@ static int64_t name_pid(const char *name, size_t suffix_len)
     return pid;
 }
 
-/* One file given as the profile: its table by its name, else by its
- * header's columns. */
-static int table_of_file(struct reader *rd, const char *path, size_t *t)
+/* The process a file's `<pid>_` names, when it names one (base: the
+ * name without its directory, suffix_len: its table's suffix). */
+static void name_process(struct reader *rd, const char *base, size_t suffix_len)
 {
-    const char *base = strrchr(path, '/');
-    if (table_of(base ? base + 1 : path, t))
-        return 0;
-    return ng_err_set(rd->err, "'%s' is not named as rocprofv3 names its CSV files "
-                      "([<pid>_]kernel_trace.csv, memory_copy_trace.csv, marker_api_trace.csv "
-                      "or hip_api_trace.csv), so which one it is cannot be told", path);
+    int64_t pid = name_pid(base, suffix_len);
+    if (pid < 0)
+        return;
+    rd->pid = pid;
+    rd->has_pid = 1;
+    rd->proc = ng_source_events_process(rd->ev, pid);
 }
 
 struct entry {
@@ -480,14 +478,8 @@ static int read_dir(struct reader *rd, const char *dir)
     struct entry *e = NULL;
     size_t n = 0;
     int ret = list_dir(rd, dir, &e, &n);
-    if (ret == 0 && n) {
-        int64_t pid = name_pid(e[0].name, e[0].suffix);
-        if (pid >= 0) {
-            rd->pid = pid;
-            rd->has_pid = 1;
-            rd->proc = ng_source_events_process(rd->ev, pid);
-        }
-    }
+    if (ret == 0 && n)
+        name_process(rd, e[0].name, e[0].suffix);
     for (size_t t = 0; ret == 0 && t < N_TABLES; t++)
         for (size_t i = 0; ret == 0 && i < n; i++) {
             if (e[i].table != t)
@@ -503,18 +495,18 @@ static int read_dir(struct reader *rd, const char *dir)
     return ret;
 }
 
+/* One file given as the profile: its table by its name. */
 static int read_file(struct reader *rd, const char *path)
 {
-    size_t t;
-    if (table_of_file(rd, path, &t) < 0)
-        return -1;
     const char *base = strrchr(path, '/');
-    int64_t pid = name_pid(base ? base + 1 : path, strlen(tables[t].suffix));
-    if (pid >= 0) {
-        rd->pid = pid;
-        rd->has_pid = 1;
-        rd->proc = ng_source_events_process(rd->ev, pid);
-    }
+    base = base ? base + 1 : path;
+    size_t t, suffix_len = table_of(base, &t);
+    if (!suffix_len)
+        return ng_err_set(rd->err, "'%s' is not named as rocprofv3 names its CSV files "
+                          "([<pid>_]kernel_trace.csv, memory_copy_trace.csv, "
+                          "marker_api_trace.csv or hip_api_trace.csv), so which one it is "
+                          "cannot be told", path);
+    name_process(rd, base, suffix_len);
     return read_table(rd, path, t);
 }
 
