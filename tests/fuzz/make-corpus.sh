@@ -268,7 +268,10 @@ rc gen
 rc missing_column --fault csv-missing-column
 rc bad_timestamp --fault csv-bad-timestamp
 rc unterminated_quote --fault csv-unterminated-quote
-for f in "$work"/csv-gen/*.csv; do cp "$f" "$corpus/rocprof_csv/seed-$(basename "$f")"; done
+# named for their table, not as rocprofv3 names its files, so no seed passes for a real profile
+for f in "$work"/csv-gen/*_trace.csv; do
+    t=$(basename "$f" _trace.csv); cp "$f" "$corpus/rocprof_csv/seed-gen_${t#*_}.csv"
+done
 cp "$work"/csv-gen/*marker_api_trace.csv "$corpus/rocprof_csv/seed-crlf_markers.csv"
 sed -i 's/$/\r/' "$corpus/rocprof_csv/seed-crlf_markers.csv"
 printf '%s\n' $'\xef\xbb\xbf"Kind","Agent_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"' '"KERNEL_DISPATCH","Agent 4","a ""quoted""

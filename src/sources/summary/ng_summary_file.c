@@ -968,10 +968,10 @@ int ng_summary_file_sniff(const unsigned char *head, size_t len)
 static int check_sum(const char *text, size_t len, const char *shown, struct ng_err *err)
 {
     char hex[NG_DIGEST_HEX + 1];
-    const char *tail = text + len - TAIL_LEN;
+    /* the tail's place only once the text is long enough to have one */
+    const char *tail = len < sizeof MAGIC - 1 + TAIL_LEN ? NULL : text + len - TAIL_LEN;
 
-    if (len < sizeof MAGIC - 1 + TAIL_LEN ||
-        memcmp(tail, CHECKSUM_KEY, sizeof CHECKSUM_KEY - 1) != 0 ||
+    if (!tail || memcmp(tail, CHECKSUM_KEY, sizeof CHECKSUM_KEY - 1) != 0 ||
         memcmp(text + len - 3, "\"}\n", 3) != 0)
         return ng_err_set(err, "'%s' is cut short: a summary ends with its checksum, and this "
                           "one does not (a truncated copy?); copy or summarize it again", shown);
@@ -1007,7 +1007,7 @@ int ng_summary_file_read(struct ng_profile *p, const char *text, size_t len,
 {
     static const struct ng_source_opts plain = {0};
     const unsigned char *t = (const unsigned char *)text;
-    struct rd r = { t, t + sizeof MAGIC - 1, t + len - TAIL_LEN, p->path, err, 0,
+    struct rd r = { t, t + sizeof MAGIC - 1, t, p->path, err, 0,
                     o && o->list_ranges, NG_BUF_INIT };
     int64_t version;
     int cells = 0, ret = -1;
@@ -1016,6 +1016,7 @@ int ng_summary_file_read(struct ng_profile *p, const char *text, size_t len,
         o = &plain;
     if (check_sum(text, len, p->path, err) < 0)
         return -1;
+    r.end = t + len - TAIL_LEN;   /* the checksum says the text is that long */
     if (int64(&r, &version) < 0)
         return -1;
     if (version != NG_SUMMARY_FILE_VERSION)
