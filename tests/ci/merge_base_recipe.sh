@@ -51,6 +51,14 @@ echo "ok - the gate takes it as the baseline"
 got=$(bash "$SRCDIR/ci/merge-base-summary.sh" -b main -s nsys-gate-history -n 1 -o x.json.gz 2>err)
 [ $? = 1 ] && [ -z "$got" ] && [ ! -e x.json.gz ] && grep -q "none of the 1 first-parent" err ||
     fail "-n 1 from a merge base without a summary: exit 1 and nothing written"
+got=$(bash "$SRCDIR/ci/merge-base-summary.sh" -b nsys-gate-history -s nsys-gate-history \
+    -o z.json.gz 2>err)
+[ $? = 1 ] && [ -z "$got" ] && [ ! -e z.json.gz ] && grep -q "no merge base of HEAD" err ||
+    fail "a base branch with no merge base: exit 1 and nothing written"
+got=$(bash "$SRCDIR/ci/merge-base-summary.sh" -b main -s nsys-gate-history 2>err)
+[ $? = 2 ] && [ -z "$got" ] && grep -q -- "-o OUT is required" err ||
+    fail "without -o: exit 2 and the usage error"
+echo "ok - no merge base: exit 1; without -o: exit 2; nothing written"
 git checkout -q main
 [ "$(bash "$SRCDIR/ci/merge-base-summary.sh" -b main -s nsys-gate-history -o y.json.gz)" = "$d" ] ||
     fail "on main itself: its own commit's summary"

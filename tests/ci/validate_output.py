@@ -27,6 +27,7 @@ jsonschema and prometheus_client are imported where they are used, so a
 Python without one still checks the other kinds of file (the golden cases
 ask tests/tools/needs.py for the one a file needs first).
 """
+import gzip
 import json
 import os
 import re
@@ -89,13 +90,9 @@ def validator(s, verdict):
 
 
 def check_json(srcdir, path):
-    with open(path, encoding="utf-8") as f:
-        check_json_doc(srcdir, path, json.load(f))
-
-
-def check_json_gz(srcdir, path):
-    import gzip
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    """A JSON document, or a gzip one (*.gz: a summary) inflated first."""
+    with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz")
+          else open(path, encoding="utf-8")) as f:
         check_json_doc(srcdir, path, json.load(f))
 
 
@@ -253,10 +250,8 @@ def main():
     srcdir, files = sys.argv[1], sys.argv[2:]
     for path in files:
         base = os.path.basename(path)
-        if base.endswith(".json"):
+        if base.endswith((".json", ".json.gz")):
             check_json(srcdir, path)
-        elif base.endswith(".json.gz"):
-            check_json_gz(srcdir, path)
         elif base.endswith(".jsonl"):
             check_jsonl(srcdir, path)
         elif base.endswith(".prom") or base == "metrics.txt":

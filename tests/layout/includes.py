@@ -154,8 +154,8 @@ def arrows(src, lib=None):
     if not lib:
         return found, problems
     by_object = {rel.replace("/", "_") + ".o": rel for rel in files if rel.endswith(".c")}
-    problems += libraries(lib, by_object)
     objs = symbols(lib)
+    problems += libraries(objs, by_object)
     where = {name: obj for obj, (defined, _) in objs.items() for name in defined}
     for obj, (_, used) in sorted(objs.items()):
         rel = by_object.get(obj)
@@ -180,10 +180,11 @@ LIBRARIES = [
 ]
 
 
-def libraries(lib, by_object):
-    """Calls into a third-party library from a file that is not its home."""
+def libraries(objs, by_object):
+    """Calls into a third-party library from a file that is not its home
+    (objs: symbols() of the library, read once by arrows())."""
     problems = []
-    for obj, (_, used) in sorted(symbols(lib).items()):
+    for obj, (_, used) in sorted(objs.items()):
         rel = by_object.get(obj)
         if not rel:
             continue

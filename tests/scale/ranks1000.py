@@ -23,7 +23,6 @@ summaries are 2,000 processes), not cached: the test stays self-contained.
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys

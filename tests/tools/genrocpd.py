@@ -378,7 +378,7 @@ def main():
     ap.add_argument("--no-markers", dest="markers", action="store_false")
     ap.add_argument("--no-copies", dest="copies", action="store_false")
     ap.add_argument("--slow-process", action="append", default=[], metavar="P:FACTOR")
-    ap.add_argument("--slow-kernel", action="append", default=[], metavar="SYMBOL:FACTOR",
+    ap.add_argument("--slow-kernel", action="append", default=[], metavar="ID:FACTOR",
                     help="a kernel symbol id (1-6) whose dispatches take FACTOR times as long")
     ap.add_argument("--jitter", type=float, default=0.0, help="each duration times 1 +- this")
     ap.add_argument("--seed", type=int, default=1)
