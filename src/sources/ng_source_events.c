@@ -248,12 +248,16 @@ int64_t ng_source_events_item(struct ng_source_events *ev, enum ng_work_kind kin
                               const void *key, size_t key_len, const char *full,
                               const char *base)
 {
-    struct ng_buf k = NG_BUF_INIT;
-    ng_buf_add(&k, (char[]){ (char)('0' + kind) }, 1);
-    ng_buf_add(&k, key, key_len);
+    /* called once per operation: the kind-prefixed key on the stack, on
+     * the heap only when it is long */
+    char small[256];
+    char *k = key_len < sizeof small ? small : ng_xmalloc(key_len + 1);
+    k[0] = (char)('0' + kind);
+    memcpy(k + 1, key, key_len);
     int added;
-    size_t i = ng_strmap_get(&ev->item_index, k.data, k.len, ev->n_items, &added);
-    ng_buf_release(&k);
+    size_t i = ng_strmap_get(&ev->item_index, k, key_len + 1, ev->n_items, &added);
+    if (k != small)
+        free(k);
     if (!added)
         return (int64_t)i;
     ev->items = ng_xgrow(ev->items, ev->n_items, sizeof *ev->items);

@@ -47,14 +47,18 @@ static int feed(struct ng_source_events *ev, enum ng_work_kind kind, uint32_t pr
 {
     if (!ng_source_events_counts(ev, kind))
         return ng_source_events_leave_out(ev, kind, end - start);
-    /* the full name's length first: two names in one key, unambiguous and
-     * without a NUL */
-    struct ng_buf key = NG_BUF_INIT;
-    ng_buf_addf(&key, "%zu:%s", strlen(full), full);
-    if (base)
-        ng_buf_adds(&key, base);
-    int64_t item = ng_source_events_item(ev, kind, key.data, key.len, full, base);
-    ng_buf_release(&key);
+    /* both names in one key, the full one's NUL between them (a key may
+     * hold NULs); on the stack unless long, as this runs once per
+     * operation */
+    size_t nf = strlen(full) + 1, nb = base ? strlen(base) : 0;
+    char small[512];
+    char *key = nf + nb <= sizeof small ? small : ng_xmalloc(nf + nb);
+    memcpy(key, full, nf);
+    if (nb)
+        memcpy(key + nf, base, nb);
+    int64_t item = ng_source_events_item(ev, kind, key, nf + nb, full, base);
+    if (key != small)
+        free(key);
     if (item < 0)
         return -1;
     return ng_source_events_work(ev, proc, 1, corr, device, start, end, (size_t)item);
